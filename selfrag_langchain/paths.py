@@ -1,0 +1,32 @@
+"""Where the project keeps what it prepares once and reuses: converted models, the default store.
+
+Everything lives under one home directory so a user can see, move or delete it in one place.
+``SELFRAG_HOME`` overrides it (tests point it at a temporary directory).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "selfrag-langchain"
+
+
+def home_dir() -> Path:
+    """The root of everything the project writes outside the user's own paths."""
+    override = os.environ.get("SELFRAG_HOME")
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def model_cache_dir() -> Path:
+    """Models converted once (e.g. GGUF dequantised to safetensors) and loaded from here after."""
+    return home_dir() / "models"
+
+
+def default_store_dir() -> Path:
+    """The persistent Chroma store that ``selfrag index`` and ``selfrag ask`` use by default."""
+    return home_dir() / "store"
