@@ -1,0 +1,105 @@
+"""Building branch prompts from passages and turning generations into branches: shared by sync and async."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.outputs import LLMResult
+
+from selfrag_langchain.llms.base import stats_of
+from selfrag_langchain.prompts import format_passage, rag_prompt, selfrag_branch_prompt
+from selfrag_langchain.reflection import Branch
+from selfrag_langchain.tokens import parse_generation
+
+
+@dataclass(frozen=True)
+class PreparedPassage:
+    """A retrieved passage and the (possibly truncated, always escaped) text the models read."""
+
+    document: Document
+    evidence: str
+    note: str | None = None
+
+
+def prepare_passages(
+    docs: Sequence[Document], generator: Any, *, instruction: str, max_new_tokens: int, max_tokens: int | None
+) -> list[PreparedPassage]:
+    """Escape each passage and cut it to fit the generator's context window (and ``max_tokens``).
+
+    A cut passage carries a note for the trace; the citation keeps the full document.
+    """
+    budget = max_tokens
+    count = getattr(generator, "count_tokens", None)
+    window = getattr(generator, "context_window", None) if count else None
+    if window:
+        room = window - max_new_tokens - count(selfrag_branch_prompt(instruction, "")) - 16
+        budget = room if budget is None else min(budget, room)
+    prepared = []
+    for doc in docs:
+        evidence = format_passage(doc.metadata.get("title"), doc.page_content)
+        note = None
+        if budget is not None and count is not None:
+            size = count(evidence)
+            if size > budget:
+                evidence = _cut_to_tokens(evidence, max(budget, 1), size, count)
+                note = f"passage truncated from {size} to at most {max(budget, 1)} tokens to fit the context window"
+        prepared.append(PreparedPassage(doc, evidence, note))
+    return prepared
+
+
+def _cut_to_tokens(text: str, budget: int, size: int, count: Any) -> str:
+    """Shorten ``text`` to at most ``budget`` tokens, cutting at a character estimate and tightening."""
+    chars = int(len(text) * budget / size)
+    while chars > 0 and count(text[:chars]) > budget:
+        chars = int(chars * 0.9)
+    return text[:chars]
+
+
+def branch_prompts(instruction: str, passages: Sequence[PreparedPassage] | None, prompt_format: str) -> list[str]:
+    """One prompt per passage, or a single no-retrieval prompt when ``passages`` is None."""
+    build = selfrag_branch_prompt if prompt_format == "selfrag" else rag_prompt
+    if passages is None:
+        return [build(instruction, None)]
+    return [build(instruction, p.evidence) for p in passages]
+
+
+def generation_inputs(generator: Any, prompts: list[str]) -> list[Any]:
+    """Prompts as the generator takes them: strings for LLMs, one human message each for chat models."""
+    if isinstance(generator, BaseChatModel):
+        from langchain_core.messages import HumanMessage
+
+        return [[HumanMessage(p)] for p in prompts]
+    return prompts
+
+
+def generation_kwargs(generator: Any, max_new_tokens: int) -> dict[str, Any]:
+    """The token budget, passed only to backends that take it by this name."""
+    fields = getattr(type(generator), "model_fields", {})
+    return {"max_new_tokens": max_new_tokens} if "max_new_tokens" in fields else {}
+
+
+def to_branches(result: LLMResult, passages: Sequence[PreparedPassage] | None) -> list[Branch]:
+    """Pair each generation with its passage; parse and strip the text."""
+    branches = []
+    items: list[PreparedPassage | None] = list(passages) if passages is not None else [None]
+    for gens, prepared in zip(result.generations, items, strict=True):
+        gen = gens[0]
+        parsed = parse_generation(gen.text)
+        branch = Branch(
+            passage=prepared.document if prepared else None,
+            evidence=prepared.evidence if prepared else None,
+            raw=gen.text,
+            answer=parsed.answer,
+            parsed=parsed,
+            stats=stats_of(gen),
+        )
+        if prepared and prepared.note:
+            branch.notes.append(prepared.note)
+        if branch.stats and branch.stats.finish_reason == "length":
+            branch.notes.append("generation reached max_new_tokens")
+        branches.append(branch)
+    return branches

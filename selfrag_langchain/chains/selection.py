@@ -1,0 +1,116 @@
+"""Scoring judged branches and choosing the answer: pure, shared by every Runnable."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from selfrag_langchain.reflection import Branch, Critique
+from selfrag_langchain.results import BranchTrace, ScoreTerms
+from selfrag_langchain.scoring import (
+    HardConstraints,
+    ScoringWeights,
+    aggregate_options,
+    best_index,
+    score_branch,
+)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The traces of all branches, the chosen one, and per-option sums for closed-set questions."""
+
+    traces: list[BranchTrace]
+    selected: int | None
+    option: str | None
+    option_scores: dict[str, float] | None
+    notes: list[str]
+
+
+def extract_option(answer: str, choices: Mapping[str, str]) -> str | None:
+    """The option a free-text answer chose: a label like ``A``, ``(A)``, ``A:``, or an option's text.
+
+    Label forms are tried first; then the option whose text occurs in the answer (longest first, so
+    that one option's text inside another's does not win). Case-insensitive.
+    """
+    if not choices:
+        return None
+    labels = "|".join(re.escape(label) for label in sorted(choices, key=len, reverse=True))
+    match = re.match(rf"^\W*(?:answer\s*(?:is)?\s*:?\s*)?\(?({labels})\b(?:\)|:|\.|\s|$)", answer.strip(), re.I)
+    if match:
+        found = match.group(1)
+        return next(label for label in choices if label.lower() == found.lower())
+    lowered = answer.lower()
+    for label, text in sorted(choices.items(), key=lambda kv: len(kv[1]), reverse=True):
+        if text.strip() and text.strip().lower() in lowered:
+            return label
+    return None
+
+
+def select(
+    branches: Sequence[Branch],
+    critiques: Sequence[Critique],
+    *,
+    weights: ScoringWeights,
+    constraints: HardConstraints,
+    choices: Mapping[str, str] | None = None,
+) -> Selection:
+    """Score every branch, apply hard constraints, and pick the answer (paper Section 3.3, A.3).
+
+    Open questions take the branch with the highest total. Closed-set questions sum the totals of
+    the branches per option and take the option with the largest sum, then its best branch. If every
+    branch violates a hard constraint, the best-scoring branch is chosen anyway and a note says so.
+    """
+    traces: list[BranchTrace] = []
+    totals: list[float | None] = []
+    options: list[str | None] = []
+    for i, (branch, critique) in enumerate(zip(branches, critiques, strict=True)):
+        breakdown = score_branch(
+            mean_logprob=branch.stats.mean_logprob if branch.stats else None,
+            relevance=critique.relevance,
+            support=critique.support,
+            utility=critique.utility,
+            weights=weights,
+        )
+        dropped = constraints.violation(critique.relevance, critique.support)
+        option = extract_option(branch.answer, choices) if choices else None
+        traces.append(
+            BranchTrace(
+                index=i,
+                passage=branch.passage,
+                raw_generation=branch.raw,
+                answer=branch.answer,
+                option=option,
+                distributions=critique.distributions(),
+                scores=ScoreTerms(
+                    sequence_probability=breakdown.sequence_probability,
+                    relevance=breakdown.relevance,
+                    support=breakdown.support,
+                    utility=breakdown.utility,
+                    w_rel=weights.w_rel,
+                    w_sup=weights.w_sup,
+                    w_use=weights.w_use,
+                    total=breakdown.total,
+                ),
+                dropped=dropped,
+                notes=[*branch.notes, *critique.notes],
+            )
+        )
+        totals.append(None if dropped else breakdown.total)
+        options.append(option)
+
+    notes: list[str] = []
+    if traces and all(t is None for t in totals):
+        notes.append("every branch violated a hard constraint: chose the best-scoring branch anyway")
+        totals = [t.scores.total for t in traces]
+
+    if choices:
+        sums = aggregate_options(options, totals)
+        if sums:
+            best_option = max(sums, key=lambda o: (sums[o], -list(choices).index(o)))
+            in_option = [t if o == best_option else None for t, o in zip(totals, options, strict=True)]
+            return Selection(traces, best_index(in_option), best_option, sums, notes)
+        notes.append("no branch named an answer option: chose the best-scoring branch")
+        return Selection(traces, best_index(totals), None, {}, notes)
+    return Selection(traces, best_index(totals), None, None, notes)

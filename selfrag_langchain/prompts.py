@@ -1,0 +1,216 @@
+"""Prompt formats: the Self-RAG generator format, task instructions, and critic prompts.
+
+The generator format and reflection strings are those of the released checkpoints. The critic
+prompts come in two sets behind one type: ``paper`` (the instructions of the released critic training
+data, labels as the exact token strings, for trained critics) and ``zero_shot`` (plain words an instruct
+model answers readily, laid out so that one read of the question and passage serves every group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from selfrag_langchain.tokens import (
+    FULLY_SUPPORTED,
+    IRRELEVANT,
+    NO_RETRIEVAL,
+    NO_SUPPORT,
+    PARAGRAPH_END,
+    PARAGRAPH_START,
+    PARTIALLY_SUPPORTED,
+    RELEVANT,
+    RETRIEVAL,
+    UTILITY,
+    Group,
+    escape_passage,
+)
+
+TASK_INSTRUCTIONS: dict[str, str] = {
+    "pubhealth": (
+        "Is the following statement correct or not? Say true if it's correct; otherwise say false."
+    ),
+    "arc_c": "Given four answer candidates, A, B, C and D, choose the best answer choice.",
+    "asqa": (
+        "Answer the following question. The question may be ambiguous and have multiple correct "
+        "answers, and in that case, you have to provide a long-form answer including all correct answers."
+    ),
+}
+"""Zero-shot task instructions of the paper's evaluation (PopQA and TriviaQA use the bare question)."""
+
+
+def format_choices(choices: Mapping[str, str]) -> str:
+    """Answer choices as the paper lays them out: ``\\nA: ...\\nB: ...``."""
+    return "".join(f"\n{label}: {text}" for label, text in choices.items())
+
+
+def build_instruction(question: str, instruction: str | None = None, choices: Mapping[str, str] | None = None) -> str:
+    """The instruction text: task instruction and question joined as ``{instruction}\\n\\n## Input:\\n\\n{q}``."""
+    body = question + (format_choices(choices) if choices else "")
+    return f"{instruction}\n\n## Input:\n\n{body}" if instruction else body
+
+
+def generator_prompt(instruction: str) -> str:
+    """The released generator's prompt: ``### Instruction:\\n{instruction}\\n\\n### Response:\\n``."""
+    return f"### Instruction:\n{instruction}\n\n### Response:\n"
+
+
+def format_passage(title: str | None, text: str) -> str:
+    """Passage body ``{title}\\n{text}``, escaped so its text cannot carry reflection tokens."""
+    body = f"{title}\n{text}" if title else text
+    return escape_passage(body)
+
+
+def selfrag_branch_prompt(instruction: str, passage: str | None) -> str:
+    """A branch of the fine-tuned generator: retrieval with one passage, or no retrieval."""
+    base = generator_prompt(instruction)
+    if passage is None:
+        return base + NO_RETRIEVAL
+    return f"{base}{RETRIEVAL}{PARAGRAPH_START}{passage}{PARAGRAPH_END}"
+
+
+def rag_prompt(instruction: str, passage: str | None) -> str:
+    """A plain prompt for any instruct model: answer from the passage if one is given."""
+    if passage is None:
+        return f"{instruction}\n\nAnswer briefly."
+    return (
+        f"Use the passage to answer.\n\nPassage: {passage}\n\n{instruction}\n\n"
+        "Answer briefly, using the passage."
+    )
+
+
+@dataclass(frozen=True)
+class CriticQuestion:
+    """One group's question to a critic: an instruction and the label text for each group token."""
+
+    group: Group
+    instruction: str
+    labels: Mapping[str, str]
+    """Group token -> the text the critic is expected to answer for it."""
+
+
+@dataclass(frozen=True)
+class CriticPromptSet:
+    """How a critic is asked about each group. ``context_first`` puts the evidence before the question,
+    so the prompts of all groups about one passage share a prefix that is read once."""
+
+    name: str
+    questions: Mapping[Group, CriticQuestion]
+    context_first: bool
+
+    def prompt(
+        self,
+        group: Group,
+        instruction: str,
+        *,
+        evidence: str | None = None,
+        output: str | None = None,
+        preceding: str | None = None,
+    ) -> str:
+        """The critic prompt for ``group`` (completion text, before the label)."""
+        q = self.questions[group]
+        lines = [f"Task instruction: {instruction}"]
+        if preceding:
+            lines.append(f"Preceding sentences: {preceding}")
+        if self.context_first:
+            if evidence is not None:
+                lines.append(f"Evidence: {evidence}")
+            if output is not None:
+                lines.append(f"Output: {output}")
+            return "\n".join(lines) + f"\n\n{q.instruction}"
+        # The released critic's training layout: instruction, then the input fields, then the answer.
+        if output is not None:
+            lines.append(f"Output: {output}")
+        if evidence is not None:
+            lines.append(f"Evidence: {evidence}")
+        return f"### Instruction:\n{q.instruction}\n\n### Input:\n" + "\n".join(lines) + "\n\n### Response:\n"
+
+    def labels(self, group: Group) -> tuple[tuple[str, str], ...]:
+        """(token, label text) pairs for ``group``, in group order."""
+        return tuple(self.questions[group].labels.items())
+
+
+_PAPER_INSTRUCTIONS = {
+    Group.RETRIEVE: (
+        "When provided with instruction, please evaluate whether seeking additional information from "
+        "external sources such as the web (e.g., Wikipedia) aids in producing a more comprehensive "
+        "response. Respond with either [Retrieval] or [No Retrieval]."
+    ),
+    Group.ISREL: (
+        "When given instruction and evidence, evaluate whether the evidence is relevant to the "
+        "instruction and provides valuable information for generating meaningful responses.\n"
+        "Use a rating of [Relevant] to indicate relevance and usefulness, and [Irrelevant] to indicate "
+        "irrelevance."
+    ),
+    Group.ISSUP: (
+        "You will receive an instruction, evidence, and output, and optional preceding sentences. Your "
+        "task is to evaluate if the output is fully supported by the information provided in the evidence.\n"
+        "[Fully supported] - All information in output is supported by the evidence.\n"
+        "[Partially supported] - The output is supported by the evidence to some extent, but there is "
+        "major information not discussed in the evidence.\n"
+        "[No support / Contradictory] - The output completely ignores evidence, is unrelated to the "
+        "evidence, or contradicts the evidence."
+    ),
+    Group.ISUSE: (
+        "Given an instruction and an output, rate whether the response appears to be a helpful and "
+        "informative answer to the query, from 1 (lowest) - 5 (highest). We call this score perceived "
+        "utility.\n"
+        "[Utility:5]: The response provides a complete, highly detailed, and informative response to the "
+        "query, fully satisfying the information needs.\n"
+        "[Utility:4]: The response mostly fulfills the need in the query.\n"
+        "[Utility:3]: The response is acceptable, but some major additions or improvements are needed.\n"
+        "[Utility:2]: The response still addresses the main request, but it is not complete.\n"
+        "[Utility:1]: The response is barely on-topic or completely irrelevant."
+    ),
+}
+
+_PAPER_LABELS: dict[Group, tuple[str, ...]] = {
+    Group.RETRIEVE: (RETRIEVAL, NO_RETRIEVAL),
+    Group.ISREL: (RELEVANT, IRRELEVANT),
+    Group.ISSUP: (FULLY_SUPPORTED, PARTIALLY_SUPPORTED, NO_SUPPORT),
+    Group.ISUSE: UTILITY,
+}
+
+PAPER_CRITIC = CriticPromptSet(
+    name="paper",
+    questions={
+        g: CriticQuestion(g, _PAPER_INSTRUCTIONS[g], {tok: tok for tok in _PAPER_LABELS[g]}) for g in Group
+    },
+    context_first=False,
+)
+"""The released critic's instructions and labels (``selfrag/self_rag_critic``, ``selfrag train critic``)."""
+
+ZERO_SHOT_CRITIC = CriticPromptSet(
+    name="zero_shot",
+    questions={
+        Group.RETRIEVE: CriticQuestion(
+            Group.RETRIEVE,
+            "Would looking up facts in an encyclopedia help to answer the task instruction well? "
+            "Answer Yes or No.",
+            {RETRIEVAL: "Yes", NO_RETRIEVAL: "No"},
+        ),
+        Group.ISREL: CriticQuestion(
+            Group.ISREL,
+            "Is the evidence relevant to the task instruction, giving information that helps to answer "
+            "it? Answer Yes or No.",
+            {RELEVANT: "Yes", IRRELEVANT: "No"},
+        ),
+        Group.ISSUP: CriticQuestion(
+            Group.ISSUP,
+            "Is the output supported by the evidence? Answer Fully if the evidence states all of it, "
+            "Partially if it states some of it, or No if it does not support it or contradicts it.",
+            {FULLY_SUPPORTED: "Fully", PARTIALLY_SUPPORTED: "Partially", NO_SUPPORT: "No"},
+        ),
+        Group.ISUSE: CriticQuestion(
+            Group.ISUSE,
+            "How helpful and informative is the output as an answer to the task instruction, from 1 "
+            "(irrelevant) to 5 (complete and fully satisfying)? Answer with one number.",
+            {tok: str(i) for i, tok in enumerate(UTILITY, start=1)},
+        ),
+    },
+    context_first=True,
+)
+"""Plain-word questions for any instruct model used as a zero-shot critic."""
+
+CRITIC_PROMPT_SETS: dict[str, CriticPromptSet] = {s.name: s for s in (PAPER_CRITIC, ZERO_SHOT_CRITIC)}
+

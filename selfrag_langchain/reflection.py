@@ -1,0 +1,199 @@
+"""Judges of reflection: the distributions over Retrieve, IsRel, IsSup and IsUse, behind one interface.
+
+- :class:`InlineReflector`: a fine-tuned Self-RAG model judges itself; the distributions are read from
+  its own token probabilities where it generated the reflection tokens (the paper's method).
+- :class:`CriticReflector`: a separate model is asked each group's question, and the distribution is
+  the normalised likelihood of each label. It runs on top of any generator, fine-tuned or not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.documents import Document
+
+from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.llms.base import ContinuationRequest, GenerationStats, ReflectiveLLM
+from selfrag_langchain.prompts import (
+    CRITIC_PROMPT_SETS,
+    ZERO_SHOT_CRITIC,
+    CriticPromptSet,
+    generator_prompt,
+)
+from selfrag_langchain.scoring import from_logprobs
+from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL, TOKEN_GROUP, Group, ParsedGeneration
+
+
+@dataclass
+class Branch:
+    """One generated continuation: the passage it was conditioned on (None: no retrieval) and its output."""
+
+    passage: Document | None
+    evidence: str | None
+    """The passage text the models read (escaped, possibly truncated); None without a passage."""
+    raw: str
+    """The generation as decoded, reflection tokens kept."""
+    answer: str
+    """The generation as a person reads it, reflection tokens and passages removed."""
+    parsed: ParsedGeneration
+    stats: GenerationStats | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Critique:
+    """A judge's distributions for one branch; a group it could not judge is None, with a note why."""
+
+    relevance: dict[str, float] | None = None
+    support: dict[str, float] | None = None
+    utility: dict[str, float] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def distributions(self) -> dict[str, dict[str, float] | None]:
+        """Keyed by group name, as the trace reports them."""
+        return {str(Group.ISREL): self.relevance, str(Group.ISSUP): self.support, str(Group.ISUSE): self.utility}
+
+
+class Reflector(ABC):
+    """A judge of reflection, as the control loop sees it."""
+
+    name: str
+
+    @abstractmethod
+    def retrieve_distribution(self, instruction: str) -> dict[str, float] | None:
+        """The Retrieve distribution for the question alone, or None if this judge cannot tell."""
+
+    @abstractmethod
+    def critique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
+        """IsRel, IsSup and IsUse distributions for each branch."""
+
+    def check_generator(self, generator: Any) -> None:  # noqa: B027 - optional hook
+        """Raise :class:`ModelLoadError` if this judge cannot work with ``generator``."""
+
+    async def aretrieve_distribution(self, instruction: str) -> dict[str, float] | None:
+        return await asyncio.to_thread(self.retrieve_distribution, instruction)
+
+    async def acritique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
+        return await asyncio.to_thread(self.critique, instruction, branches)
+
+
+class InlineReflector(Reflector):
+    """Reads the judgements a fine-tuned Self-RAG generator emits about itself.
+
+    The Retrieve distribution is the exact next-token distribution after the generator prompt; IsRel,
+    IsSup and IsUse are the distributions the backend recorded where the generator emitted those
+    tokens (first IsRel, first IsSup, last IsUse). A group the generator did not emit is None.
+    """
+
+    name = "inline"
+
+    def __init__(self, llm: ReflectiveLLM) -> None:
+        self.llm = llm
+
+    def check_generator(self, generator: Any) -> None:
+        if not self.llm.has_tokens(list(TOKEN_GROUP)):
+            msg = (
+                "the inline reflector needs a Self-RAG generator whose vocabulary has the reflection "
+                "tokens ([Retrieval], [Relevant], ...); this model lacks them: use a Self-RAG checkpoint "
+                "(e.g. selfrag/selfrag_llama2_7b) or the critic reflector (--reflector critic)"
+            )
+            raise ModelLoadError(msg)
+
+    def retrieve_distribution(self, instruction: str) -> dict[str, float] | None:
+        request = ContinuationRequest(generator_prompt(instruction), (RETRIEVAL, NO_RETRIEVAL))
+        (logprobs,) = self.llm.score_continuations([request])
+        return from_logprobs(Group.RETRIEVE, dict(zip(request.continuations, logprobs, strict=True)))
+
+    def critique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
+        return [self._critique_one(b) for b in branches]
+
+    @staticmethod
+    def _critique_one(branch: Branch) -> Critique:
+        critique = Critique()
+        if branch.stats is None:
+            critique.notes.append("generator reported no token probabilities: no inline judgements")
+            return critique
+        rel = branch.stats.first(Group.ISREL)
+        sup = branch.stats.first(Group.ISSUP)
+        uses = [r for r in branch.stats.readings if r.group is Group.ISUSE]
+        critique.relevance = rel.probs if rel and branch.passage is not None else None
+        critique.support = sup.probs if sup and branch.passage is not None else None
+        critique.utility = uses[-1].probs if uses else None
+        for group, reading in ((Group.ISREL, rel), (Group.ISSUP, sup)):
+            if branch.passage is not None and reading is None:
+                critique.notes.append(f"generator emitted no {group} token: {group} term omitted")
+        if not uses:
+            critique.notes.append("generator emitted no IsUse token: IsUse term omitted")
+        for reading in (rel, sup, uses[-1] if uses else None):
+            if reading is not None and not reading.exact:
+                critique.notes.append(
+                    f"{reading.group}: {', '.join(reading.missing)} outside the backend's top-k, taken as 0"
+                )
+        return critique
+
+
+class CriticReflector(Reflector):
+    """Asks a critic model each group's question and reads the likelihood of each label.
+
+    Works with the released or a trained Self-RAG critic (``prompts="paper"``) or any instruct model
+    zero-shot (``prompts="zero_shot"``, the default). For each branch, the prompts of IsRel, IsSup and
+    IsUse go to the backend in one call; with ``zero_shot`` they share the instruction, passage and
+    output as a prefix, which the backend reads once, and every label is scored in one batch.
+
+    Example:
+        .. code-block:: python
+
+            from selfrag_langchain.llms import TransformersLLM
+            from selfrag_langchain.reflection import CriticReflector
+
+            critic = CriticReflector(TransformersLLM())
+            critic.retrieve_distribution("Who wrote Hamlet?")
+            # {'[Retrieval]': 0.71, '[No Retrieval]': 0.29, '[Continue to Use Evidence]': 0.0}
+    """
+
+    name = "critic"
+
+    def __init__(self, llm: ReflectiveLLM, prompts: str | CriticPromptSet = ZERO_SHOT_CRITIC) -> None:
+        self.llm = llm
+        if isinstance(prompts, str):
+            if prompts not in CRITIC_PROMPT_SETS:
+                msg = f"unknown critic prompts '{prompts}': choose one of {sorted(CRITIC_PROMPT_SETS)}"
+                raise ModelLoadError(msg)
+            prompts = CRITIC_PROMPT_SETS[prompts]
+        self.prompts = prompts
+
+    def retrieve_distribution(self, instruction: str) -> dict[str, float] | None:
+        request, tokens = self._request(Group.RETRIEVE, instruction)
+        (logprobs,) = self.llm.score_continuations([request])
+        return from_logprobs(Group.RETRIEVE, dict(zip(tokens, logprobs, strict=True)))
+
+    def critique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
+        return [self._critique_one(instruction, b) for b in branches]
+
+    def _critique_one(self, instruction: str, branch: Branch) -> Critique:
+        evidence = branch.evidence
+        output = branch.answer or "(empty)"
+        groups = [Group.ISREL, Group.ISSUP, Group.ISUSE] if evidence is not None else [Group.ISUSE]
+        requests, token_lists = [], []
+        for group in groups:
+            # Zero-shot prompts put the evidence in every group's prompt, so all three share a prefix.
+            shown = evidence if (group is not Group.ISUSE or self.prompts.context_first) else None
+            request, tokens = self._request(group, instruction, evidence=shown, output=output)
+            requests.append(request)
+            token_lists.append(tokens)
+        scores = self.llm.score_continuations(requests)
+        dists = {
+            g: from_logprobs(g, dict(zip(toks, lps, strict=True)))
+            for g, toks, lps in zip(groups, token_lists, scores, strict=True)
+        }
+        return Critique(relevance=dists.get(Group.ISREL), support=dists.get(Group.ISSUP), utility=dists[Group.ISUSE])
+
+    def _request(self, group: Group, instruction: str, **fields: str | None) -> tuple[ContinuationRequest, list[str]]:
+        labels = self.prompts.labels(group)
+        prompt = self.prompts.prompt(group, instruction, **fields)
+        return ContinuationRequest(prompt, tuple(text for _, text in labels)), [tok for tok, _ in labels]
+

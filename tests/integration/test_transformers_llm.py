@@ -1,0 +1,94 @@
+"""The transformers backend on the real SmolLM2-135M: batching, probabilities, readings, errors."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.llms.base import ContinuationRequest, stats_of
+from selfrag_langchain.llms.transformers import TransformersLLM
+from selfrag_langchain.reflection import InlineReflector
+from selfrag_langchain.tokens import GROUP_TOKENS, Group
+
+pytestmark = pytest.mark.slow
+
+
+def _naive_logprob(llm: TransformersLLM, prompt: str, continuation: str) -> float:
+    tok, model = llm.tokenizer, llm.hf_model
+    ids = tok(llm.format_prompt(prompt), add_special_tokens=False)["input_ids"]
+    cont = tok(continuation, add_special_tokens=False)["input_ids"]
+    with torch.inference_mode():
+        logprobs = torch.log_softmax(model(torch.tensor([ids + cont])).logits[0].float(), -1)
+    return sum(float(logprobs[len(ids) - 1 + j, cont[j]]) for j in range(len(cont)))
+
+
+def test_batched_generation_reports_sequence_logprob(smollm2: TransformersLLM) -> None:
+    result = smollm2.generate(["What is the capital of France?", "Name a primary colour."])
+    assert len(result.generations) == 2
+    for gens in result.generations:
+        stats = stats_of(gens[0])
+        assert stats is not None and 0 < stats.num_tokens <= 16
+        assert stats.sum_logprob < 0 and stats.mean_logprob == pytest.approx(stats.sum_logprob / stats.num_tokens)
+        assert gens[0].text.strip()
+    assert "Paris" in result.generations[0][0].text
+
+
+def test_batched_equals_one_by_one(smollm2: TransformersLLM) -> None:
+    prompts = ["What is the capital of France?", "Who wrote the play Hamlet? Answer in one sentence."]
+    batched = [g[0].text for g in smollm2.generate(prompts).generations]
+    single = [smollm2.generate([p]).generations[0][0].text for p in prompts]
+    assert batched == single
+
+
+def test_score_continuations_equals_full_forward(smollm2: TransformersLLM) -> None:
+    requests = [
+        ContinuationRequest("Evidence: Paris is in France.\n\nIs the evidence relevant? Answer Yes or No.",
+                            ("Yes", "No")),
+        ContinuationRequest("Evidence: Paris is in France.\n\nRate from 1 to 5.", ("1", "5", "Fully")),
+    ]
+    scores = smollm2.score_continuations(requests)
+    for req, row in zip(requests, scores, strict=True):
+        for cont, value in zip(req.continuations, row, strict=True):
+            assert value == pytest.approx(_naive_logprob(smollm2, req.prompt, cont), abs=2e-3)
+
+
+def test_reading_at_reflection_token_is_exact_group_softmax(smollm2_with_tokens: TransformersLLM) -> None:
+    llm = smollm2_with_tokens
+    tok = llm.tokenizer
+    ids = tok("Paris[Relevant] is the capital.[Fully supported][Utility:4]", add_special_tokens=False)["input_ids"]
+    logprobs = torch.log_softmax(torch.randn(len(ids), len(tok)), dim=-1)
+    generation = llm._to_generation(ids, logprobs, None, max_new=64)
+    assert generation.text == "Paris[Relevant] is the capital.[Fully supported][Utility:4]"
+    stats = stats_of(generation)
+    assert [r.group for r in stats.readings] == [Group.ISREL, Group.ISSUP, Group.ISUSE]
+    sup = stats.readings[1]
+    assert ids[sup.index] == tok.convert_tokens_to_ids("[Fully supported]")
+    raw = {t: math.exp(float(logprobs[sup.index, tok.convert_tokens_to_ids(t)])) for t in GROUP_TOKENS[Group.ISSUP]}
+    assert sup.probs == pytest.approx({t: p / sum(raw.values()) for t, p in raw.items()})
+    assert sup.mass == pytest.approx(sum(raw.values())) and sup.exact
+    assert stats.sum_logprob == pytest.approx(sum(float(logprobs[i, t]) for i, t in enumerate(ids)), rel=1e-6)
+
+
+def test_inline_retrieve_distribution_on_model_with_tokens(smollm2_with_tokens: TransformersLLM) -> None:
+    reflector = InlineReflector(smollm2_with_tokens)
+    reflector.check_generator(smollm2_with_tokens)
+    dist = reflector.retrieve_distribution("Who wrote Hamlet?")
+    prompt = "### Instruction:\nWho wrote Hamlet?\n\n### Response:\n"
+    yes = math.exp(_naive_logprob(smollm2_with_tokens, prompt, "[Retrieval]"))
+    no = math.exp(_naive_logprob(smollm2_with_tokens, prompt, "[No Retrieval]"))
+    assert dist["[Retrieval]"] == pytest.approx(yes / (yes + no), abs=1e-3)
+    assert dist["[Continue to Use Evidence]"] == 0.0
+
+
+def test_inline_reflector_refuses_model_without_tokens(smollm2: TransformersLLM) -> None:
+    with pytest.raises(ModelLoadError, match="lacks them"):
+        InlineReflector(smollm2).check_generator(smollm2)
+
+
+@pytest.mark.parametrize("path", ["/does/not/exist", "./missing-model-dir", "/tmp/none.gguf"])
+def test_missing_model_path_is_a_clear_error(path: str) -> None:
+    with pytest.raises(ModelLoadError, match="does not exist"):
+        TransformersLLM(model=path).load()
