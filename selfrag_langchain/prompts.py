@@ -70,13 +70,10 @@ def selfrag_branch_prompt(instruction: str, passage: str | None) -> str:
 
 
 def rag_prompt(instruction: str, passage: str | None) -> str:
-    """A plain prompt for any instruct model: answer from the passage if one is given."""
+    """A plain prompt for any instruct model: answer in a sentence, from the passage if one is given."""
     if passage is None:
-        return f"{instruction}\n\nAnswer briefly."
-    return (
-        f"Use the passage to answer.\n\nPassage: {passage}\n\n{instruction}\n\n"
-        "Answer briefly, using the passage."
-    )
+        return f"Question: {instruction}\nAnswer the question in one short sentence."
+    return f"Passage: {passage}\n\nQuestion: {instruction}\nAnswer the question in one short sentence, using the passage."
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from selfrag_langchain.prompts import (
     CriticPromptSet,
     generator_prompt,
 )
-from selfrag_langchain.scoring import from_logprobs
+from selfrag_langchain.scoring import from_logprobs, normalize
 from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL, TOKEN_GROUP, Group, ParsedGeneration
 
 
@@ -157,7 +157,9 @@ class CriticReflector(Reflector):
 
     name = "critic"
 
-    def __init__(self, llm: ReflectiveLLM, prompts: str | CriticPromptSet = ZERO_SHOT_CRITIC) -> None:
+    def __init__(
+        self, llm: ReflectiveLLM, prompts: str | CriticPromptSet = ZERO_SHOT_CRITIC, *, calibrate: bool | None = None
+    ) -> None:
         self.llm = llm
         if isinstance(prompts, str):
             if prompts not in CRITIC_PROMPT_SETS:
@@ -165,11 +167,16 @@ class CriticReflector(Reflector):
                 raise ModelLoadError(msg)
             prompts = CRITIC_PROMPT_SETS[prompts]
         self.prompts = prompts
+        self.calibrate = prompts.context_first if calibrate is None else calibrate
+        """Divide each label's likelihood by its likelihood for a content-free input (contextual
+        calibration, Zhao et al. 2021), so a zero-shot critic's bias towards a label word ("No", "1")
+        does not decide every judgement. On by default for zero-shot prompts, off for trained critics."""
+        self._priors: dict[Group, dict[str, float]] = {}
 
     def retrieve_distribution(self, instruction: str) -> dict[str, float] | None:
         request, tokens = self._request(Group.RETRIEVE, instruction)
         (logprobs,) = self.llm.score_continuations([request])
-        return from_logprobs(Group.RETRIEVE, dict(zip(tokens, logprobs, strict=True)))
+        return self._distribution(Group.RETRIEVE, tokens, logprobs)
 
     def critique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
         return [self._critique_one(instruction, b) for b in branches]
@@ -187,10 +194,25 @@ class CriticReflector(Reflector):
             token_lists.append(tokens)
         scores = self.llm.score_continuations(requests)
         dists = {
-            g: from_logprobs(g, dict(zip(toks, lps, strict=True)))
-            for g, toks, lps in zip(groups, token_lists, scores, strict=True)
+            g: self._distribution(g, toks, lps) for g, toks, lps in zip(groups, token_lists, scores, strict=True)
         }
         return Critique(relevance=dists.get(Group.ISREL), support=dists.get(Group.ISSUP), utility=dists[Group.ISUSE])
+
+    def _distribution(self, group: Group, tokens: list[str], logprobs: list[float]) -> dict[str, float]:
+        dist = from_logprobs(group, dict(zip(tokens, logprobs, strict=True)))
+        if not self.calibrate:
+            return dist
+        prior = self._prior(group)
+        return normalize(group, {tok: p / prior[tok] if prior.get(tok) else 0.0 for tok, p in dist.items()})
+
+    def _prior(self, group: Group) -> dict[str, float]:
+        """The label distribution for a content-free input, computed once per group."""
+        if group not in self._priors:
+            fields = {} if group is Group.RETRIEVE else {"evidence": "N/A", "output": "N/A"}
+            request, tokens = self._request(group, "N/A", **fields)
+            (logprobs,) = self.llm.score_continuations([request])
+            self._priors[group] = from_logprobs(group, dict(zip(tokens, logprobs, strict=True)))
+        return self._priors[group]
 
     def _request(self, group: Group, instruction: str, **fields: str | None) -> tuple[ContinuationRequest, list[str]]:
         labels = self.prompts.labels(group)

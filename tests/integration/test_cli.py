@@ -1,0 +1,89 @@
+"""`selfrag index` and `selfrag ask` as a user runs them: real model, real Chroma store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from examples.corpus import PASSAGES
+from selfrag_langchain.cli import main
+from selfrag_langchain.llms.transformers import TransformersLLM
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory, smollm2: TransformersLLM) -> Path:
+    root = tmp_path_factory.mktemp("cli")
+    corpus = root / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"title": t, "text": x}) + "\n" for t, x in PASSAGES))
+    assert main(["index", str(corpus), "--store", str(root / "store")]) == 0
+    return root / "store"
+
+
+def test_index_twice_adds_nothing_the_second_time(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = store.parent / "corpus.jsonl"
+    assert main(["index", str(corpus), "--store", str(store)]) == 0
+    assert "0 chunk(s) added, 5 already present" in capsys.readouterr().out
+
+
+def test_ask_json_trace_totals_equal_the_formulas(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["ask", "Who designed the Eiffel Tower?", "--store", str(store), "--k", "2",
+                 "--mode", "always", "--max-new-tokens", "24", "--json"])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["retrieved"] and len(result["branches"]) == 2
+    titles = {b["passage"]["metadata"]["title"] for b in result["branches"]}
+    assert "Eiffel Tower" in titles
+    assert result["citations"][0]["metadata"]["title"] in titles
+    for branch in result["branches"]:
+        d, s = branch["distributions"], branch["scores"]
+        s_rel = d["IsRel"]["[Relevant]"] / (d["IsRel"]["[Relevant]"] + d["IsRel"]["[Irrelevant]"])
+        sup = d["IsSup"]
+        s_sup = (sup["[Fully supported]"] + 0.5 * sup["[Partially supported]"]) / sum(sup.values())
+        use = d["IsUse"]
+        s_use = sum(w * use[f"[Utility:{i}]"] for i, w in enumerate((-1, -0.5, 0, 0.5, 1), 1)) / sum(use.values())
+        expected = s["sequence_probability"] + 1.0 * s_rel + 1.0 * s_sup + 0.5 * s_use
+        assert s["total"] == pytest.approx(expected)
+        assert sum(d["IsRel"].values()) == pytest.approx(1.0)
+    best = max(result["branches"], key=lambda b: b["scores"]["total"])
+    assert result["selected"] == best["index"]
+
+
+def test_ask_prints_answer_sources_and_reflection(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "How high is Mount Everest?", "--store", str(store), "--k", "2", "--mode", "always",
+                 "--max-new-tokens", "24"]) == 0
+    out = capsys.readouterr().out
+    assert "Sources:\n  [1] " in out
+    assert "Reflection (critic judge; mode always; retrieved: yes)" in out
+    assert out.count("IsRel [") == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ask", "   "], "the question is empty"),
+        (["ask", "q", "--threshold", "1.5"], "--threshold must be in [0, 1], got 1.5"),
+        (["ask", "q", "--k", "-1"], "--k must be >= 1, got -1"),
+        (["ask", "q", "--model", "/no/such/model"], "does not exist"),
+        (["ask", "q", "--reflector", "inline"], "lacks them"),
+        (["index", "/no/such/file.txt"], "No such file or directory: /no/such/file.txt"),
+    ],
+)
+def test_user_mistakes_print_one_line_and_exit_2(
+    argv: list[str], message: str, store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if argv[0] == "ask" and "--store" not in argv:
+        argv = [*argv, "--store", str(store)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert err.count("\n") == 1
+
+
+def test_missing_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "q", "--store", str(tmp_path / "nothing")]) == 2
+    assert "selfrag index" in capsys.readouterr().err
+    assert not (tmp_path / "nothing").exists()

@@ -1,0 +1,103 @@
+"""LangChain's standard retriever and embeddings suites, run on this project's components."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_tests.integration_tests import (
+    EmbeddingsIntegrationTests,
+    RetrieversIntegrationTests,
+)
+
+from selfrag_langchain.demo_corpus import load_demo_documents
+from selfrag_langchain.embeddings import MiniLMEmbeddings
+from selfrag_langchain.indexing import index_documents
+from selfrag_langchain.retrievers import EvalFileRetriever, PassageRetriever, documents_from_ctxs
+from selfrag_langchain.store import default_retriever
+
+DATA = Path(__file__).parents[2].parent / "shared" / "data"
+POPQA = DATA / "popqa_longtail_dev.jsonl"
+
+
+def _first_popqa_record() -> dict[str, Any]:
+    return json.loads(POPQA.read_text(encoding="utf-8").splitlines()[0])
+
+
+class TestPassageRetrieverStandard(RetrieversIntegrationTests):
+    @property
+    def retriever_constructor(self) -> type[PassageRetriever]:
+        return PassageRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        texts = ["Paris is in France.", "Rome is in Italy.", "Bern is in Switzerland.", "Oslo."]
+        return {"passages": [Document(page_content=t) for t in texts], "k": 2}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "Which city is in France?"
+
+
+@pytest.mark.skipif(not POPQA.is_file(), reason=f"{POPQA} not present")
+class TestEvalFileRetrieverStandard(RetrieversIntegrationTests):
+    @property
+    def retriever_constructor(self) -> Callable[..., EvalFileRetriever]:
+        return EvalFileRetriever.from_jsonl
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"path": POPQA, "k": 5}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return _first_popqa_record()["question"]
+
+    def test_popqa_passages_are_the_records_ctxs(self, retriever: BaseRetriever) -> None:
+        record = _first_popqa_record()
+        docs = retriever.invoke(record["question"])
+        assert docs == documents_from_ctxs(record["ctxs"])[:5]
+
+
+@pytest.mark.slow
+class TestDefaultStoreRetrieverStandard(RetrieversIntegrationTests):
+    store_dir: Path
+
+    @pytest.fixture(scope="class", autouse=True)
+    def _demo_store(
+        self,
+        request: pytest.FixtureRequest,
+        tmp_path_factory: pytest.TempPathFactory,
+        minilm: MiniLMEmbeddings,
+    ) -> None:
+        store_dir = tmp_path_factory.mktemp("standard-store")
+        index_documents(load_demo_documents(limit=12), store_dir, progress=False)
+        request.cls.store_dir = store_dir
+
+    @property
+    def retriever_constructor(self) -> Callable[..., BaseRetriever]:
+        return default_retriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"path": self.store_dir, "k": 4}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "Which painting is the most famous?"
+
+
+@pytest.mark.slow
+class TestMiniLMEmbeddingsStandard(EmbeddingsIntegrationTests):
+    @property
+    def embeddings_class(self) -> type[MiniLMEmbeddings]:
+        return MiniLMEmbeddings
+
+    @property
+    def embedding_model_params(self) -> dict[str, Any]:
+        return {"batch_size": 8}
