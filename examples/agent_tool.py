@@ -10,11 +10,11 @@ returned) so the example runs offline on a CPU; put your tool-calling chat model
 
 from __future__ import annotations
 
+from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import BaseTool
 from langchain_core.vectorstores import InMemoryVectorStore
-from langchain.agents import create_agent
 
 from examples.corpus import documents
 from selfrag_langchain import CriticReflector, SelfRAG, SelfRAGResult, TransformersLLM
@@ -41,7 +41,7 @@ def selfrag_tool(llm: TransformersLLM | None = None) -> BaseTool:
 class ScriptedAgentModel(GenericFakeChatModel):
     """Stands in for a tool-calling chat model: calls the tool once, then answers."""
 
-    def bind_tools(self, tools, **kwargs):  # noqa: ANN001, ANN201 - the chat-model API
+    def bind_tools(self, tools, **kwargs):
         return self
 
 

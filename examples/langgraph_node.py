@@ -21,7 +21,7 @@ class State(TypedDict, total=False):
     reply: str
 
 
-def build_graph(llm: TransformersLLM | None = None):  # noqa: ANN201 - a compiled LangGraph graph
+def build_graph(llm: TransformersLLM | None = None):
     llm = llm or TransformersLLM(max_new_tokens=40)
     store = InMemoryVectorStore.from_documents(documents(), MiniLMEmbeddings())
     selfrag = SelfRAG(generator=llm, reflector=CriticReflector(llm), retriever=store.as_retriever(), k=2)

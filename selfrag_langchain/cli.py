@@ -15,12 +15,19 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
 
 from selfrag_langchain.errors import SelfRAGError
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
 from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
 from selfrag_langchain.results import SelfRAGResult
 from selfrag_langchain.scoring import RetrieveMode
+
+if TYPE_CHECKING:
+
+    pass
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_selfrag(args: argparse.Namespace):  # noqa: ANN201 - returns SelfRAG, imported lazily
+def build_selfrag(args: argparse.Namespace):
     """The SelfRAG Runnable the flags describe (models load at first use)."""
     from selfrag_langchain.chains.short_form import SelfRAG
     from selfrag_langchain.llms.transformers import TransformersLLM
@@ -101,7 +108,7 @@ def build_selfrag(args: argparse.Namespace):  # noqa: ANN201 - returns SelfRAG, 
     )
 
 
-def _retriever(args: argparse.Namespace):  # noqa: ANN202
+def _retriever(args: argparse.Namespace):
     from selfrag_langchain.store import open_store
 
     if args.mode == RetrieveMode.NEVER.value:
@@ -125,7 +132,8 @@ def print_result(result: SelfRAGResult) -> None:
             print(f"  [{doc.metadata.get('citation')}] {title}: {snippet}...")
     d = result.retrieve_decision
     p = f", p(Retrieve)={d.probability:.2f} vs threshold {d.threshold:.2f}" if d.probability is not None else ""
-    print(f"\nReflection ({result.reflector} judge; mode {d.mode}{p}; retrieved: {'yes' if result.retrieved else 'no'}):")
+    retrieved = "yes" if result.retrieved else "no"
+    print(f"\nReflection ({result.reflector} judge; mode {d.mode}{p}; retrieved: {retrieved}):")
     for line in result.summary_lines():
         print("  " + line)
     for note in result.notes:
@@ -152,7 +160,9 @@ def run(args: argparse.Namespace) -> int:
 
         report = index_paths(args.paths, args.store)
         print(f"indexed {report.files} file(s): {report.chunks_added} chunk(s) added, "
-              f"{report.chunks_skipped} already present")
+              f"{report.chunks_skipped} already present, {report.chunks_removed} removed")
+        for problem in report.problems:
+            print(f"  skipped: {problem}")
         return 0
     selfrag = build_selfrag(args)
     result = selfrag.invoke(args.question)
@@ -186,6 +196,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args)
     except SelfRAGError as e:
         print(f"selfrag: error: {e}", file=sys.stderr)
+        return 2
+    except ValidationError as e:
+        reasons = "; ".join(err["msg"].removeprefix("Value error, ") for err in e.errors())
+        print(f"selfrag: error: {reasons}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("selfrag: interrupted", file=sys.stderr)

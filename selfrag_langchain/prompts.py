@@ -73,7 +73,10 @@ def rag_prompt(instruction: str, passage: str | None) -> str:
     """A plain prompt for any instruct model: answer in a sentence, from the passage if one is given."""
     if passage is None:
         return f"Question: {instruction}\nAnswer the question in one short sentence."
-    return f"Passage: {passage}\n\nQuestion: {instruction}\nAnswer the question in one short sentence, using the passage."
+    return (
+        f"Passage: {passage}\n\nQuestion: {instruction}\n"
+        "Answer the question in one short sentence, using the passage."
+    )
 
 
 @dataclass(frozen=True)

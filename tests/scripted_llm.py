@@ -8,6 +8,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseLLM
 from langchain_core.outputs import Generation, LLMResult
+from pydantic import Field
 
 from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, GroupReading
 from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL, TOKEN_GROUP
@@ -20,7 +21,7 @@ class ScriptedSelfRAGLLM(BaseLLM):
     """Key found in the prompt -> (generated text, the stats a backend would report)."""
     retrieve_logprobs: tuple[float, float] = (-0.5, -2.0)
     """log p([Retrieval]), log p([No Retrieval]) after the question."""
-    prompts_seen: list[str] = []
+    prompts_seen: list[str] = Field(default_factory=list)
     calls: int = 0
 
     @property

@@ -31,13 +31,16 @@ class Selection:
 def extract_option(answer: str, choices: Mapping[str, str]) -> str | None:
     """The option a free-text answer chose: a label like ``A``, ``(A)``, ``A:``, or an option's text.
 
+    A label counts only when punctuation or the end follows it, so "A lot of..." chooses nothing.
+
     Label forms are tried first; then the option whose text occurs in the answer (longest first, so
     that one option's text inside another's does not win). Case-insensitive.
     """
     if not choices:
         return None
     labels = "|".join(re.escape(label) for label in sorted(choices, key=len, reverse=True))
-    match = re.match(rf"^\W*(?:answer\s*(?:is)?\s*:?\s*)?\(?({labels})\b(?:\)|:|\.|\s|$)", answer.strip(), re.I)
+    prefix = r"(?:(?:the\s+)?(?:correct\s+)?answer\s*(?:is)?\s*:?\s*)?"
+    match = re.match(rf"^\W*{prefix}\(?({labels})(?:\)|:|\.|,|$)", answer.strip(), re.I)
     if match:
         found = match.group(1)
         return next(label for label in choices if label.lower() == found.lower())

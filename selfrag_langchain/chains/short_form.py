@@ -194,10 +194,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
         if chosen is not None and chosen.passage is not None:
             citations.append(Document(page_content=chosen.passage.page_content,
                                       metadata={**chosen.passage.metadata, "citation": 1}))
-        if selection.option is not None:
-            answer = selection.option
-        else:
-            answer = chosen.answer if chosen is not None else ""
+        answer = selection.option or (chosen.answer if chosen is not None else "")
         return SelfRAGResult(
             question=q.question,
             answer=answer,
@@ -221,10 +218,20 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
         if error is not None:
             notes.append(f"retriever failed ({type(error).__name__}: {error}): answered without retrieval")
             return None
-        if not docs:
+        usable = [d for d in docs or [] if d.page_content.strip()]
+        if docs and len(usable) < len(docs):
+            notes.append(f"skipped {len(docs) - len(usable)} passage(s) without text")
+        if not usable:
             notes.append("retrieval returned no passages: answered without retrieval")
             return None
-        return docs
+        return usable
+
+    def _without_retriever(self, q: Question, notes: list[str]) -> list[Document] | None:
+        """Passages given with the question, or none (with a note) when no retriever is configured."""
+        if q.passages is not None:
+            return self._passages_or_fallback(q.passages, None, notes)
+        notes.append("no retriever configured and no passages given: answered without retrieval")
+        return None
 
     # ------------------------------------------------------------------ sync
 
@@ -265,11 +272,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
         return self._result(q, decision, passages, selection, notes)
 
     def _retrieve(self, q: Question, query: str, config: RunnableConfig, notes: list[str]) -> list[Document] | None:
-        if q.passages is not None:
-            return self._passages_or_fallback(q.passages, None, notes)
-        if self.retriever is None:
-            notes.append("no retriever configured and no passages given: answered without retrieval")
-            return None
+        if q.passages is not None or self.retriever is None:
+            return self._without_retriever(q, notes)
         try:
             docs = self.retriever.invoke(query, config)
         except Exception as e:  # a failing store must not lose the answer
@@ -324,11 +328,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
     async def _aretrieve(
         self, q: Question, query: str, config: RunnableConfig, notes: list[str]
     ) -> list[Document] | None:
-        if q.passages is not None:
-            return self._passages_or_fallback(q.passages, None, notes)
-        if self.retriever is None:
-            notes.append("no retriever configured and no passages given: answered without retrieval")
-            return None
+        if q.passages is not None or self.retriever is None:
+            return self._without_retriever(q, notes)
         try:
             docs = await self.retriever.ainvoke(query, config)
         except Exception as e:  # a failing store must not lose the answer

@@ -151,3 +151,11 @@ async def test_astream_events_reports_each_stage() -> None:
              if e["event"] == "on_chain_end"]
     assert [n for n in names if n != "SelfRAG"] == ["retrieve_decision", "retrieve", "generate_branches",
                                                     "critique", "select"]
+
+
+def test_passages_without_text_are_skipped_with_a_note() -> None:
+    ctxs = [{"title": "Empty web result", "text": ""},
+            {"title": "Eiffel Tower", "text": "The Eiffel Tower was built by Gustave Eiffel's company."}]
+    result = _rag().invoke({"question": "Who built the Eiffel Tower?", "ctxs": ctxs})
+    assert [b.passage.metadata["title"] for b in result.branches] == ["Eiffel Tower"]
+    assert "skipped 1 passage(s) without text" in result.notes

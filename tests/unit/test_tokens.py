@@ -20,7 +20,7 @@ def test_the_fifteen_strings_in_checkpoint_order() -> None:
 
 
 def test_groups_partition_the_reflection_tokens() -> None:
-    assert sorted(sum((list(g.tokens) for g in t.Group), [])) == sorted(t.REFLECTION_TOKENS)
+    assert sorted(tok for g in t.Group for tok in g.tokens) == sorted(t.REFLECTION_TOKENS)
     assert t.TOKEN_GROUP["[Utility:3]"] is t.Group.ISUSE
     assert t.TOKEN_GROUP["[Continue to Use Evidence]"] is t.Group.RETRIEVE
 

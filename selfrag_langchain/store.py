@@ -1,0 +1,202 @@
+"""The embedded default store: a persistent Chroma collection under the project's home directory.
+
+``selfrag index`` writes to it and ``selfrag ask`` reads from it, so both must agree on the
+directory, the collection name, the embedding model and the distance; this module is the one
+place that knows them. Opening never changes a store it cannot read: a damaged store is
+reported with what to do, so the user's data stays as it was for them to inspect.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever
+
+from selfrag_langchain import paths
+from selfrag_langchain.embeddings import MiniLMEmbeddings
+from selfrag_langchain.errors import ConfigurationError, StoreError
+
+if TYPE_CHECKING:  # importing Chroma costs seconds; only commands that use a store pay it
+    from langchain_chroma import Chroma
+
+__all__ = [
+    "COLLECTION_NAME",
+    "default_retriever",
+    "open_store",
+    "resolve_store_dir",
+    "store_metadata",
+    "store_size",
+    "update_store_metadata",
+]
+
+COLLECTION_NAME = "selfrag"
+"""The collection every project command reads and writes."""
+
+EMBEDDING_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+"""Recorded in the collection metadata, so a store says which model its vectors came from."""
+
+_SQLITE_FILE = "chroma.sqlite3"
+_COLLECTION_CONFIGURATION: dict[str, Any] = {"hnsw": {"space": "cosine"}}
+
+
+def resolve_store_dir(path: Path | str | None = None) -> Path:
+    """The absolute store directory: ``path`` when given, else ``paths.default_store_dir()``."""
+    chosen = paths.default_store_dir() if path is None else Path(path)
+    return chosen.expanduser().resolve()
+
+
+def _no_store(directory: Path) -> StoreError:
+    return StoreError(f"No store at {directory}: run `selfrag index PATH` first")
+
+
+def _unreadable(directory: Path, error: BaseException) -> StoreError:
+    msg = (
+        f"The store at {directory} cannot be read ({type(error).__name__}: {error}). It is "
+        f"damaged or was written by another Chroma version; it was left untouched. Move it "
+        f"aside (`mv {directory} {directory}.broken`) and run `selfrag index PATH` again."
+    )
+    return StoreError(msg)
+
+
+def _client(directory: Path) -> Any:
+    """A Chroma client on ``directory``; a store Chroma cannot open becomes a StoreError."""
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
+    from chromadb.config import Settings
+
+    try:
+        return chromadb.PersistentClient(
+            path=str(directory), settings=Settings(anonymized_telemetry=False)
+        )
+    except Exception as e:  # Chroma raises many types for a bad file; all mean "unreadable"
+        # Chroma caches a half-started system per path; drop it so a later open retries.
+        SharedSystemClient._identifier_to_system.pop(str(directory), None)
+        raise _unreadable(directory, e) from e
+
+
+def _check_can_create(directory: Path) -> None:
+    """Refuse to turn a directory holding other files into a store."""
+    if directory.exists() and not directory.is_dir():
+        msg = f"The store path {directory} is a file, not a directory: choose another path"
+        raise StoreError(msg)
+    if directory.is_dir() and not (directory / _SQLITE_FILE).exists() and any(directory.iterdir()):
+        msg = (
+            f"{directory} is not empty and holds no store: choose a new or empty directory "
+            "for the store"
+        )
+        raise StoreError(msg)
+
+
+def open_store(
+    path: Path | str | None = None,
+    *,
+    create: bool,
+    embeddings: Embeddings | None = None,
+) -> Chroma:
+    """Open the persistent Chroma store (collection ``"selfrag"``, cosine distance).
+
+    Args:
+        path: The store directory; ``None`` uses ``paths.default_store_dir()``.
+        create: Create the directory and collection when missing (indexing). When False
+            (asking), the store must exist and hold at least one passage.
+        embeddings: The embedding model; ``None`` uses ``MiniLMEmbeddings()``. A store must
+            be read with the model that wrote it.
+
+    Returns:
+        A ``langchain_chroma.Chroma`` vector store.
+
+    Raises:
+        StoreError: If ``create`` is False and there is no store or it is empty, if the
+            store cannot be read (left untouched), or if ``path`` is not usable as a store.
+    """
+    from langchain_chroma import Chroma
+
+    directory = resolve_store_dir(path)
+    if create:
+        _check_can_create(directory)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            msg = f"Cannot create the store directory {directory}: {e}"
+            raise StoreError(msg) from e
+    elif not (directory / _SQLITE_FILE).is_file():
+        raise _no_store(directory)
+
+    client = _client(directory)
+    try:
+        if not create:
+            names = {c if isinstance(c, str) else c.name for c in client.list_collections()}
+            if COLLECTION_NAME not in names:
+                raise _no_store(directory)
+        store = Chroma(
+            collection_name=COLLECTION_NAME,
+            embedding_function=embeddings if embeddings is not None else MiniLMEmbeddings(),
+            client=client,
+            collection_metadata={"embedding_model": EMBEDDING_MODEL_NAME} if create else None,
+            collection_configuration=_COLLECTION_CONFIGURATION if create else None,  # type: ignore[arg-type]
+            create_collection_if_not_exists=create,
+        )
+        count = store_size(store)
+    except StoreError:
+        raise
+    except Exception as e:
+        raise _unreadable(directory, e) from e
+    if not create and count == 0:
+        raise _no_store(directory)
+    return store
+
+
+def store_metadata(store: Chroma) -> dict[str, Any]:
+    """The collection metadata: the embedding model, markers such as the demo corpus's.
+
+    Args:
+        store: A store from ``open_store``.
+
+    Returns:
+        A copy of the metadata.
+    """
+    return dict(store._collection.metadata or {})
+
+
+def update_store_metadata(store: Chroma, **values: str | int | float | bool) -> None:
+    """Add keys to the collection metadata (markers such as "the demo corpus is complete").
+
+    Args:
+        store: A store from ``open_store``.
+        **values: Scalar metadata values to set; other keys are kept.
+    """
+    store._collection.modify(metadata={**store_metadata(store), **values})
+
+
+def store_size(store: Chroma) -> int:
+    """How many passages the store holds.
+
+    Args:
+        store: A store from ``open_store``.
+
+    Returns:
+        The number of stored chunks.
+    """
+    return store._collection.count()
+
+
+def default_retriever(path: Path | str | None = None, k: int = 5) -> BaseRetriever:
+    """A similarity retriever over the default store, for ``selfrag ask`` and the chains.
+
+    Args:
+        path: The store directory; ``None`` uses ``paths.default_store_dir()``.
+        k: How many passages to return (a call may override it with ``invoke(q, k=...)``).
+
+    Returns:
+        ``store.as_retriever(search_kwargs={"k": k})``.
+
+    Raises:
+        ConfigurationError: If ``k`` is below 1.
+        StoreError: If there is no store, it is empty, or it cannot be read.
+    """
+    if k < 1:
+        msg = f"k must be at least 1, got {k}"
+        raise ConfigurationError(msg)
+    return open_store(path, create=False).as_retriever(search_kwargs={"k": k})

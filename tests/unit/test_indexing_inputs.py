@@ -1,0 +1,157 @@
+"""Reading and chunking files for the store, and refusing bad input before anything is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.errors import ConfigurationError, InputError
+from selfrag_langchain.indexing import chunk_id, collect_files, index_paths, load_documents
+
+PARAGRAPH = (
+    "Volcanoes form where magma rises through the crust. Eruptions release lava, ash and gas. "
+)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    (root / "sub").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    (root / "notes.txt").write_text(PARAGRAPH * 30)
+    (root / "sub" / "guide.md").write_text("Intro line\n\n## Setting up\n\nInstall it.\n")
+    (root / "passages.jsonl").write_text(
+        "\n".join(
+            [
+                json.dumps(
+                    {
+                        "text": "Bananas are yellow.",
+                        "title": "Banana",
+                        "id": 7,
+                        "tags": ["fruit"],
+                        "url": "https://x",
+                        "empty": None,
+                    }
+                ),
+                "{broken",
+                json.dumps(
+                    {
+                        "question": "Q?",
+                        "ctxs": [
+                            {"id": "1", "title": "A", "text": "Alpha passage.", "score": "1.5"},
+                            {"title": "Category:B", "text": ""},
+                            {"title": "C"},
+                            {"title": "D", "text": "Delta passage."},
+                        ],
+                    }
+                ),
+                "",
+                json.dumps({"title": "no text here"}),
+            ]
+        )
+    )
+    (root / "script.py").write_text("print('not indexed')")
+    (root / ".hidden" / "secret.txt").write_text("hidden")
+    return root
+
+
+def test_directories_are_walked_for_supported_files(corpus: Path) -> None:
+    names = sorted(p.name for p in collect_files([corpus]))
+    assert names == ["guide.md", "notes.txt", "passages.jsonl"]
+
+
+def test_a_file_given_twice_is_read_once(corpus: Path) -> None:
+    assert len(collect_files([corpus, corpus / "notes.txt"])) == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("missing.txt", "No such file or directory"),
+        ("script.py", "unsupported file type '.py'"),
+    ],
+)
+def test_bad_paths_fail_before_the_store_is_created(
+    corpus: Path, store_home: Path, name: str, match: str
+) -> None:
+    with pytest.raises(InputError, match=match):
+        index_paths([corpus / "notes.txt", corpus / name], progress=False)
+    assert not store_home.exists()
+    explicit = corpus.parent / "store"
+    with pytest.raises(InputError, match=match):
+        index_paths([corpus / name], explicit, progress=False)
+    assert not explicit.exists()
+
+
+def test_a_directory_without_supported_files_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1")
+    with pytest.raises(InputError, match="Nothing to index"):
+        collect_files([tmp_path])
+
+
+def test_text_files_are_chunked_with_titles(corpus: Path) -> None:
+    loaded = load_documents([corpus], chunk_size=400, chunk_overlap=80)
+    notes = [d for d in loaded.documents if d.metadata.get("title") == "notes"]
+    assert len(notes) > 5
+    assert all(len(d.page_content) <= 400 for d in notes)
+    assert [d.metadata["chunk"] for d in notes] == list(range(len(notes)))
+    assert notes[0].metadata["source"] == str(corpus / "notes.txt")
+    # consecutive chunks overlap
+    assert notes[1].page_content[:20] in notes[0].page_content
+    guide = [d for d in loaded.documents if d.metadata["source"].endswith("guide.md")]
+    assert guide[0].metadata["title"] == "Setting up"
+    assert loaded.text_sources == [str(corpus / "notes.txt"), str(corpus / "sub" / "guide.md")]
+
+
+def test_jsonl_passages_ctxs_and_bad_lines(corpus: Path) -> None:
+    loaded = load_documents([corpus / "passages.jsonl"])
+    by_text = {d.page_content: d for d in loaded.documents}
+    assert sorted(by_text) == ["Alpha passage.", "Bananas are yellow.", "Delta passage."]
+    banana = by_text["Bananas are yellow."].metadata
+    assert banana["title"] == "Banana"
+    assert banana["id"] == "7"
+    assert banana["tags"] == '["fruit"]'  # Chroma keeps scalars: lists become JSON
+    assert banana["url"] == "https://x"
+    assert "empty" not in banana
+    assert banana["line"] == 1
+    assert by_text["Alpha passage."].metadata["id"] == "1"
+    assert "score" not in by_text["Alpha passage."].metadata
+    problems = "\n".join(loaded.problems)
+    assert len(loaded.problems) == 3
+    assert "line 2: not valid JSON" in problems
+    assert "line 3: ctxs[2] has no 'text'" in problems
+    assert "line 5: a line needs 'text'" in problems
+
+
+def test_chunk_ids_are_deterministic_and_distinct(corpus: Path) -> None:
+    first = load_documents([corpus])
+    second = load_documents([corpus])
+    assert [d.id for d in first.documents] == [d.id for d in second.documents]
+    assert len({d.id for d in first.documents}) == len(first.documents)
+    assert chunk_id("a", "b") == chunk_id("a", "b") != chunk_id("a", "c")
+
+
+@pytest.mark.parametrize(
+    ("size", "overlap", "match"),
+    [(1000, 1000, "chunk_overlap"), (1000, -1, "chunk_overlap"), (10, 0, "chunk_size")],
+)
+def test_unusable_chunk_sizes(corpus: Path, size: int, overlap: int, match: str) -> None:
+    with pytest.raises(ConfigurationError, match=match):
+        load_documents([corpus], chunk_size=size, chunk_overlap=overlap)
+
+
+def test_non_utf8_text_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("café".encode("latin-1"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        load_documents([path])
+
+
+def test_a_byte_order_mark_is_not_indexed(tmp_path: Path) -> None:
+    path = tmp_path / "bom.md"
+    path.write_bytes("\ufeff# Title\n\nBody.".encode())
+    (doc,) = load_documents([path]).documents
+    assert doc.metadata["title"] == "Title"
+    assert not doc.page_content.startswith("\ufeff")
