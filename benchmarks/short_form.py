@@ -42,7 +42,7 @@ def timed(fn: Callable[..., object], *args: object) -> float:
 
 def model_with_reflection_tokens(base: TransformersLLM, max_new_tokens: int) -> TransformersLLM:
     """SmolLM2 with the 15 reflection tokens added: the inline path's cost on a real model."""
-    from trainer.vocabulary import add_reflection_tokens
+    from selfrag_langchain.trainer.vocabulary import add_reflection_tokens
 
     model, tokenizer = copy.deepcopy(base.hf_model), copy.deepcopy(base.tokenizer)
     add_reflection_tokens(model, tokenizer)

@@ -226,17 +226,6 @@ class TransformersLLM(BaseLLM):
 
     # ----------------------------------------------------------------- scoring fixed continuations
 
-    def next_token_logprobs(self, prompt: str, candidates: Sequence[str]) -> dict[str, float]:
-        """Exact log-probabilities of single-token ``candidates`` as the next token after ``prompt``."""
-        import torch
-
-        vocab = self.tokenizer.get_vocab()
-        ids = self._encode(self.format_prompt(prompt))
-        with torch.inference_mode():
-            logits = self.hf_model(torch.tensor([ids], device=self.hf_model.device)).logits[0, -1]
-        row = torch.log_softmax(logits.float(), dim=-1)
-        return {c: float(row[vocab[c]]) for c in candidates if c in vocab}
-
     def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
         """Total log-probability of each continuation; each prompt is read once.
 
@@ -253,22 +242,30 @@ class TransformersLLM(BaseLLM):
         if any(not p for p in prompts):
             msg = "score_continuations needs non-empty prompts"
             raise ValueError(msg)
-        model = self.hf_model
         # Keep at least one token of every prompt out of the shared prefix, so each has its own logits.
         shared = min(_common_prefix_len(prompts), min(len(p) for p in prompts) - 1)
         results: list[list[float]] = []
         with torch.inference_mode():
-            shared_cache = None
-            if shared > 0:
-                shared_cache = model(torch.tensor([prompts[0][:shared]], device=model.device), use_cache=True)
-                shared_cache = shared_cache.past_key_values
+            shared_cache = self._read(prompts[0][:shared], None).past_key_values if shared > 0 else None
             for req, ids in zip(requests, prompts, strict=True):
                 cache = copy.deepcopy(shared_cache) if shared_cache is not None else None
-                out = model(torch.tensor([ids[shared:]], device=model.device), past_key_values=cache, use_cache=True)
+                out = self._read(ids[shared:], cache)
                 last = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
                 conts = [self._encode(c) for c in req.continuations]
                 results.append(self._score_suffixes(out.past_key_values, last, len(ids), conts))
         return results
+
+    def _read(self, ids: list[int], cache: Any) -> Any:
+        """Run ``ids`` on top of ``cache``, keeping only the last position's logits when the model allows
+        (the output layer over the whole vocabulary at every prompt position is a large share of the cost)."""
+        import torch
+
+        model = self.hf_model
+        batch = torch.tensor([ids], device=model.device)
+        try:
+            return model(batch, past_key_values=cache, use_cache=True, logits_to_keep=1)
+        except TypeError:  # a model class without logits_to_keep
+            return model(batch, past_key_values=cache, use_cache=True)
 
     def _score_suffixes(self, cache: Any, last: Any, prompt_len: int, conts: list[list[int]]) -> list[float]:
         """Log-probabilities of continuations of one prompt whose cache is given, in batches."""

@@ -32,7 +32,7 @@ def smollm2(selfrag_home: Path) -> TransformersLLM:
 @pytest.fixture(scope="session")
 def smollm2_with_tokens(smollm2: TransformersLLM, tmp_path_factory: pytest.TempPathFactory) -> TransformersLLM:
     """SmolLM2 with the 15 reflection tokens added (untrained): a real model the inline path accepts."""
-    from trainer.vocabulary import add_reflection_tokens
+    from selfrag_langchain.trainer.vocabulary import add_reflection_tokens
 
     model, tokenizer = copy.deepcopy(smollm2.hf_model), copy.deepcopy(smollm2.tokenizer)
     add_reflection_tokens(model, tokenizer)
