@@ -71,22 +71,28 @@ def main() -> None:
     critic_rag.reflector.retrieve_distribution("warm up")  # computes the calibration priors once
 
     times: dict[str, list[float]] = {k: [] for k in ("plain", "inline", "critic", "batched", "one_by_one")}
+    plain_tokens: list[int] = []
+    branch_tokens: list[int] = []
     for row in rows:
         docs = documents_from_ctxs(row["ctxs"][: args.k])
         question = {"question": row["question"], "ctxs": row["ctxs"][: args.k]}
         context = "\n\n".join(format_passage(d.metadata.get("title"), d.page_content) for d in docs)
         times["plain"].append(timed(llm.invoke, rag_prompt(row["question"], context)))
+        plain_tokens.append(llm.count_tokens(rag_prompt(row["question"], context)))
         times["inline"].append(timed(inline_rag.invoke, question))
         times["critic"].append(timed(critic_rag.invoke, question))
         prepared = prepare_passages(docs, llm, instruction=row["question"], max_new_tokens=args.max_new_tokens,
                                     max_tokens=None)
         prompts = branch_prompts(row["question"], prepared, "rag")
+        branch_tokens.append(sum(llm.count_tokens(p) for p in prompts))
         times["batched"].append(timed(llm.generate, prompts))
         times["one_by_one"].append(timed(lambda ps: [llm.generate([p]) for p in ps], prompts))
         print(f"{row['question'][:50]:<50} " + " ".join(f"{k}={v[-1]:.2f}s" for k, v in times.items()), flush=True)
 
     mean = {k: statistics.mean(v) for k, v in times.items()}
-    print("\nmean seconds per question: " + ", ".join(f"{k} {v:.2f}" for k, v in mean.items()))
+    print(f"\nprompt tokens per question: plain RAG {statistics.mean(plain_tokens):.0f}, "
+          f"K branches together {statistics.mean(branch_tokens):.0f}")
+    print("mean seconds per question: " + ", ".join(f"{k} {v:.2f}" for k, v in mean.items()))
     print(f"Self-RAG inline / plain RAG: {mean['inline'] / mean['plain']:.2f}x (target <= 1.5x)")
     print(f"Self-RAG critic / plain RAG: {mean['critic'] / mean['plain']:.2f}x (target <= 3x)")
     print(f"branches one by one / batched: {mean['one_by_one'] / mean['batched']:.2f}x (target >= 3x)")
