@@ -42,6 +42,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                        help="critic model (default: the generator's model)")
     model.add_argument("--critic-prompts", choices=sorted(CRITIC_PROMPT_SETS), default="zero_shot",
                        help="zero_shot for instruct models, paper for trained Self-RAG critics (default: %(default)s)")
+    model.add_argument("--relevance", choices=["labels", "question_likelihood"], default="labels",
+                       help="how the critic judges IsRel: its answer labels, or how much more likely the passage "
+                            "makes the question (better for small critics) (default: %(default)s)")
     model.add_argument("--device", default="cpu", help="torch device (default: %(default)s)")
     model.add_argument("--max-new-tokens", type=int, default=60, help="default: %(default)s")
     knobs = parser.add_argument_group("Self-RAG")
@@ -90,7 +93,7 @@ def build_selfrag(args: argparse.Namespace):
     else:
         critic = generator if args.critic in (None, args.model) else TransformersLLM(model=args.critic,
                                                                                       device=args.device)
-        reflector = CriticReflector(critic, prompts=args.critic_prompts)
+        reflector = CriticReflector(critic, prompts=args.critic_prompts, relevance=args.relevance)
     return SelfRAG(
         generator=generator,
         reflector=reflector,

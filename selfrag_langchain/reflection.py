@@ -9,10 +9,11 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.documents import Document
 
@@ -25,7 +26,15 @@ from selfrag_langchain.prompts import (
     generator_prompt,
 )
 from selfrag_langchain.scoring import from_logprobs, normalize
-from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL, TOKEN_GROUP, Group, ParsedGeneration
+from selfrag_langchain.tokens import (
+    IRRELEVANT,
+    NO_RETRIEVAL,
+    RELEVANT,
+    RETRIEVAL,
+    TOKEN_GROUP,
+    Group,
+    ParsedGeneration,
+)
 
 
 @dataclass
@@ -158,7 +167,12 @@ class CriticReflector(Reflector):
     name = "critic"
 
     def __init__(
-        self, llm: ReflectiveLLM, prompts: str | CriticPromptSet = ZERO_SHOT_CRITIC, *, calibrate: bool | None = None
+        self,
+        llm: ReflectiveLLM,
+        prompts: str | CriticPromptSet = ZERO_SHOT_CRITIC,
+        *,
+        calibrate: bool | None = None,
+        relevance: Literal["labels", "question_likelihood"] = "labels",
     ) -> None:
         self.llm = llm
         if isinstance(prompts, str):
@@ -172,6 +186,14 @@ class CriticReflector(Reflector):
         calibration, Zhao et al. 2021), so a zero-shot critic's bias towards a label word ("No", "1")
         does not decide every judgement. On by default for zero-shot prompts, off for trained critics."""
         self._priors: dict[Group, dict[str, float]] = {}
+        self.relevance = relevance
+        """How IsRel is judged. ``labels``: the likelihood of the critic's answer labels, as for every
+        group. ``question_likelihood``: how much more likely the passage makes the question,
+        p([Relevant]) = sigmoid(PMI / n) with PMI = log p(question | passage) - log p(question) over the
+        question's n tokens, i.e. the per-token likelihood ratio of "the question was asked about this
+        passage" against "it was not", with equal priors. Small instruct models answer relevance
+        questions near chance but read this ratio well; it costs a second, raw-text read of the passage."""
+        self._question_logprob: dict[str, float] = {}
 
     def retrieve_distribution(self, instruction: str) -> dict[str, float] | None:
         request, tokens = self._request(Group.RETRIEVE, instruction)
@@ -185,6 +207,9 @@ class CriticReflector(Reflector):
         evidence = branch.evidence
         output = branch.answer or "(empty)"
         groups = [Group.ISREL, Group.ISSUP, Group.ISUSE] if evidence is not None else [Group.ISUSE]
+        by_likelihood = evidence is not None and self.relevance == "question_likelihood"
+        if by_likelihood:
+            groups.remove(Group.ISREL)
         requests, token_lists = [], []
         for group in groups:
             # Zero-shot prompts put the evidence in every group's prompt, so all three share a prefix.
@@ -192,11 +217,24 @@ class CriticReflector(Reflector):
             request, tokens = self._request(group, instruction, evidence=shown, output=output)
             requests.append(request)
             token_lists.append(tokens)
+        if by_likelihood:
+            requests.append(_question_request(instruction, evidence))
         scores = self.llm.score_continuations(requests)
         dists = {
-            g: self._distribution(g, toks, lps) for g, toks, lps in zip(groups, token_lists, scores, strict=True)
+            g: self._distribution(g, toks, lps) for g, toks, lps in zip(groups, token_lists, scores, strict=False)
         }
+        if by_likelihood:
+            dists[Group.ISREL] = self._relevance_from_likelihood(instruction, scores[-1][0])
         return Critique(relevance=dists.get(Group.ISREL), support=dists.get(Group.ISSUP), utility=dists[Group.ISUSE])
+
+    def _relevance_from_likelihood(self, instruction: str, with_passage: float) -> dict[str, float]:
+        if instruction not in self._question_logprob:
+            (row,) = self.llm.score_continuations([_question_request(instruction, None)])
+            self._question_logprob[instruction] = row[0]
+        per_token = (with_passage - self._question_logprob[instruction]) / max(
+            self.llm.count_tokens(" " + instruction), 1)
+        p_rel = 1.0 / (1.0 + math.exp(-per_token))
+        return {RELEVANT: p_rel, IRRELEVANT: 1.0 - p_rel}
 
     def _distribution(self, group: Group, tokens: list[str], logprobs: list[float]) -> dict[str, float]:
         dist = from_logprobs(group, dict(zip(tokens, logprobs, strict=True)))
@@ -219,3 +257,9 @@ class CriticReflector(Reflector):
         prompt = self.prompts.prompt(group, instruction, **fields)
         return ContinuationRequest(prompt, tuple(text for _, text in labels)), [tok for tok, _ in labels]
 
+
+
+def _question_request(instruction: str, evidence: str | None) -> ContinuationRequest:
+    """The question as a continuation of the passage (or of nothing), scored as raw text."""
+    prefix = f"{evidence}\n\nQuestion:" if evidence is not None else "Question:"
+    return ContinuationRequest(prefix, (" " + instruction,), chat=False)

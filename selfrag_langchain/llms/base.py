@@ -116,6 +116,9 @@ class ContinuationRequest:
 
     prompt: str
     continuations: tuple[str, ...]
+    chat: bool = True
+    """Wrap the prompt in the backend's chat template when it uses one; False scores the raw text
+    (how likely the text itself is, as a language model reads it)."""
 
     def __post_init__(self) -> None:
         if not self.continuations:

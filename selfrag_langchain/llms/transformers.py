@@ -238,7 +238,7 @@ class TransformersLLM(BaseLLM):
 
         if not requests:
             return []
-        prompts = [self._encode(self.format_prompt(req.prompt)) for req in requests]
+        prompts = [self._encode(self.format_prompt(req.prompt) if req.chat else req.prompt) for req in requests]
         if any(not p for p in prompts):
             msg = "score_continuations needs non-empty prompts"
             raise ValueError(msg)

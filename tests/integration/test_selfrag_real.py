@@ -98,3 +98,17 @@ def test_inline_reflector_runs_on_a_model_with_reflection_tokens(smollm2_with_to
         for group, dist in branch.distributions.items():
             if dist is None:
                 assert any(f"no {group} token" in note for note in branch.notes)
+
+
+def test_question_likelihood_relevance_ranks_the_right_passage_first(smollm2: TransformersLLM) -> None:
+    critic = CriticReflector(smollm2, relevance="question_likelihood")
+    questions = {"Who wrote Hamlet?": "Hamlet", "Who painted the Mona Lisa?": "Mona Lisa",
+                 "How high is Mount Everest?": "Mount Everest", "Who designed the Eiffel Tower?": "Eiffel Tower"}
+    for question, title in questions.items():
+        branches = [Branch(passage=d, evidence=f"{d.metadata['title']}\n{d.page_content}", raw="x", answer="x",
+                           parsed=parse_generation("x")) for d in documents()]
+        critiques = critic.critique(question, branches)
+        p_rel = {b.passage.metadata["title"]: c.relevance["[Relevant]"]
+                 for b, c in zip(branches, critiques, strict=True)}
+        assert max(p_rel, key=p_rel.get) == title, p_rel
+        assert all(0.0 < p < 1.0 for p in p_rel.values())
