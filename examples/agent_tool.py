@@ -10,6 +10,9 @@ returned) so the example runs offline on a CPU; put your tool-calling chat model
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -41,7 +44,7 @@ def selfrag_tool(llm: TransformersLLM | None = None) -> BaseTool:
 class ScriptedAgentModel(GenericFakeChatModel):
     """Stands in for a tool-calling chat model: calls the tool once, then answers."""
 
-    def bind_tools(self, tools, **kwargs):
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedAgentModel:
         return self
 
 

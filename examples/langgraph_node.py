@@ -9,6 +9,7 @@ from typing import TypedDict
 
 from langchain_core.vectorstores import InMemoryVectorStore
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from examples.corpus import documents
 from selfrag_langchain import CriticReflector, SelfRAG, SelfRAGResult, TransformersLLM
@@ -21,7 +22,7 @@ class State(TypedDict, total=False):
     reply: str
 
 
-def build_graph(llm: TransformersLLM | None = None):
+def build_graph(llm: TransformersLLM | None = None) -> CompiledStateGraph:
     llm = llm or TransformersLLM(max_new_tokens=40)
     store = InMemoryVectorStore.from_documents(documents(), MiniLMEmbeddings())
     selfrag = SelfRAG(generator=llm, reflector=CriticReflector(llm), retriever=store.as_retriever(), k=2)

@@ -26,8 +26,9 @@ from selfrag_langchain.results import SelfRAGResult
 from selfrag_langchain.scoring import RetrieveMode
 
 if TYPE_CHECKING:
+    from langchain_core.retrievers import BaseRetriever
 
-    pass
+    from selfrag_langchain.chains.short_form import SelfRAG
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +64,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     knobs.add_argument("--drop-irrelevant", action="store_true",
                        help="hard constraint: drop branches judged [Irrelevant]")
     parser.add_argument("--store", type=Path, default=None,
-                        help="Chroma store directory (default: the demo corpus store, built on first use)")
+                        help="Chroma store directory (default: the store `selfrag index` fills, or the demo "
+                             "corpus until you index something)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_selfrag(args: argparse.Namespace):
+def build_selfrag(args: argparse.Namespace) -> SelfRAG:
     """The SelfRAG Runnable the flags describe (models load at first use)."""
     from selfrag_langchain.chains.short_form import SelfRAG
     from selfrag_langchain.llms.transformers import TransformersLLM
@@ -111,17 +113,24 @@ def build_selfrag(args: argparse.Namespace):
     )
 
 
-def _retriever(args: argparse.Namespace):
+def _retriever(args: argparse.Namespace) -> BaseRetriever | None:
+    """The store named by ``--store``; else the default store if ``selfrag index`` filled it; else the
+    demo corpus (indexed on first use into a store of its own)."""
+    from selfrag_langchain.paths import default_store_dir
     from selfrag_langchain.store import open_store
 
     if args.mode == RetrieveMode.NEVER.value:
         return None
-    if args.store is None:
+    if args.store is not None:
+        store = open_store(args.store, create=False)
+    elif (default_store_dir() / "chroma.sqlite3").exists():
+        store = open_store(default_store_dir(), create=False)
+    else:
         from selfrag_langchain.demo_corpus import ensure_demo_store
 
+        print("selfrag: answering from the demo corpus (index your own files with `selfrag index PATH`)",
+              file=sys.stderr)
         store = ensure_demo_store()
-    else:
-        store = open_store(args.store, create=False)
     return store.as_retriever(search_kwargs={"k": args.k})
 
 

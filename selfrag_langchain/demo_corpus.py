@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain import paths
 from selfrag_langchain.errors import ConfigurationError, StoreError
 from selfrag_langchain.indexing import chunk_id, index_documents
 from selfrag_langchain.store import open_store, store_metadata, update_store_metadata
@@ -132,7 +133,8 @@ def ensure_demo_store(
     an interrupted run keeps its finished batches and the next call continues from there.
 
     Args:
-        store_dir: The store directory; ``None`` uses the default store.
+        store_dir: The store directory; ``None`` uses ``paths.demo_store_dir()``, apart from the
+            default store that ``selfrag index`` fills.
         progress: Show a progress bar while indexing.
         limit: Index only this many articles (see ``load_demo_documents``); ``None`` for all.
         embeddings: The embedding model; ``None`` uses ``MiniLMEmbeddings()``.
@@ -147,6 +149,7 @@ def ensure_demo_store(
     if limit is not None and limit < 1:
         msg = f"limit must be at least 1 (or None for all articles), got {limit}"
         raise ConfigurationError(msg)
+    store_dir = paths.demo_store_dir() if store_dir is None else store_dir
     store = open_store(store_dir, create=True, embeddings=embeddings)
     if _has_demo(store_metadata(store), limit):
         return store

@@ -30,3 +30,8 @@ def model_cache_dir() -> Path:
 def default_store_dir() -> Path:
     """The persistent Chroma store that ``selfrag index`` and ``selfrag ask`` use by default."""
     return home_dir() / "store"
+
+
+def demo_store_dir() -> Path:
+    """The store of the demo corpus, kept apart so it never mixes with what the user indexes."""
+    return home_dir() / "demo-store"

@@ -87,3 +87,29 @@ def test_missing_store_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["ask", "q", "--store", str(tmp_path / "nothing")]) == 2
     assert "selfrag index" in capsys.readouterr().err
     assert not (tmp_path / "nothing").exists()
+
+
+def test_ask_without_store_uses_what_index_filled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SELFRAG_HOME", str(tmp_path / "home"))
+    corpus = tmp_path / "everest.txt"
+    corpus.write_text(dict(PASSAGES)["Mount Everest"])
+    assert main(["index", str(corpus)]) == 0
+    assert (tmp_path / "home" / "store" / "chroma.sqlite3").exists()
+    capsys.readouterr()
+    assert main(["ask", "How high is Mount Everest?", "--mode", "always", "--k", "1", "--max-new-tokens", "8",
+                 "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["citations"][0]["metadata"]["title"] == "everest"
+    assert "demo corpus" not in captured.err
+    assert not (tmp_path / "home" / "demo-store").exists()
+
+
+def test_demo_corpus_has_a_store_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from selfrag_langchain.demo_corpus import ensure_demo_store
+    from selfrag_langchain.store import store_size
+
+    monkeypatch.setenv("SELFRAG_HOME", str(tmp_path))
+    store = ensure_demo_store(progress=False, limit=5)
+    assert store_size(store) == 5
+    assert (tmp_path / "demo-store" / "chroma.sqlite3").exists() and not (tmp_path / "store").exists()
