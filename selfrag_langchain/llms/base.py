@@ -14,7 +14,6 @@ probabilities (``exact=True``). A backend that sees only the top-k log-probabili
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -151,11 +150,3 @@ class ReflectiveLLM(Protocol):
         """Maximum number of tokens of prompt plus generation, if known."""
         ...
 
-
-def logsumexp(values: Sequence[float]) -> float:
-    """log(sum(exp(v))) computed stably; -inf for no values."""
-    finite = [v for v in values if v > -math.inf]
-    if not finite:
-        return -math.inf
-    top = max(finite)
-    return top + math.log(sum(math.exp(v - top) for v in finite))
