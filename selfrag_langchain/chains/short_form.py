@@ -158,6 +158,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
             "drop_unsupported": self.drop_unsupported,
             "drop_irrelevant": self.drop_irrelevant,
             "max_new_tokens": self.max_new_tokens,
+            "max_passage_tokens": self.max_passage_tokens,
             "prompt_format": self.resolved_prompt_format(),
             "reflector": self.reflector.name,
         }
