@@ -15,7 +15,6 @@ batched >= 3x faster than one by one).
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import statistics
@@ -42,14 +41,10 @@ def timed(fn: Callable[..., object], *args: object) -> float:
 
 def model_with_reflection_tokens(base: TransformersLLM, max_new_tokens: int) -> TransformersLLM:
     """SmolLM2 with the 15 reflection tokens added: the inline path's cost on a real model."""
-    from selfrag_langchain.trainer.vocabulary import add_reflection_tokens
+    from selfrag_langchain.trainer.vocabulary import save_with_reflection_tokens
 
-    model, tokenizer = copy.deepcopy(base.hf_model), copy.deepcopy(base.tokenizer)
-    add_reflection_tokens(model, tokenizer)
-    path = tempfile.mkdtemp(prefix="smollm2-reflection-")
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return TransformersLLM(model=path, max_new_tokens=max_new_tokens).load()
+    path = save_with_reflection_tokens(base.hf_model, base.tokenizer, tempfile.mkdtemp(prefix="smollm2-reflection-"))
+    return TransformersLLM(model=str(path), max_new_tokens=max_new_tokens).load()
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum
 
 from selfrag_langchain.errors import ConfigurationError
@@ -172,8 +172,18 @@ class ScoreBreakdown:
     weights: ScoringWeights
     total: float
 
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+    def terms(self) -> dict[str, float | None]:
+        """Each term, each weight and the total, flat (the shape the result's trace reports)."""
+        return {
+            "sequence_probability": self.sequence_probability,
+            "relevance": self.relevance,
+            "support": self.support,
+            "utility": self.utility,
+            "w_rel": self.weights.w_rel,
+            "w_sup": self.weights.w_sup,
+            "w_use": self.weights.w_use,
+            "total": self.total,
+        }
 
 
 def score_branch(

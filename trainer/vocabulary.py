@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.tokens import CHECKPOINT_TOKEN_ORDER
@@ -30,3 +31,16 @@ def add_reflection_tokens(model: Any, tokenizer: Any) -> int:
             weight = matrix.weight
             weight[old_size:] = weight[:old_size].mean(dim=0, keepdim=True)
     return len(missing)
+
+
+def save_with_reflection_tokens(model: Any, tokenizer: Any, path: str | Path) -> Path:
+    """Save a copy of ``model`` and ``tokenizer`` with the reflection tokens added; the originals are
+    left unchanged (they may be shared with other users of the loaded model)."""
+    import copy
+
+    model, tokenizer = copy.deepcopy(model), copy.deepcopy(tokenizer)
+    add_reflection_tokens(model, tokenizer)
+    path = Path(path)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path

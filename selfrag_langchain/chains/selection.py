@@ -86,16 +86,7 @@ def select(
                 answer=branch.answer,
                 option=option,
                 distributions=critique.distributions(),
-                scores=ScoreTerms(
-                    sequence_probability=breakdown.sequence_probability,
-                    relevance=breakdown.relevance,
-                    support=breakdown.support,
-                    utility=breakdown.utility,
-                    w_rel=weights.w_rel,
-                    w_sup=weights.w_sup,
-                    w_use=weights.w_use,
-                    total=breakdown.total,
-                ),
+                scores=ScoreTerms(**breakdown.terms()),
                 dropped=dropped,
                 notes=[*branch.notes, *critique.notes],
             )

@@ -73,6 +73,7 @@ class TransformersLLM(BaseLLM):
 
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
+    _vocab: dict[str, int] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _check_ranges(self) -> TransformersLLM:
@@ -115,9 +116,15 @@ class TransformersLLM(BaseLLM):
     def context_window(self) -> int | None:
         return getattr(self.hf_model.config, "max_position_embeddings", None)
 
+    @property
+    def vocab(self) -> dict[str, int]:
+        """Token string -> id, built once: ``get_vocab()`` rebuilds the whole mapping on every call."""
+        if self._vocab is None:
+            self._vocab = self.tokenizer.get_vocab()
+        return self._vocab
+
     def has_tokens(self, strings: Sequence[str]) -> bool:
-        vocab = self.tokenizer.get_vocab()
-        return all(s in vocab for s in strings)
+        return all(s in self.vocab for s in strings)
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -142,8 +149,7 @@ class TransformersLLM(BaseLLM):
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
     def _reflection_ids(self) -> dict[int, str]:
-        vocab = self.tokenizer.get_vocab()
-        return {vocab[tok]: tok for tok in TOKEN_GROUP if tok in vocab}
+        return {self.vocab[tok]: tok for tok in TOKEN_GROUP if tok in self.vocab}
 
     # ----------------------------------------------------------------- generation
 
@@ -212,7 +218,7 @@ class TransformersLLM(BaseLLM):
     def _readings(self, ids: list[int], logprobs: Any) -> list[GroupReading]:
         """Exact group distributions at every generated reflection token."""
         reflection_ids = self._reflection_ids()
-        vocab = self.tokenizer.get_vocab()
+        vocab = self.vocab
         readings = []
         for index, token_id in enumerate(ids):
             token = reflection_ids.get(token_id)

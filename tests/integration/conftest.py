@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import os
 from pathlib import Path
 
@@ -32,11 +31,7 @@ def smollm2(selfrag_home: Path) -> TransformersLLM:
 @pytest.fixture(scope="session")
 def smollm2_with_tokens(smollm2: TransformersLLM, tmp_path_factory: pytest.TempPathFactory) -> TransformersLLM:
     """SmolLM2 with the 15 reflection tokens added (untrained): a real model the inline path accepts."""
-    from selfrag_langchain.trainer.vocabulary import add_reflection_tokens
+    from selfrag_langchain.trainer.vocabulary import save_with_reflection_tokens
 
-    model, tokenizer = copy.deepcopy(smollm2.hf_model), copy.deepcopy(smollm2.tokenizer)
-    add_reflection_tokens(model, tokenizer)
-    path = tmp_path_factory.mktemp("smollm2-reflection")
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
+    path = save_with_reflection_tokens(smollm2.hf_model, smollm2.tokenizer, tmp_path_factory.mktemp("smollm2-rt"))
     return TransformersLLM(model=str(path), max_new_tokens=8).load()
