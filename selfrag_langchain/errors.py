@@ -21,3 +21,7 @@ class ModelLoadError(SelfRAGError):
 
 class StoreError(SelfRAGError):
     """The vector store is missing, unreadable or cannot be written."""
+
+
+class BackendError(SelfRAGError):
+    """A model server or inference engine failed, timed out, or cannot be reached."""

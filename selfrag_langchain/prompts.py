@@ -109,25 +109,42 @@ class CriticPromptSet:
     ) -> str:
         """The critic prompt for ``group`` (completion text, before the label)."""
         q = self.questions[group]
+        if not self.context_first:
+            fields = critic_input(instruction, evidence=evidence, output=output, preceding=preceding)
+            return paper_critic_prompt(q.instruction, fields)
         lines = [f"Task instruction: {instruction}"]
         if preceding:
             lines.append(f"Preceding sentences: {preceding}")
-        if self.context_first:
-            if evidence is not None:
-                lines.append(f"Evidence: {evidence}")
-            if output is not None:
-                lines.append(f"Output: {output}")
-            return "\n".join(lines) + f"\n\n{q.instruction}"
-        # The released critic's training layout: instruction, then the input fields, then the answer.
-        if output is not None:
-            lines.append(f"Output: {output}")
         if evidence is not None:
             lines.append(f"Evidence: {evidence}")
-        return f"### Instruction:\n{q.instruction}\n\n### Input:\n" + "\n".join(lines) + "\n\n### Response:\n"
+        if output is not None:
+            lines.append(f"Output: {output}")
+        return "\n".join(lines) + f"\n\n{q.instruction}"
 
     def labels(self, group: Group) -> tuple[tuple[str, str], ...]:
         """(token, label text) pairs for ``group``, in group order."""
         return tuple(self.questions[group].labels.items())
+
+
+def critic_input(
+    instruction: str, *, evidence: str | None = None, output: str | None = None, preceding: str | None = None
+) -> str:
+    """The input fields as the released critic's training data writes them (its ``input`` field):
+    ``Task instruction: …``, then preceding sentences, output and evidence when given, one a line."""
+    lines = [f"Task instruction: {instruction}"]
+    if preceding:
+        lines.append(f"Preceding sentences: {preceding}")
+    if output is not None:
+        lines.append(f"Output: {output}")
+    if evidence is not None:
+        lines.append(f"Evidence: {evidence}")
+    return "\n".join(lines)
+
+
+def paper_critic_prompt(instruction: str, input_text: str) -> str:
+    """The released critic's prompt layout around a group instruction and :func:`critic_input` text; a
+    trained critic is trained on exactly this text, so it reads the same prompts at inference."""
+    return f"### Instruction:\n{instruction}\n\n### Input:\n{input_text}\n\n### Response:\n"
 
 
 _PAPER_INSTRUCTIONS = {

@@ -27,6 +27,7 @@ from selfrag_langchain.prompts import (
 )
 from selfrag_langchain.scoring import from_logprobs, normalize
 from selfrag_langchain.tokens import (
+    CONTINUE_EVIDENCE,
     IRRELEVANT,
     NO_RETRIEVAL,
     RELEVANT,
@@ -34,6 +35,7 @@ from selfrag_langchain.tokens import (
     TOKEN_GROUP,
     Group,
     ParsedGeneration,
+    strip_reflection_tokens,
 )
 
 
@@ -51,6 +53,18 @@ class Branch:
     parsed: ParsedGeneration
     stats: GenerationStats | None = None
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CriticQuery:
+    """One question to a critic about one group, with the fields its prompt shows (critic evaluation and
+    training-data creation ask single groups rather than whole branches)."""
+
+    group: Group
+    instruction: str
+    evidence: str | None = None
+    output: str | None = None
+    preceding: str | None = None
 
 
 @dataclass
@@ -73,21 +87,25 @@ class Reflector(ABC):
     name: str
 
     @abstractmethod
-    def retrieve_distribution(self, instruction: str) -> dict[str, float] | None:
-        """The Retrieve distribution for the question alone, or None if this judge cannot tell."""
+    def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float] | None:
+        """The Retrieve distribution for the question (and the answer so far, ``preceding``, as the generator
+        wrote it: long form asks before each segment), or None if this judge cannot tell."""
 
     @abstractmethod
-    def critique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
-        """IsRel, IsSup and IsUse distributions for each branch."""
+    def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
+                 ) -> list[Critique]:
+        """IsRel, IsSup and IsUse distributions for each branch (a segment that follows ``preceding``)."""
 
     def check_generator(self, generator: Any) -> None:  # noqa: B027 - optional hook
         """Raise :class:`ModelLoadError` if this judge cannot work with ``generator``."""
 
-    async def aretrieve_distribution(self, instruction: str) -> dict[str, float] | None:
-        return await asyncio.to_thread(self.retrieve_distribution, instruction)
+    async def aretrieve_distribution(self, instruction: str, *, preceding: str | None = None
+                                     ) -> dict[str, float] | None:
+        return await asyncio.to_thread(self.retrieve_distribution, instruction, preceding=preceding)
 
-    async def acritique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
-        return await asyncio.to_thread(self.critique, instruction, branches)
+    async def acritique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
+                        ) -> list[Critique]:
+        return await asyncio.to_thread(self.critique, instruction, branches, preceding=preceding)
 
 
 class InlineReflector(Reflector):
@@ -112,12 +130,15 @@ class InlineReflector(Reflector):
             )
             raise ModelLoadError(msg)
 
-    def retrieve_distribution(self, instruction: str) -> dict[str, float] | None:
-        request = ContinuationRequest(generator_prompt(instruction), (RETRIEVAL, NO_RETRIEVAL))
+    def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float] | None:
+        # After a segment the model may also keep its passage ([Continue to Use Evidence]).
+        tokens = (RETRIEVAL, NO_RETRIEVAL, CONTINUE_EVIDENCE) if preceding else (RETRIEVAL, NO_RETRIEVAL)
+        request = ContinuationRequest(generator_prompt(instruction) + (preceding or ""), tokens)
         (logprobs,) = self.llm.score_continuations([request])
         return from_logprobs(Group.RETRIEVE, dict(zip(request.continuations, logprobs, strict=True)))
 
-    def critique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
+    def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
+                 ) -> list[Critique]:
         return [self._critique_one(b) for b in branches]
 
     @staticmethod
@@ -195,15 +216,16 @@ class CriticReflector(Reflector):
         questions near chance but read this ratio well; it costs a second, raw-text read of the passage."""
         self._question_logprob: dict[str, float] = {}
 
-    def retrieve_distribution(self, instruction: str) -> dict[str, float] | None:
-        request, tokens = self._request(Group.RETRIEVE, instruction)
+    def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float] | None:
+        request, tokens = self._request(Group.RETRIEVE, instruction, preceding=_sentences(preceding))
         (logprobs,) = self.llm.score_continuations([request])
         return self._distribution(Group.RETRIEVE, tokens, logprobs)
 
-    def critique(self, instruction: str, branches: Sequence[Branch]) -> list[Critique]:
-        return [self._critique_one(instruction, b) for b in branches]
+    def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
+                 ) -> list[Critique]:
+        return [self._critique_one(instruction, b, _sentences(preceding)) for b in branches]
 
-    def _critique_one(self, instruction: str, branch: Branch) -> Critique:
+    def _critique_one(self, instruction: str, branch: Branch, preceding: str | None = None) -> Critique:
         evidence = branch.evidence
         output = branch.answer or "(empty)"
         groups = [Group.ISREL, Group.ISSUP, Group.ISUSE] if evidence is not None else [Group.ISUSE]
@@ -214,7 +236,9 @@ class CriticReflector(Reflector):
         for group in groups:
             # Zero-shot prompts put the evidence in every group's prompt, so all three share a prefix.
             shown = evidence if (group is not Group.ISUSE or self.prompts.context_first) else None
-            request, tokens = self._request(group, instruction, evidence=shown, output=output)
+            # The released critic judges IsRel from the instruction and evidence alone (its training data).
+            said = output if (group is not Group.ISREL or self.prompts.context_first) else None
+            request, tokens = self._request(group, instruction, evidence=shown, output=said, preceding=preceding)
             requests.append(request)
             token_lists.append(tokens)
         if by_likelihood:
@@ -226,6 +250,21 @@ class CriticReflector(Reflector):
         if by_likelihood:
             dists[Group.ISREL] = self._relevance_from_likelihood(instruction, scores[-1][0])
         return Critique(relevance=dists.get(Group.ISREL), support=dists.get(Group.ISSUP), utility=dists[Group.ISUSE])
+
+    def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
+        """The distribution over each query's group, read exactly as :meth:`critique` reads it (same
+        prompts, labels and calibration), all queries in one backend call."""
+        if not queries:
+            return []
+        built = [
+            self._request(q.group, q.instruction, evidence=q.evidence, output=q.output, preceding=q.preceding)
+            for q in queries
+        ]
+        scores = self.llm.score_continuations([request for request, _ in built])
+        return [
+            self._distribution(q.group, tokens, logprobs)
+            for q, (_, tokens), logprobs in zip(queries, built, scores, strict=True)
+        ]
 
     def _relevance_from_likelihood(self, instruction: str, with_passage: float) -> dict[str, float]:
         if instruction not in self._question_logprob:
@@ -257,6 +296,11 @@ class CriticReflector(Reflector):
         prompt = self.prompts.prompt(group, instruction, **fields)
         return ContinuationRequest(prompt, tuple(text for _, text in labels)), [tok for tok, _ in labels]
 
+
+
+def _sentences(preceding: str | None) -> str | None:
+    """The answer so far as the critic reads it (the paper's "preceding sentences"): no tokens, no passages."""
+    return (strip_reflection_tokens(preceding) or None) if preceding else None
 
 
 def _question_request(instruction: str, evidence: str | None) -> ContinuationRequest:

@@ -6,21 +6,24 @@ A backend is a LangChain ``BaseLLM`` that also fills ``generation_info["selfrag"
 backend's raw outputs, so every backend (transformers, vLLM, OpenAI-compatible servers, llama.cpp)
 serves the same loop and the same trace.
 
-Exactness: a backend that sees the full next-token distribution (transformers) reports exact group
-probabilities (``exact=True``). A backend that sees only the top-k log-probabilities (vLLM, OpenAI
-``logprobs``) normalises over the group tokens it saw, gives the others probability 0, names them in
-``missing`` and sets ``exact=False``; the group's total probability ``mass`` is then a lower bound.
+Exactness: a backend that sees the full next-token distribution (transformers, llama.cpp in process)
+reports exact group probabilities (``exact=True``). A backend that sees only the top-k
+log-probabilities (vLLM, OpenAI ``logprobs``) normalises over the group tokens it saw, gives the others
+probability 0, names them in ``missing`` and sets ``exact=False``; the group's total probability
+``mass`` is then a lower bound. When every group token was among the top-k, the reading is exact and
+says so. :func:`group_reading` builds a reading the same way for every backend.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.outputs import Generation
 
-from selfrag_langchain.tokens import Group
+from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP, Group
 
 INFO_KEY = "selfrag"
 """The key of :class:`GenerationStats` in a ``Generation``'s ``generation_info``."""
@@ -99,6 +102,31 @@ class GenerationStats:
             readings=tuple(GroupReading.from_dict(r) for r in data.get("readings", ())),
             finish_reason=str(data.get("finish_reason", "stop")),
         )
+
+
+def group_reading(group: Group, token: str, index: int, group_logprobs: Mapping[str, float]) -> GroupReading:
+    """A reading from the log-probabilities of the group's tokens a backend saw at one position.
+
+    Tokens of the group absent from ``group_logprobs`` (outside a top-k) get probability 0 and are
+    listed in ``missing``; the reading is exact only when none is missing.
+    """
+    seen = {tok: lp for tok, lp in group_logprobs.items() if tok in GROUP_TOKENS[group]}
+    mass = math.fsum(math.exp(lp) for lp in seen.values())
+    probs = {tok: (math.exp(seen[tok]) / mass if tok in seen and mass > 0 else 0.0) for tok in GROUP_TOKENS[group]}
+    missing = tuple(tok for tok in GROUP_TOKENS[group] if tok not in seen)
+    return GroupReading(group, token, index, probs, mass, exact=not missing, missing=missing)
+
+
+def reading_at(index: int, token: str, logprobs: Mapping[str, float]) -> GroupReading | None:
+    """The reading at a generated token if it is a reflection token, else None.
+
+    ``logprobs`` maps token strings to the log-probabilities the backend has at that position (the
+    whole vocabulary's reflection tokens, or a top-k); only the token's group is read from it.
+    """
+    group = TOKEN_GROUP.get(token)
+    if group is None:
+        return None
+    return group_reading(group, token, index, {tok: logprobs[tok] for tok in GROUP_TOKENS[group] if tok in logprobs})
 
 
 def stats_of(generation: Generation) -> GenerationStats | None:

@@ -27,6 +27,7 @@ _SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], tuple[Any, Any]] = {}
+_TOKENIZERS: dict[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,19 @@ def resolve_model(name: str) -> ModelSource:
         msg = f"model path {path} does not exist (give a directory, a .gguf file or a hub id)"
         raise ModelLoadError(msg)
     return ModelSource(name)
+
+
+def gguf_path(name: str) -> Path:
+    """The GGUF file a model argument names: the embedded default's file, or a ``.gguf`` path.
+
+    Raises:
+        ModelLoadError: when ``name`` is neither (in-process llama.cpp and llama.cpp servers need GGUF).
+    """
+    source = resolve_model(name)
+    if source.gguf_file is None:
+        msg = f"model '{name}' is not a GGUF file: llama.cpp needs a .gguf path (or '{DEFAULT_MODEL}')"
+        raise ModelLoadError(msg)
+    return Path(source.location) / source.gguf_file
 
 
 def _package_dir(module: str, package: str) -> Path:
@@ -107,6 +121,32 @@ def _convert_gguf(source: ModelSource, target: Path) -> None:
         raise
 
 
+def _materialise(source: ModelSource) -> str:
+    """A location transformers (or vLLM) loads directly: a GGUF model is converted once into the cache."""
+    if not source.gguf_file:
+        return source.location
+    target = _converted_dir(source)
+    if not target.exists():
+        _convert_gguf(source, target)
+    return str(target)
+
+
+def hf_location(name: str) -> str:
+    """A hub id or directory for engines that load Hugging Face checkpoints (vLLM): a GGUF model is
+    converted once into the model cache and its directory returned.
+
+    Raises:
+        ModelLoadError: when the model cannot be found or converted.
+    """
+    source = resolve_model(name)
+    with _LOCK:
+        try:
+            return _materialise(source)
+        except (OSError, ValueError) as e:
+            msg = f"could not convert model '{name}': {e}"
+            raise ModelLoadError(msg) from e
+
+
 def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[Any, Any]:
     """Load (or reuse) a causal LM and its tokenizer, in eval mode on ``device``.
 
@@ -121,18 +161,16 @@ def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
-        location = source.location
         try:
-            if source.gguf_file:
-                target = _converted_dir(source)
-                if not target.exists():
-                    _convert_gguf(source, target)
-                location = str(target)
+            location = _materialise(source)
             torch_dtype: Any = dtype if dtype == "auto" else getattr(torch, dtype)
             if dtype == "auto" and device == "cpu":
                 torch_dtype = torch.float32
-            tokenizer = AutoTokenizer.from_pretrained(location)
-            model = AutoModelForCausalLM.from_pretrained(location, dtype=torch_dtype)
+            if (Path(location) / "adapter_config.json").is_file():
+                model, tokenizer = _load_adapter(location, torch_dtype)
+            else:
+                tokenizer = AutoTokenizer.from_pretrained(location)
+                model = AutoModelForCausalLM.from_pretrained(location, dtype=torch_dtype)
         except (OSError, ValueError) as e:
             msg = f"could not load model '{name}': {e}"
             raise ModelLoadError(msg) from e
@@ -143,3 +181,54 @@ def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[
         tokenizer.padding_side = "left"
         _LOADED[key] = (model, tokenizer)
         return model, tokenizer
+
+
+def _load_adapter(location: str, torch_dtype: Any) -> tuple[Any, Any]:
+    """A LoRA adapter directory (``selfrag train ... --lora``): its base, named in ``adapter_config.json`` as
+    any model argument (the embedded default, a directory, a hub id), with the adapter merged in, and the
+    adapter's own tokenizer (which may add the reflection tokens)."""
+    import json
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        from peft import PeftModel
+    except ImportError as e:
+        msg = f"{location} is a LoRA adapter: loading it needs peft (pip install 'selfrag-langchain[train]')"
+        raise ModelLoadError(msg) from e
+    base_name = json.loads((Path(location) / "adapter_config.json").read_text())["base_model_name_or_path"]
+    base = AutoModelForCausalLM.from_pretrained(_materialise(resolve_model(base_name)), dtype=torch_dtype)
+    tokenizer = AutoTokenizer.from_pretrained(location)
+    if len(tokenizer) > base.get_input_embeddings().weight.shape[0]:
+        base.resize_token_embeddings(len(tokenizer), mean_resizing=False)
+    return PeftModel.from_pretrained(base, location).merge_and_unload(), tokenizer
+
+
+def load_tokenizer(name: str) -> Any:
+    """Load (or reuse) only the tokenizer of a model: for backends whose model runs elsewhere (a server)
+    but that count tokens or apply the chat template locally.
+
+    A GGUF model's tokenizer comes from its converted directory when the model was converted before,
+    else straight from the GGUF file (seconds, no weights are dequantised).
+
+    Raises:
+        ModelLoadError: when the tokenizer cannot be found or loaded; the message names it.
+    """
+    from transformers import AutoTokenizer
+
+    source = resolve_model(name)
+    key = f"{source.location}::{source.gguf_file}"
+    with _LOCK:
+        if key not in _TOKENIZERS:
+            try:
+                if source.gguf_file and _converted_dir(source).exists():
+                    tokenizer = AutoTokenizer.from_pretrained(str(_converted_dir(source)))
+                elif source.gguf_file:
+                    tokenizer = AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)
+                else:
+                    tokenizer = AutoTokenizer.from_pretrained(source.location)
+            except (OSError, ValueError) as e:
+                msg = f"could not load the tokenizer of '{name}': {e}"
+                raise ModelLoadError(msg) from e
+            _TOKENIZERS[key] = tokenizer
+        return _TOKENIZERS[key]

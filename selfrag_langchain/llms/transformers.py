@@ -18,9 +18,11 @@ from selfrag_langchain.llms.base import (
     ContinuationRequest,
     GenerationStats,
     GroupReading,
+    group_reading,
 )
+from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model
-from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP, Group
+from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
 
 class TransformersLLM(BaseLLM):
@@ -133,17 +135,15 @@ class TransformersLLM(BaseLLM):
         return self.count_tokens(text)
 
     def _use_chat_template(self) -> bool:
-        if self.chat_template is not None:
-            return self.chat_template
-        has_template = getattr(self.tokenizer, "chat_template", None) is not None
-        return has_template and not self.has_tokens(list(TOKEN_GROUP))
+        return use_chat_template(
+            self.chat_template,
+            has_template=getattr(self.tokenizer, "chat_template", None) is not None,
+            has_reflection_tokens=self.has_tokens(list(TOKEN_GROUP)),
+        )
 
     def format_prompt(self, prompt: str) -> str:
         """The text the model actually reads for ``prompt`` (chat template applied if enabled)."""
-        if not self._use_chat_template():
-            return prompt
-        messages = [{"role": "user", "content": prompt}]
-        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return render_hf_chat(self.tokenizer, prompt) if self._use_chat_template() else prompt
 
     def _encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -227,7 +227,7 @@ class TransformersLLM(BaseLLM):
             group = TOKEN_GROUP[token]
             row = logprobs[index]
             group_lp = {tok: float(row[vocab[tok]]) for tok in GROUP_TOKENS[group] if tok in vocab}
-            readings.append(_reading(group, token, index, group_lp))
+            readings.append(group_reading(group, token, index, group_lp))
         return readings
 
     # ----------------------------------------------------------------- scoring fixed continuations
@@ -295,15 +295,6 @@ class TransformersLLM(BaseLLM):
                 total += sum(float(rows[row, j - 1, cont[j]]) for j in range(1, len(cont)))
                 totals.append(total)
         return totals
-
-
-def _reading(group: Group, token: str, index: int, group_logprobs: dict[str, float]) -> GroupReading:
-    """A group reading from exact log-probabilities of the group's tokens at one position."""
-    mass = math.fsum(math.exp(lp) for lp in group_logprobs.values())
-    probs = {tok: (math.exp(group_logprobs[tok]) / mass if tok in group_logprobs and mass > 0 else 0.0)
-             for tok in GROUP_TOKENS[group]}
-    missing = tuple(tok for tok in GROUP_TOKENS[group] if tok not in group_logprobs)
-    return GroupReading(group, token, index, probs, mass, exact=not missing, missing=missing)
 
 
 def _common_prefix_len(sequences: list[list[int]]) -> int:

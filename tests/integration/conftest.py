@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,19 @@ def smollm2_with_tokens(smollm2: TransformersLLM, tmp_path_factory: pytest.TempP
 
     path = save_with_reflection_tokens(smollm2.hf_model, smollm2.tokenizer, tmp_path_factory.mktemp("smollm2-rt"))
     return TransformersLLM(model=str(path), max_new_tokens=8).load()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server with SmolLM2 on loopback, one per session.
+
+    Yields the base URL (``http://127.0.0.1:PORT/v1``); the served model is named
+    ``smollm2-135m-instruct``. The server log is in the session's temp directory.
+    """
+    from tests.servers import start_llama_server
+
+    server = start_llama_server(tmp_path_factory.mktemp("llama-server") / "server.log")
+    try:
+        yield server.base_url
+    finally:
+        server.stop()

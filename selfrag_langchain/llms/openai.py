@@ -1,0 +1,543 @@
+"""Any OpenAI-compatible completions server (vLLM ``serve``, llama.cpp servers, hosted endpoints).
+
+Token log-probabilities come from the completions API (``logprobs``, ``top_logprobs``); a group token
+outside the returned top-k is named in the reading's ``missing``. Requests run concurrently up to a
+limit, from threads (``generate``) or the event loop (``agenerate``), with the ``openai`` client's
+retries and exponential backoff; a request that still fails raises :class:`BackendError` naming the URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseLLM
+from langchain_core.outputs import Generation, LLMResult
+from langchain_core.utils.utils import secret_from_env
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
+
+from selfrag_langchain.errors import BackendError, ConfigurationError
+from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, reading_at
+from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
+from selfrag_langchain.tokens import TOKEN_GROUP
+
+ScoringMode = Literal["auto", "echo", "forced"]
+
+_PROBE_PROMPT = "The capital of France is"
+_FORCE_BIAS = 100
+
+
+class OpenAICompatibleLLM(BaseLLM):
+    """A model behind an OpenAI-compatible ``/v1/completions`` endpoint, reporting what Self-RAG needs.
+
+    Each generation carries ``generation_info["selfrag"]`` (sequence log-probability, and a group
+    reading at every generated reflection token, from the ``top_logprobs`` the server returns).
+    ``score_continuations`` reads label likelihoods either from echoed prompt log-probabilities or,
+    for servers whose echoed log-probabilities are misplaced or missing, by forcing each continuation
+    token with ``logit_bias`` (see ``continuation_scoring``).
+
+    Setup:
+        .. code-block:: bash
+
+            pip install "selfrag-langchain[openai]"
+            vllm serve selfrag/selfrag_llama2_7b --max-logprobs 20          # or
+            python -m llama_cpp.server --model model.gguf --logits_all True
+
+    Instantiate:
+        .. code-block:: python
+
+            from selfrag_langchain.llms.openai import OpenAICompatibleLLM
+
+            llm = OpenAICompatibleLLM(base_url="http://127.0.0.1:8000/v1", model="selfrag/selfrag_llama2_7b",
+                                      extra_body={"skip_special_tokens": False})
+            # llama-cpp-python's server: greedy needs its repeat penalty off
+            llm = OpenAICompatibleLLM(base_url="http://127.0.0.1:8080/v1", extra_body={"repeat_penalty": 1.0},
+                                      tokenizer="smollm2-135m-instruct")
+
+    Invoke:
+        .. code-block:: python
+
+            llm.invoke("What is the capital of France?")
+            result = await llm.agenerate(["prompt one", "prompt two"])   # concurrent requests
+            result.generations[0][0].generation_info["selfrag"]["sum_logprob"]
+    """
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    base_url: str = "http://127.0.0.1:8000/v1"
+    """The server's OpenAI-compatible base URL, ending in ``/v1``."""
+    model: str | None = Field(default=None, alias="model_name")
+    """Model name to request; None: the first model the server lists."""
+    api_key: SecretStr = Field(default_factory=secret_from_env("OPENAI_API_KEY", default="EMPTY"))
+    """Bearer key; read from ``OPENAI_API_KEY`` when not given (local servers accept any)."""
+    timeout: float = 60.0
+    """Seconds to wait for one response."""
+    max_retries: int = 2
+    """Retries of a request that timed out, could not connect, or got HTTP 408/409/429/5xx, with
+    exponential backoff (the ``openai`` client's own retry)."""
+    concurrency: int = 4
+    """Requests in flight at once from this instance (sync and async together)."""
+    max_new_tokens: int = 100
+    temperature: float = 0.0
+    """0 decodes greedily (the paper's setting)."""
+    top_logprobs: int = 5
+    """Log-probabilities returned per generated position: 5 covers the largest reflection group (IsUse);
+    a group token outside them is reported missing. Servers cap it (OpenAI 5, vLLM ``--max-logprobs``)."""
+    scoring_top_logprobs: int = 20
+    """Log-probabilities asked for after a prompt when scoring with ``forced``: a one-token label among
+    them needs no forced request (OpenAI's hosted API allows at most 5)."""
+    tokenizer: str | None = None
+    """A local tokenizer matching the served model (hub id, directory, ``.gguf`` file or
+    ``smollm2-135m-instruct``), used to count tokens, find token ids and apply the chat template.
+    None: the server's tokenize endpoint (llama-cpp-python ``/extras/tokenize``, vLLM ``/tokenize``)
+    and no chat template."""
+    chat_template: bool | None = None
+    """Wrap prompts in the tokenizer's chat template. None: only for a model that has one and lacks the
+    reflection tokens (needs ``tokenizer``)."""
+    context_size: int | None = None
+    """The served model's context window in tokens; None: what the server reports (vLLM), else unknown."""
+    continuation_scoring: ScoringMode = "auto"
+    """How ``score_continuations`` reads label likelihoods. ``echo``: one request per continuation with
+    the prompt echoed and its log-probabilities. ``forced``: the top log-probabilities after the prompt,
+    then one request per remaining continuation token, forced with ``logit_bias`` (needs token ids: a
+    tokenize endpoint or ``tokenizer``). ``auto``: ``echo`` if a probe finds the server's echoed
+    log-probabilities at the right positions, else ``forced`` (llama-cpp-python 0.3 shifts them by one
+    token for models without a BOS token)."""
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    """Server-specific request fields, e.g. ``{"repeat_penalty": 1.0}`` for llama-cpp-python (its
+    default 1.1 makes greedy decoding differ from the model's argmax) or ``{"skip_special_tokens": False,
+    "spaces_between_special_tokens": False}`` for vLLM serving a Self-RAG model."""
+
+    _slots: threading.BoundedSemaphore = PrivateAttr()
+    _client: Any = PrivateAttr(default=None)
+    _aclients: Any = PrivateAttr(default_factory=weakref.WeakKeyDictionary)
+    _lock: Any = PrivateAttr(default_factory=threading.RLock)
+    _vocab: dict[str, int] | None = PrivateAttr(default=None)
+    _wants_chat: bool | None = PrivateAttr(default=None)
+    _served_model: str | None = PrivateAttr(default=None)
+    _server_context: int | None = PrivateAttr(default=None)
+    _scoring: str | None = PrivateAttr(default=None)
+    _token_cache: dict[str, list[int]] = PrivateAttr(default_factory=dict)
+    _tokenize_path: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _check(self) -> OpenAICompatibleLLM:
+        for name in ("concurrency", "max_new_tokens"):
+            if getattr(self, name) < 1:
+                msg = f"{name} must be >= 1, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
+        if self.max_retries < 0:
+            msg = f"max_retries must be >= 0, got {self.max_retries}"
+            raise ConfigurationError(msg)
+        if self.timeout <= 0:
+            msg = f"timeout must be > 0 seconds, got {self.timeout}"
+            raise ConfigurationError(msg)
+        if self.temperature < 0:
+            msg = f"temperature must be >= 0, got {self.temperature}"
+            raise ConfigurationError(msg)
+        for name in ("top_logprobs", "scoring_top_logprobs"):
+            if getattr(self, name) < 1:
+                msg = f"{name} must be >= 1, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
+        if not self.base_url.startswith(("http://", "https://")):
+            msg = f"base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, got '{self.base_url}'"
+            raise ConfigurationError(msg)
+        self._slots = threading.BoundedSemaphore(self.concurrency)
+        return self
+
+    @property
+    def _llm_type(self) -> str:
+        return "selfrag-openai-compatible"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"base_url": self.base_url, "model": self.model, "temperature": self.temperature}
+
+    # ----------------------------------------------------------------- clients and errors
+
+    @property
+    def client(self) -> Any:
+        """The synchronous ``openai.OpenAI`` client (created at first use)."""
+        if self._client is None:
+            import openai
+
+            self._client = openai.OpenAI(**self._client_kwargs())
+        return self._client
+
+    def _async_client(self) -> Any:
+        """An ``openai.AsyncOpenAI`` client for the running event loop: its connections belong to one loop."""
+        import openai
+
+        loop = asyncio.get_running_loop()
+        client = self._aclients.get(loop)
+        if client is None:
+            client = self._aclients[loop] = openai.AsyncOpenAI(**self._client_kwargs())
+        return client
+
+    def _client_kwargs(self) -> dict[str, Any]:
+        return {"base_url": self.base_url, "api_key": self.api_key.get_secret_value(), "timeout": self.timeout,
+                "max_retries": self.max_retries}
+
+    def _backend_error(self, error: Exception) -> BackendError:
+        return BackendError(describe_failure(error, self.base_url, self.timeout, self.max_retries))
+
+    def _call(self, fn: Callable[..., Any], **params: Any) -> Any:
+        import openai
+
+        with self._slots:
+            try:
+                return fn(**params)
+            except openai.OpenAIError as e:
+                raise self._backend_error(e) from e
+
+    async def _acall(self, fn: Callable[..., Any], **params: Any) -> Any:
+        import openai
+
+        while not self._slots.acquire(blocking=False):  # one limit for threads and coroutines alike
+            await asyncio.sleep(0.005)
+        try:
+            return await fn(**params)
+        except openai.OpenAIError as e:
+            raise self._backend_error(e) from e
+        finally:
+            self._slots.release()
+
+    # ----------------------------------------------------------------- model, tokens, context
+
+    @property
+    def served_model(self) -> str:
+        """The model name sent with each request: ``model``, else the server's first listed model."""
+        if self.model is not None:
+            return self.model
+        with self._lock:
+            if self._served_model is None:
+                listing = self._call(self.client.models.list)
+                models = list(listing.data)
+                if not models:
+                    msg = f"the server at {self.base_url} lists no models: pass model=..."
+                    raise BackendError(msg)
+                self._served_model = models[0].id
+                extra = getattr(models[0], "model_extra", None) or {}
+                self._server_context = extra.get("max_model_len")
+        return self._served_model
+
+    @property
+    def context_window(self) -> int | None:
+        if self.context_size is not None:
+            return self.context_size
+        if self.model is None:
+            _ = self.served_model
+        return self._server_context
+
+    def _local_tokenizer(self) -> Any | None:
+        if self.tokenizer is None:
+            return None
+        from selfrag_langchain.llms.model_loading import load_tokenizer
+
+        return load_tokenizer(self.tokenizer)
+
+    def token_ids(self, text: str) -> list[int]:
+        """Token ids of ``text`` alone (no BOS), from the local tokenizer or the server's tokenize endpoint."""
+        cached = self._token_cache.get(text)
+        if cached is not None:
+            return cached
+        local = self._local_tokenizer()
+        ids = local(text, add_special_tokens=False)["input_ids"] if local is not None else self._server_tokenize(text)
+        if len(self._token_cache) < 4096:
+            self._token_cache[text] = ids
+        return ids
+
+    def _server_tokenize(self, text: str) -> list[int]:
+        import openai
+
+        root = server_root(self.base_url)
+        paths = [self._tokenize_path] if self._tokenize_path else ["/extras/tokenize", "/tokenize"]
+        for path in paths:
+            body = {"input": text} if path == "/extras/tokenize" else {
+                "model": self.served_model, "prompt": text, "add_special_tokens": False}
+            try:
+                answer = self._call(self.client.post, path=root + path, body=body, cast_to=object)
+            except BackendError as e:
+                if isinstance(e.__cause__, openai.NotFoundError):
+                    continue
+                raise
+            self._tokenize_path = path
+            return [int(t) for t in answer["tokens"]]
+        msg = (f"the server at {self.base_url} has no tokenize endpoint (tried {root}/extras/tokenize and "
+               f"{root}/tokenize): pass tokenizer=... (--tokenizer) naming the served model's tokenizer")
+        raise BackendError(msg)
+
+    def has_tokens(self, strings: Sequence[str]) -> bool:
+        local = self._local_tokenizer()
+        if local is not None:
+            if self._vocab is None:
+                self._vocab = local.get_vocab()
+            return all(s in self._vocab for s in strings)
+        return all(len(self.token_ids(s)) == 1 for s in strings)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.token_ids(text))
+
+    def get_num_tokens(self, text: str) -> int:
+        return self.count_tokens(text)
+
+    def format_prompt(self, prompt: str) -> str:
+        """The text sent for ``prompt``: wrapped in the local tokenizer's chat template when enabled."""
+        local = self._local_tokenizer()
+        if local is None:
+            if self.chat_template:
+                msg = "chat_template=True needs tokenizer=... (the served model's tokenizer, for its template)"
+                raise ConfigurationError(msg)
+            return prompt
+        if self._wants_chat is None:
+            self._wants_chat = use_chat_template(
+                self.chat_template, has_template=getattr(local, "chat_template", None) is not None,
+                has_reflection_tokens=self.has_tokens(list(TOKEN_GROUP)))
+        return render_hf_chat(local, prompt) if self._wants_chat else prompt
+
+    # ----------------------------------------------------------------- generation
+
+    def _generation_params(self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.served_model,
+            "prompt": self.format_prompt(prompt),
+            "max_tokens": int(kwargs.get("max_new_tokens", self.max_new_tokens)),
+            "temperature": float(kwargs.get("temperature", self.temperature)),
+            "logprobs": self.top_logprobs,
+        }
+        if stop:
+            params["stop"] = list(stop)
+        if self.extra_body:
+            params["extra_body"] = dict(self.extra_body)
+        return params
+
+    def _to_generation(self, response: Any) -> Generation:
+        choice = response.choices[0]
+        if choice.logprobs is None or choice.logprobs.token_logprobs is None:
+            raise BackendError(missing_logprobs_message(self.base_url))
+        lp = choice.logprobs
+        stats = stats_from_logprobs(lp.tokens or [], lp.token_logprobs, lp.top_logprobs, choice.finish_reason)
+        return Generation(text=choice.text, generation_info={INFO_KEY: stats.to_dict(),
+                                                             "finish_reason": stats.finish_reason})
+
+    def _generate(
+        self,
+        prompts: list[str],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> LLMResult:
+        def one(prompt: str) -> Generation:
+            params = self._generation_params(prompt, stop, kwargs)
+            return self._to_generation(self._call(self.client.completions.create, **params))
+
+        _ = self.served_model  # resolve once, before the threads
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(prompts) or 1)) as pool:
+            generations = list(pool.map(one, prompts))
+        return LLMResult(generations=[[g] for g in generations])
+
+    async def _agenerate(
+        self,
+        prompts: list[str],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> LLMResult:
+        client = self._async_client()
+        if self.model is None and self._served_model is None:
+            await asyncio.to_thread(lambda: self.served_model)
+
+        async def one(prompt: str) -> Generation:
+            params = self._generation_params(prompt, stop, kwargs)
+            return self._to_generation(await self._acall(client.completions.create, **params))
+
+        generations = await asyncio.gather(*(one(p) for p in prompts))
+        return LLMResult(generations=[[g] for g in generations])
+
+    # ----------------------------------------------------------------- scoring fixed continuations
+
+    def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
+        """Total log-probability of each continuation given its prompt (see ``continuation_scoring``)."""
+        if not requests:
+            return []
+        mode = self.scoring_mode()
+        prompts = [self.format_prompt(r.prompt) if r.chat else r.prompt for r in requests]
+        score = self._score_echo if mode == "echo" else self._score_forced
+        jobs = [(prompt, req.continuations) for prompt, req in zip(prompts, requests, strict=True)]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(jobs))) as pool:
+            return list(pool.map(lambda job: score(*job), jobs))
+
+    def scoring_mode(self) -> str:
+        """``echo`` or ``forced``; with ``auto`` the server is probed once."""
+        if self.continuation_scoring != "auto":
+            return self.continuation_scoring
+        with self._lock:
+            if self._scoring is None:
+                self._scoring = "echo" if self._echo_is_aligned() else "forced"
+        return self._scoring
+
+    def _completion(self, **params: Any) -> Any:
+        base: dict[str, Any] = {"model": self.served_model, "temperature": 0.0}
+        if self.extra_body:
+            base["extra_body"] = dict(self.extra_body)
+        return self._call(self.client.completions.create, **base, **params)
+
+    def _echo_is_aligned(self) -> bool:
+        """Whether echoed prompt log-probabilities sit at the right tokens: the echoed log-probability of
+        a token must equal the one the server gave when it generated that token after the same prefix."""
+        try:
+            first = self._completion(prompt=_PROBE_PROMPT, max_tokens=1, logprobs=1).choices[0].logprobs
+            token, generated = first.tokens[0], first.token_logprobs[0]
+            echoed = self._completion(prompt=_PROBE_PROMPT + token, max_tokens=1, logprobs=1, echo=True)
+        except (BackendError, AttributeError, IndexError, TypeError):
+            return False  # no echo or no log-probabilities: force instead
+        lp = echoed.choices[0].logprobs
+        if lp is None or lp.text_offset is None or lp.token_logprobs is None:
+            return False
+        at = [i for i, offset in enumerate(lp.text_offset) if offset == len(_PROBE_PROMPT)]
+        if not at or lp.tokens[at[0]] != token or lp.token_logprobs[at[0]] is None:
+            return False
+        return abs(lp.token_logprobs[at[0]] - generated) < 0.05
+
+    def _score_echo(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        scores = []
+        for continuation in continuations:
+            full = prompt + continuation
+            choice = self._completion(prompt=full, max_tokens=1, logprobs=1, echo=True).choices[0]
+            lp = choice.logprobs
+            if lp is None or lp.token_logprobs is None or lp.text_offset is None:
+                raise BackendError(missing_logprobs_message(self.base_url, echo=True))
+            scores.append(span_logprob(lp.tokens, lp.text_offset, lp.token_logprobs, len(prompt), len(full)))
+        return scores
+
+    def _score_forced(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        top = self._top_after(prompt)
+        scores = []
+        for continuation in continuations:
+            ids = self.token_ids(continuation)
+            if len(ids) == 1 and continuation in top:
+                scores.append(top[continuation])
+                continue
+            total, text = 0.0, prompt
+            for token_id in ids:
+                choice = self._completion(prompt=text, max_tokens=1, logprobs=1,
+                                          logit_bias={str(token_id): _FORCE_BIAS}).choices[0]
+                if choice.logprobs is None or not choice.logprobs.token_logprobs:
+                    raise BackendError(missing_logprobs_message(self.base_url))
+                total += float(choice.logprobs.token_logprobs[0])
+                text += choice.logprobs.tokens[0]
+            if text != prompt + continuation:
+                msg = (f"the server at {self.base_url} did not follow logit_bias when scoring "
+                       f"{continuation!r} (got {text[len(prompt):]!r}): use continuation_scoring='echo'")
+                raise BackendError(msg)
+            scores.append(total)
+        return scores
+
+    def _top_after(self, prompt: str) -> dict[str, float]:
+        choice = self._completion(prompt=prompt, max_tokens=1, logprobs=self.scoring_top_logprobs).choices[0]
+        if choice.logprobs is None or not choice.logprobs.top_logprobs:
+            raise BackendError(missing_logprobs_message(self.base_url))
+        top = dict(choice.logprobs.top_logprobs[0] or {})
+        top[choice.logprobs.tokens[0]] = float(choice.logprobs.token_logprobs[0])
+        return {tok: float(lp) for tok, lp in top.items()}
+
+
+# --------------------------------------------------------------------- pure helpers
+
+
+def stats_from_logprobs(
+    tokens: Sequence[str],
+    token_logprobs: Sequence[float | None],
+    top_logprobs: Sequence[dict[str, float] | None] | None,
+    finish_reason: str | None,
+) -> GenerationStats:
+    """:class:`GenerationStats` from a completions response's ``logprobs`` object.
+
+    A reading is taken wherever a generated token is a reflection token, from that position's top
+    log-probabilities plus the token's own (always returned).
+    """
+    readings = []
+    for index, token in enumerate(tokens):
+        if token not in TOKEN_GROUP:
+            continue
+        seen = dict((top_logprobs[index] or {}) if top_logprobs and index < len(top_logprobs) else {})
+        own = token_logprobs[index]
+        if own is not None:
+            seen[token] = own
+        reading = reading_at(index, token, seen)
+        if reading is not None:
+            readings.append(reading)
+    chosen = [float(lp) for lp in token_logprobs if lp is not None]
+    return GenerationStats(
+        num_tokens=len(tokens),
+        sum_logprob=math.fsum(chosen),
+        readings=tuple(readings),
+        finish_reason="length" if finish_reason == "length" else "stop",
+    )
+
+
+def span_logprob(
+    tokens: Sequence[str], offsets: Sequence[int], token_logprobs: Sequence[float | None], start: int, end: int
+) -> float:
+    """Sum of the log-probabilities of the echoed tokens that cover text[start:end].
+
+    A token straddling ``start`` (the server merged the end of the prompt with the continuation) counts
+    with the continuation.
+    """
+    total = 0.0
+    for token, offset, lp in zip(tokens, offsets, token_logprobs, strict=False):
+        if offset >= end or offset + len(token) <= start:
+            continue
+        if lp is None:
+            msg = "the server returned no log-probability for a continuation token (was the prompt empty?)"
+            raise BackendError(msg)
+        total += float(lp)
+    return total
+
+
+def server_root(base_url: str) -> str:
+    """The server's root URL: ``base_url`` without its trailing ``/v1``."""
+    url = base_url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def missing_logprobs_message(base_url: str, *, echo: bool = False) -> str:
+    what = "prompt log-probabilities (echo with logprobs)" if echo else "token log-probabilities"
+    return (f"the server at {base_url} returned no {what}: Self-RAG needs them. Enable them on the server "
+            "(llama-cpp-python: --logits_all True; vLLM: --max-logprobs >= top_logprobs), or use a backend "
+            "that reports them")
+
+
+def describe_failure(error: Exception, base_url: str, timeout: float, retries: int) -> str:
+    """One line saying what went wrong with a request to ``base_url`` and what to do about it."""
+    import openai
+
+    tried = f"after {retries} retr{'y' if retries == 1 else 'ies'}"
+    if isinstance(error, openai.APITimeoutError):
+        return f"the server at {base_url} did not answer within {timeout:g} s ({tried}): raise --timeout or check it"
+    if isinstance(error, openai.APIConnectionError):
+        return f"cannot reach the server at {base_url} ({tried}): is it running? check --base-url"
+    if isinstance(error, openai.APIStatusError):
+        detail = _error_detail(error)
+        if error.status_code == 429:
+            return f"the server at {base_url} kept refusing with HTTP 429 (rate limit) {tried}: lower --concurrency"
+        if error.status_code >= 500:
+            return f"the server at {base_url} failed with HTTP {error.status_code} {tried}: {detail}"
+        return f"the server at {base_url} rejected the request with HTTP {error.status_code}: {detail}"
+    return f"request to the server at {base_url} failed: {error}"
+
+
+def _error_detail(error: Any) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            return str(inner.get("message") or inner.get("detail") or inner)
+        return str(body.get("detail") or inner)
+    return str(getattr(error, "message", error))

