@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseLanguageModel
-from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
 from langchain_core.runnables.config import patch_config
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import Field
 
 from selfrag_langchain.chains.branches import (
     PreparedPassage,
@@ -20,25 +18,18 @@ from selfrag_langchain.chains.branches import (
     prepare_passages,
     to_branches,
 )
+from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.selection import Selection, select
-from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.prompts import build_instruction
-from selfrag_langchain.reflection import Branch, Critique, InlineReflector, Reflector
+from selfrag_langchain.reflection import Branch, Critique
 from selfrag_langchain.results import RetrieveDecision, SelfRAGResult
-from selfrag_langchain.scoring import (
-    HardConstraints,
-    RetrieveMode,
-    ScoringWeights,
-    retrieve_probability,
-    should_retrieve,
-)
 
 STAGES = ("retrieve_decision", "retrieve", "generate_branches", "critique", "select")
 """Names of the child runs one question goes through, as callbacks and ``astream_events`` see them."""
 
 
-class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
+class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     """Short-form Self-RAG (Asai et al., 2023) over any LangChain LLM, judge and retriever.
 
     One question goes through five stages, each a child run that callbacks and ``astream_events``
@@ -80,102 +71,9 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
             chain = prompt | rag | (lambda r: r.answer) | StrOutputParser()
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    generator: BaseLanguageModel
-    """Writes the answer branches: a Self-RAG model (inline judging) or any LLM or chat model."""
-    reflector: Reflector
-    """Judges Retrieve, IsRel, IsSup and IsUse: :class:`InlineReflector` or :class:`CriticReflector`."""
-    retriever: BaseRetriever | None = None
-    """Any LangChain retriever; passages given with a question are used instead."""
-    mode: RetrieveMode = RetrieveMode.ADAPTIVE
-    """``adaptive`` (threshold on p(Retrieve)), ``hard`` (the judge's choice), ``always`` or ``never``."""
-    threshold: float = 0.2
-    """Adaptive mode retrieves when p([Retrieval]) / (p([Retrieval]) + p([No Retrieval])) > threshold."""
-    k: int = 5
-    """Passages retrieved, one branch each."""
-    w_rel: float = 1.0
-    w_sup: float = 1.0
-    w_use: float = 0.5
-    use_sequence_probability: bool = True
-    """Add exp(mean token log-probability) of a branch to its score, as the reference code does."""
-    drop_unsupported: bool = False
-    """Hard constraint: drop a branch judged ``[No support / Contradictory]``."""
-    drop_irrelevant: bool = False
-    """Hard constraint: drop a branch judged ``[Irrelevant]``."""
-    max_new_tokens: int = 100
-    max_passage_tokens: int | None = None
-    """Cut passages to this many tokens (they are always cut to fit the generator's context window)."""
-    prompt_format: Literal["auto", "selfrag", "rag"] = "auto"
-    """``selfrag``: the released generator's format with reflection tokens; ``rag``: a plain prompt for
-    instruct models; ``auto``: ``selfrag`` with the inline reflector, else ``rag``."""
     name: str | None = Field(default="SelfRAG")
 
-    @field_validator("threshold")
-    @classmethod
-    def _threshold_in_unit_interval(cls, value: float) -> float:
-        if not 0.0 <= value <= 1.0:
-            msg = f"threshold must be in [0, 1], got {value}"
-            raise ConfigurationError(msg)
-        return value
-
-    @field_validator("k", "max_new_tokens")
-    @classmethod
-    def _positive(cls, value: int, info: Any) -> int:
-        if value < 1:
-            msg = f"{info.field_name} must be >= 1, got {value}"
-            raise ConfigurationError(msg)
-        return value
-
-    @model_validator(mode="after")
-    def _weights_are_finite(self) -> SelfRAG:
-        self.weights()  # raises ConfigurationError for a non-finite weight
-        return self
-
-    # ------------------------------------------------------------------ settings
-
-    def weights(self) -> ScoringWeights:
-        return ScoringWeights(self.w_rel, self.w_sup, self.w_use, self.use_sequence_probability)
-
-    def constraints(self) -> HardConstraints:
-        return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant)
-
-    def resolved_prompt_format(self) -> str:
-        if self.prompt_format != "auto":
-            return self.prompt_format
-        return "selfrag" if isinstance(self.reflector, InlineReflector) else "rag"
-
-    def settings(self) -> dict[str, Any]:
-        """The knobs of this run, recorded in each result."""
-        return {
-            "mode": str(self.mode),
-            "threshold": self.threshold,
-            "k": self.k,
-            "w_rel": self.w_rel,
-            "w_sup": self.w_sup,
-            "w_use": self.w_use,
-            "use_sequence_probability": self.use_sequence_probability,
-            "drop_unsupported": self.drop_unsupported,
-            "drop_irrelevant": self.drop_irrelevant,
-            "max_new_tokens": self.max_new_tokens,
-            "max_passage_tokens": self.max_passage_tokens,
-            "prompt_format": self.resolved_prompt_format(),
-            "reflector": self.reflector.name,
-        }
-
     # ------------------------------------------------------------------ pure steps shared by sync and async
-
-    def _needs_judge(self) -> bool:
-        return self.mode in (RetrieveMode.ADAPTIVE, RetrieveMode.HARD)
-
-    def _decision(self, dist: dict[str, float] | None) -> RetrieveDecision:
-        return RetrieveDecision(
-            mode=str(self.mode),
-            threshold=self.threshold,
-            retrieve=should_retrieve(self.mode, dist, self.threshold),
-            probability=retrieve_probability(dist) if dist is not None else None,
-            distribution=dist,
-        )
 
     def _prepare(self, q: Question, docs: list[Document]) -> list[PreparedPassage]:
         return prepare_passages(
@@ -214,26 +112,6 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
                       choices=q.choices or None)
 
-    def _passages_or_fallback(self, docs: list[Document] | None, error: Exception | None, notes: list[str]
-                              ) -> list[Document] | None:
-        if error is not None:
-            notes.append(f"retriever failed ({type(error).__name__}: {error}): answered without retrieval")
-            return None
-        usable = [d for d in docs or [] if d.page_content.strip()]
-        if docs and len(usable) < len(docs):
-            notes.append(f"skipped {len(docs) - len(usable)} passage(s) without text")
-        if not usable:
-            notes.append("retrieval returned no passages: answered without retrieval")
-            return None
-        return usable
-
-    def _without_retriever(self, q: Question, notes: list[str]) -> list[Document] | None:
-        """Passages given with the question, or none (with a note) when no retriever is configured."""
-        if q.passages is not None:
-            return self._passages_or_fallback(q.passages, None, notes)
-        notes.append("no retriever configured and no passages given: answered without retrieval")
-        return None
-
     # ------------------------------------------------------------------ sync
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> SelfRAGResult:
@@ -271,15 +149,6 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
             branches, child)
         selection = RunnableLambda(lambda c: self._select(q, branches, c), name="select").invoke(critiques, child)
         return self._result(q, decision, passages, selection, notes)
-
-    def _retrieve(self, q: Question, query: str, config: RunnableConfig, notes: list[str]) -> list[Document] | None:
-        if q.passages is not None or self.retriever is None:
-            return self._without_retriever(q, notes)
-        try:
-            docs = self.retriever.invoke(query, config)
-        except Exception as e:  # a failing store must not lose the answer
-            return self._passages_or_fallback(None, e, notes)
-        return self._passages_or_fallback(docs, None, notes)
 
     # ------------------------------------------------------------------ async
 
@@ -325,14 +194,3 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult]):
         selection = await RunnableLambda(lambda c: self._select(q, branches, c), name="select").ainvoke(
             critiques, child)
         return self._result(q, decision, passages, selection, notes)
-
-    async def _aretrieve(
-        self, q: Question, query: str, config: RunnableConfig, notes: list[str]
-    ) -> list[Document] | None:
-        if q.passages is not None or self.retriever is None:
-            return self._without_retriever(q, notes)
-        try:
-            docs = await self.retriever.ainvoke(query, config)
-        except Exception as e:  # a failing store must not lose the answer
-            return self._passages_or_fallback(None, e, notes)
-        return self._passages_or_fallback(docs, None, notes)

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable
 from typing import Any
 
-from selfrag_langchain.commands.options import add_run_options, build_selfrag, validate_run_options
+from langchain_core.documents import Document
+
+from selfrag_langchain.commands.options import (
+    add_long_form_options,
+    add_run_options,
+    build_long_form,
+    build_selfrag,
+    validate_run_options,
+)
 from selfrag_langchain.errors import SelfRAGError
+from selfrag_langchain.long_form_results import CitedSegment
 from selfrag_langchain.results import SelfRAGResult
 
 
@@ -15,7 +25,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("ask", help="answer a question with Self-RAG")
     parser.add_argument("question")
     parser.add_argument("--json", action="store_true", help="print the whole result, trace included, as JSON")
+    parser.add_argument("--long", action="store_true",
+                        help="long-form answer: written segment by segment, each retrieved for, judged and cited "
+                             "(beam search; streamed as segments become final)")
     add_run_options(parser)
+    add_long_form_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -23,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise SelfRAGError("the question is empty: ask something")
     validate_run_options(args)
+    if args.long:
+        return run_long(args)
     result = build_selfrag(args).invoke(args.question)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
@@ -33,12 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 def print_result(result: SelfRAGResult) -> None:
     print(result.answer or "(no answer)")
-    if result.citations:
-        print("\nSources:")
-        for doc in result.citations:
-            title = doc.metadata.get("title") or doc.metadata.get("source") or ""
-            snippet = " ".join(doc.page_content.split())[:120]
-            print(f"  [{doc.metadata.get('citation')}] {title}: {snippet}...")
+    print_sources(result.citations)
     d = result.retrieve_decision
     p = f", p(Retrieve)={d.probability:.2f} vs threshold {d.threshold:.2f}" if d.probability is not None else ""
     retrieved = "yes" if result.retrieved else "no"
@@ -47,3 +58,51 @@ def print_result(result: SelfRAGResult) -> None:
         print("  " + line)
     for note in result.notes:
         print(f"  note: {note}")
+
+
+def run_long(args: argparse.Namespace) -> int:
+    rag = build_long_form(args)
+    if args.json:
+        result = rag.invoke(args.question)
+        print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        return 0
+    result = stream_answer(rag.stream(args.question))
+    print_sources(result.citations)
+    print(f"\nSearch ({result.reflector} judge; mode {result.settings.get('mode')}; "
+          f"{result.retrievals} retrieval{'s' if result.retrievals != 1 else ''}; "
+          f"beam width {result.settings.get('beam_width')}):")
+    for line in result.summary_lines():
+        print("  " + line)
+    for note in result.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def stream_answer(items: Iterable[Any]) -> Any:
+    """Print segments as they arrive (each with its marker), or the answer of a result that comes whole;
+    returns the last item, the result."""
+    result: Any = None
+    started = False
+    for item in items:
+        if isinstance(item, CitedSegment):
+            marked = item.marked()
+            gap = "" if not started or marked[:1] in ",.;:!?)" else " "
+            print(gap + marked, end="", flush=True)
+            started = True
+        else:
+            result = item
+    if not started:
+        print(getattr(result, "answer", "") or "(no answer)", end="")
+    print()
+    return result
+
+
+def print_sources(citations: list[Document]) -> None:
+    """The numbered passages under an answer."""
+    if not citations:
+        return
+    print("\nSources:")
+    for doc in citations:
+        title = doc.metadata.get("title") or doc.metadata.get("source") or ""
+        snippet = " ".join(doc.page_content.split())[:120]
+        print(f"  [{doc.metadata.get('citation')}] {title}: {snippet}...")

@@ -46,3 +46,18 @@ def test_agent_calls_selfrag_tool(smollm2: TransformersLLM) -> None:
     tool_messages = [m for m in messages if m.type == "tool"]
     assert len(tool_messages) == 1
     assert "8,849" in tool_messages[0].content and tool_messages[0].content.endswith("[1] Mount Everest")
+
+
+def test_chatbot_answers_a_conversation_with_citations(smollm2: TransformersLLM, tmp_path) -> None:
+    from examples.chatbot import QUESTIONS, main
+    from selfrag_langchain.history import SQLiteChatMessageHistory
+
+    turns = main(QUESTIONS, history_file=tmp_path / "chat.sqlite3")
+    assert [t.question for t in turns] == QUESTIONS
+    assert turns[0].standalone_question == QUESTIONS[0] and turns[1].standalone_question.strip()
+    assert [d.metadata["title"] for d in turns[0].citations][:1] == ["Mona Lisa"]
+    for t in turns:
+        assert t.answer.strip() and t.result.retrievals >= 1
+        assert {s.citation for s in t.result.segments} - {None} == set(range(1, len(t.citations) + 1))
+    history = SQLiteChatMessageHistory("example", tmp_path / "chat.sqlite3").messages
+    assert [m.content for m in history] == [QUESTIONS[0], turns[0].answer, QUESTIONS[1], turns[1].answer]

@@ -1,0 +1,466 @@
+"""Segment-level beam search of long-form Self-RAG (paper §3.3, Algorithm 1), free of I/O.
+
+:class:`BeamSearch.run` is a generator of *effects*: it yields what it needs done (judge the retrieve
+decisions, retrieve, generate, critique, report an event, hand out final segments) and receives the
+outcome. The Runnable drives it with sync calls, async calls, or as a stream, so the three share every
+line of the control logic, and a stream that its reader stops is a suspended generator: nothing more
+is generated.
+
+At each depth every live beam decides whether to retrieve (from the Retrieve token its last segment
+ended with, or by asking the judge with the answer so far), retrieves for the question and its previous
+segment (a fresh query per segment), keeps its passage on ``[Continue to Use Evidence]``, and writes one
+candidate segment per passage; all candidates of all beams are generated in one call, judged, scored
+with the paper's formula, and the best ``beam_width`` beams by sequence score (``beam_score``) go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.documents import Document
+from langchain_core.outputs import LLMResult
+
+from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
+from selfrag_langchain.chains.citations import CitationNumbers
+from selfrag_langchain.chains.inputs import Question
+from selfrag_langchain.chains.segments import (
+    RETRIEVE_STOPS,
+    CutSegment,
+    cut_plain,
+    cut_selfrag,
+    rag_followup_prompt,
+    rag_step_prompt,
+    repeat_key,
+    selfrag_step_prefix,
+    selfrag_step_prompt,
+)
+from selfrag_langchain.chains.selection import select
+from selfrag_langchain.long_form_results import (
+    Action,
+    BeamStep,
+    BeamTrace,
+    CitedSegment,
+    LongFormResult,
+    SegmentTrace,
+    join_segments,
+)
+from selfrag_langchain.prompts import build_instruction
+from selfrag_langchain.reflection import Branch, Critique, InlineReflector
+from selfrag_langchain.results import BranchTrace
+from selfrag_langchain.scoring import argmax
+from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group, parse_generation
+
+if TYPE_CHECKING:
+    from selfrag_langchain.chains.long_form import SelfRAGLongForm
+
+
+# ---------------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True)
+class Decide:
+    """Ask the judge for the Retrieve distribution after each answer so far (None: the question alone)."""
+
+    preceding: list[str | None]
+    run_name = "retrieve_decision"
+
+
+@dataclass(frozen=True)
+class Retrieve:
+    """Retrieve for each query; the reply is ``(documents or None, notes)`` per query."""
+
+    queries: list[str]
+    run_name = "retrieve"
+
+
+@dataclass(frozen=True)
+class Generate:
+    """Generate every prompt in one call; the reply is the ``LLMResult``."""
+
+    prompts: list[str]
+    raw: bool
+    """Use the raw-text copy of the generator (the prompts already carry its chat rendering)."""
+    stop: list[str] | None
+    max_tokens: int
+    run_name = "generate_segments"
+
+
+@dataclass(frozen=True)
+class Judge:
+    """Critique each beam's candidates after its answer so far; the reply is one critique list per batch."""
+
+    batches: list[tuple[str | None, list[Branch]]]
+    run_name = "critique"
+
+
+@dataclass(frozen=True)
+class Report:
+    """A custom event for callbacks and ``astream_events``."""
+
+    name: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Final:
+    """Segments that no later step can change, ready for a stream's reader."""
+
+    segments: list[CitedSegment]
+
+
+Effect = Decide | Retrieve | Generate | Judge | Report | Final
+
+
+# ---------------------------------------------------------------------- search state
+
+
+@dataclass(eq=False)
+class Node:
+    """A beam, as its last segment and a link to the previous one; the empty beam has no segment."""
+
+    id: str | None = None
+    parent: Node | None = None
+    text: str = ""
+    context: str = ""
+    """The answer so far as the generator reads it (released format: with its tokens and passages)."""
+    passage: PreparedPassage | None = None
+    score_sum: float = 0.0
+    count: int = 0
+    tokens: int = 0
+    finished: str | None = None
+    next_retrieve: dict[str, float] | None = None
+    """The Retrieve distribution read where the generator ended this segment (inline judging)."""
+
+    def score(self, how: str) -> float:
+        """The beam's sequence score: the sum of its segment scores, or their mean; -inf while empty."""
+        if not self.count:
+            return float("-inf")
+        return self.score_sum if how == "sum" else self.score_sum / self.count
+
+    def path(self) -> list[Node]:
+        nodes, node = [], self
+        while node is not None and node.id is not None:
+            nodes.append(node)
+            node = node.parent
+        return nodes[::-1]
+
+
+@dataclass
+class _Plan:
+    """One beam's step: its decision and the passages its candidates are written from."""
+
+    beam: Node
+    step: BeamStep
+    passages: list[PreparedPassage] | None = None
+    query: str | None = None
+    branches: list[Branch] = field(default_factory=list)
+    cuts: list[CutSegment] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+
+    @property
+    def action(self) -> Action:
+        return self.step.action
+
+
+class BeamSearch:
+    """One question's search; ``run()`` yields effects and returns the :class:`LongFormResult`."""
+
+    def __init__(self, runnable: SelfRAGLongForm, question: Question, *, raw_continuation: bool) -> None:
+        self.rag = runnable
+        self.q = question
+        self.instruction = build_instruction(question.question, question.instruction, question.choices)
+        self.format = runnable.resolved_prompt_format()
+        self.raw_continuation = raw_continuation and self.format == "rag"
+        self.inline = isinstance(runnable.reflector, InlineReflector)
+        self.notes: list[str] = []
+        self.steps: list[BeamStep] = []
+        self.candidates: list[SegmentTrace] = []
+        self.retrievals = 0
+        self.numbers = CitationNumbers()
+        self.emitted = 0
+        self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self) -> Generator[Effect, Any, LongFormResult]:
+        root = Node()
+        beams = [root]
+        for depth in range(self.rag.max_depth):
+            active = [b for b in beams if b.finished is None]
+            if not active:
+                break
+            plans = yield from self._decide(depth, active)
+            yield from self._retrieve(depth, plans)
+            yield from self._generate(depth, plans)
+            yield from self._judge(depth, plans)
+            beams = self._prune(depth, beams, plans)
+            yield Report("selfrag_beams", {"depth": depth, "beams": [self._beam_summary(b) for b in beams]})
+            final = self._newly_final(beams)
+            if final:
+                yield Final(final)
+        for beam in beams:
+            if beam.finished is None:
+                beam.finished = f"reached max_depth ({self.rag.max_depth})"
+        rest = self._cite(beams[0].path()[self.emitted :])
+        self.emitted += len(rest)
+        if rest:
+            yield Final(rest)
+        return self._result(beams)
+
+    # ------------------------------------------------------------------ decide
+
+    def _decide(self, depth: int, active: list[Node]) -> Generator[Effect, Any, list[_Plan]]:
+        dists: dict[int, dict[str, float] | None] = {}
+        sources: dict[int, str] = {}
+        ask: list[int] = []
+        for i, beam in enumerate(active):
+            if not self.rag._needs_judge():
+                dists[i], sources[i] = None, "mode"
+            elif self.inline and beam.next_retrieve is not None:
+                dists[i], sources[i] = beam.next_retrieve, "generation"
+            else:
+                ask.append(i)
+        if ask:
+            judged = yield Decide([active[i].context or None for i in ask])
+            for i, dist in zip(ask, judged, strict=True):
+                dists[i], sources[i] = dist, "judge"
+        plans = []
+        for i, beam in enumerate(active):
+            decision = self.rag._decision(dists[i])
+            dist = dists[i]
+            action: Action = "retrieve" if decision.retrieve else "no_retrieval"
+            if dist and beam.passage is not None and argmax(dist) == CONTINUE_EVIDENCE:
+                action = "continue_evidence"
+            step = BeamStep(depth=depth, beam=beam.id, action=action, decision=decision, decision_source=sources[i])
+            plans.append(_Plan(beam, step))
+            yield Report("selfrag_retrieve_decision", {
+                "depth": depth, "beam": beam.id, "action": action, "probability": decision.probability,
+                "threshold": decision.threshold, "mode": decision.mode, "distribution": dist,
+                "source": sources[i]})
+        return plans
+
+    # ------------------------------------------------------------------ retrieve
+
+    def _retrieve(self, depth: int, plans: list[_Plan]) -> Generator[Effect, Any, None]:
+        for plan in plans:
+            if plan.action == "continue_evidence":
+                assert plan.beam.passage is not None
+                plan.passages = [plan.beam.passage]
+                plan.step.passages = [_title(plan.beam.passage.document)]
+            elif plan.action == "retrieve":
+                plan.query = self._query(plan.beam)
+                plan.step.query = plan.query
+        wanted = list(dict.fromkeys(p.query for p in plans if p.query is not None and p.query not in self._retrieved))
+        if wanted:
+            replies = yield Retrieve(wanted)
+            self.retrievals += len(wanted)
+            self._retrieved.update(zip(wanted, replies, strict=True))
+        for plan in plans:
+            if plan.query is None:
+                continue
+            docs, notes = self._retrieved[plan.query]
+            plan.step.notes.extend(n.replace("answered without retrieval", "segment written without retrieval")
+                                   for n in notes)
+            if docs is None:
+                plan.step.action = "no_retrieval"
+            else:
+                plan.passages = self._prepare(plan.beam, docs)
+                plan.step.passages = [_title(p.document) for p in plan.passages]
+                plan.step.notes.extend(p.note for p in plan.passages if p.note)
+            yield Report("selfrag_retrieval", {
+                "depth": depth, "beam": plan.beam.id, "query": plan.query, "passages": plan.step.passages,
+                "notes": list(plan.step.notes)})
+
+    def _query(self, beam: Node) -> str:
+        """The question and the beam's previous segment: a fresh query for every segment (Algorithm 1)."""
+        return f"{self.q.question} {beam.text}".strip() if beam.text else self.q.question
+
+    def _prepare(self, beam: Node, docs: list[Document]) -> list[PreparedPassage]:
+        # The answer so far shares the context window with the passage.
+        return prepare_passages(docs[: self.rag.k], self.rag.generator,
+                                instruction=f"{self.instruction}\n{beam.context}",
+                                max_new_tokens=self.rag.max_segment_tokens, max_tokens=self.rag.max_passage_tokens)
+
+    # ------------------------------------------------------------------ generate
+
+    def _generate(self, depth: int, plans: list[_Plan]) -> Generator[Effect, Any, None]:
+        prompts: list[str] = []
+        for plan in plans:
+            items: list[PreparedPassage | None] = list(plan.passages) if plan.passages is not None else [None]
+            prompts.extend(self._prompt(plan, p) for p in items)
+        budget = self.rag.max_segment_tokens  # a segment is never cut for the answer budget, only for its own
+        stop = list(RETRIEVE_STOPS) if self.format == "selfrag" else None
+        result: LLMResult = yield Generate(prompts, self.raw_continuation, stop, budget)
+        start = n = 0
+        for plan in plans:
+            size = len(plan.passages) if plan.passages is not None else 1
+            generations = LLMResult(generations=result.generations[start : start + size])
+            start += size
+            plan.branches = to_branches(generations, plan.passages)
+            for branch in plan.branches:
+                cut = self._cut(branch)
+                branch.raw, branch.answer, branch.parsed = cut.raw, cut.text, parse_generation(cut.raw)
+                if cut.capped:
+                    branch.notes.append(f"no segment end within {budget} tokens: segment cut there")
+                if cut.rest_dropped and self.format == "selfrag":
+                    branch.notes.append("the generation went on past its first segment: kept the first")
+                plan.cuts.append(cut)
+                plan.ids.append(f"{depth}.{n}")
+                n += 1
+            plan.step.candidates = list(plan.ids)
+
+    def _prompt(self, plan: _Plan, passage: PreparedPassage | None) -> str:
+        evidence = passage.evidence if passage is not None else None
+        if self.format == "selfrag":
+            return selfrag_step_prompt(self.instruction, plan.beam.context, plan.action, evidence)
+        if self.raw_continuation:
+            rendered = self.rag.generator.format_prompt(rag_step_prompt(self.instruction, evidence))
+            return rendered + plan.beam.context
+        return rag_followup_prompt(self.instruction, evidence, plan.beam.context)
+
+    def _cut(self, branch: Branch) -> CutSegment:
+        finish = branch.stats.finish_reason if branch.stats is not None else None
+        if self.format == "selfrag":
+            return cut_selfrag(branch.raw, finish)
+        return cut_plain(branch.raw, finish, end_of_reply_ends_answer=self.raw_continuation)
+
+    # ------------------------------------------------------------------ judge and score
+
+    def _invalid(self, plan: _Plan, cut: CutSegment) -> str | None:
+        if not cut.text:
+            return "empty segment"
+        earlier = {repeat_key(node.text) for node in plan.beam.path()}
+        return "repeats an earlier segment of its beam" if repeat_key(cut.text) in earlier else None
+
+    def _judge(self, depth: int, plans: list[_Plan]) -> Generator[Effect, Any, None]:
+        batches, owners = [], []
+        for plan in plans:
+            valid = [b for b, c in zip(plan.branches, plan.cuts, strict=True) if self._invalid(plan, c) is None]
+            if valid:
+                batches.append((plan.beam.context or None, valid))
+                owners.append(plan)
+        replies = (yield Judge(batches)) if batches else []
+        judged = {id(b): c for (_, branches), critiques in zip(batches, replies, strict=True)
+                  for b, c in zip(branches, critiques, strict=True)}
+        for plan in plans:
+            critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, c)}"])
+                         for b, c in zip(plan.branches, plan.cuts, strict=True)]
+            traces = select(plan.branches, critiques, weights=self.rag.weights(), constraints=self.rag.constraints()
+                            ).traces
+            for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
+                self.candidates.append(self._segment_trace(plan, branch, cut, trace, cid, depth))
+
+    def _segment_trace(self, plan: _Plan, branch: Branch, cut: CutSegment, trace: BranchTrace, cid: str,
+                       depth: int) -> SegmentTrace:
+        fields = {name: getattr(trace, name) for name in BranchTrace.model_fields}
+        fields["dropped"] = self._invalid(plan, cut) or trace.dropped
+        stats = branch.stats
+        return SegmentTrace(**fields, id=cid, parent=plan.beam.id, depth=depth, action=plan.action,
+                            num_tokens=stats.num_tokens if stats else None,
+                            finish_reason=stats.finish_reason if stats else None, ends_beam=cut.ended)
+
+    # ------------------------------------------------------------------ prune
+
+    def _prune(self, depth: int, beams: list[Node], plans: list[_Plan]) -> list[Node]:
+        pool = [b for b in beams if b.finished is not None]
+        traces = {c.id: c for c in self.candidates if c.depth == depth}
+        for plan in plans:
+            children = [self._child(plan, i, traces[cid]) for i, cid in enumerate(plan.ids) if not traces[cid].dropped]
+            if not children and plan.beam.id is None:
+                # Nothing written yet: rather a judged-bad answer than none (as short form does).
+                kept = [i for i, c in enumerate(plan.cuts) if c.text]
+                children = [self._child(plan, i, traces[plan.ids[i]]) for i in kept]
+                if children:
+                    self.notes.append("every first segment violated a hard constraint: kept the best-scoring anyway")
+            if children:
+                pool.extend(children)
+            else:
+                if plan.beam.id is not None:
+                    plan.beam.finished = "no continuation survived (empty, a repeat, or dropped by a hard constraint)"
+                    plan.step.notes.append(plan.beam.finished)
+                else:
+                    plan.beam.finished = "the generator wrote nothing"
+                    self.notes.append("no segment was generated")
+                pool.append(plan.beam)
+            self.steps.append(plan.step)
+        # Stable: on a tie, earlier beams and better-ranked passages first.
+        pool.sort(key=lambda b: b.score(self.rag.beam_score), reverse=True)
+        return pool[: self.rag.beam_width]
+
+    def _child(self, plan: _Plan, i: int, trace: SegmentTrace) -> Node:
+        cut, branch = plan.cuts[i], plan.branches[i]
+        passage = plan.passages[i] if plan.passages is not None else None
+        if self.format == "selfrag":
+            context = plan.beam.context + selfrag_step_prefix(plan.action, passage.evidence if passage else None)
+            context += cut.raw
+        else:
+            context = (plan.beam.context + cut.raw) if plan.beam.context else cut.raw.lstrip()
+        node = Node(id=trace.id, parent=plan.beam, text=cut.text, context=context, passage=passage,
+                    score_sum=plan.beam.score_sum + trace.scores.total, count=plan.beam.count + 1,
+                    tokens=plan.beam.tokens + self._count(cut.raw, branch))
+        reading = branch.stats.first(Group.RETRIEVE) if branch.stats is not None else None
+        node.next_retrieve = dict(reading.probs) if reading is not None else None
+        node.finished = cut.ended
+        if node.finished is None and node.tokens >= self.rag.max_new_tokens:
+            node.finished = f"reached max_new_tokens ({self.rag.max_new_tokens})"
+        return node
+
+    def _count(self, text: str, branch: Branch) -> int:
+        count = getattr(self.rag.generator, "count_tokens", None)
+        if count is not None:
+            return int(count(text))
+        return branch.stats.num_tokens if branch.stats is not None else len(text.split())
+
+    # ------------------------------------------------------------------ final segments and the result
+
+    def _newly_final(self, beams: list[Node]) -> list[CitedSegment]:
+        """Segments every surviving beam shares: no later step can change them."""
+        paths = [b.path() for b in beams]
+        shared = 0
+        while all(len(p) > shared for p in paths) and len({id(p[shared]) for p in paths}) == 1:
+            shared += 1
+        final = self._cite(paths[0][self.emitted : shared])
+        self.emitted += len(final)
+        return final
+
+    def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
+        """Segments with their citation numbers; a passage keeps the number of its first use, so the streamed
+        segments and the final answer agree."""
+        segments = []
+        for node in nodes:
+            doc = node.passage.document if node.passage is not None else None
+            n = self.numbers.number(doc)
+            segments.append(CitedSegment(text=node.text, citation=n,
+                                         source=self.numbers.document(n) if n is not None else None,
+                                         segment_id=node.id or ""))
+        return segments
+
+    def _beam_summary(self, beam: Node) -> dict[str, Any]:
+        return {"segments": [n.id for n in beam.path()], "text": " ".join(n.text for n in beam.path()),
+                "score": beam.score(self.rag.beam_score) if beam.count else None, "finished": beam.finished}
+
+    def _result(self, beams: list[Node]) -> LongFormResult:
+        winner = beams[0].path()
+        segments = self._cite(winner)
+        return LongFormResult(
+            question=self.q.question,
+            answer=join_segments(segments),
+            segments=segments,
+            citations=list(self.numbers.documents),
+            retrievals=self.retrievals,
+            selected=0 if winner else None,
+            beams=[BeamTrace(segments=[n.id or "" for n in b.path()], finished=b.finished,
+                             score=b.score(self.rag.beam_score) if b.count else 0.0) for b in beams],
+            steps=self.steps,
+            candidates=self.candidates,
+            reflector=self.rag.reflector.name,
+            notes=self.notes,
+            settings=self.rag.settings(),
+        )
+
+
+def _title(doc: Document) -> str:
+    return str(doc.metadata.get("title") or " ".join(doc.page_content.split())[:40])
+

@@ -1,0 +1,227 @@
+"""A chat with citations: follow-up questions made standalone, answered by Self-RAG, history kept."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
+from pydantic import BaseModel, ConfigDict, Field
+
+from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
+from selfrag_langchain.chains.long_form import SelfRAGLongForm
+from selfrag_langchain.chains.short_form import SelfRAG
+from selfrag_langchain.chains.streaming import ItemStreaming
+from selfrag_langchain.errors import InputError
+from selfrag_langchain.history import SQLiteChatMessageHistory
+from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
+from selfrag_langchain.results import SelfRAGResult
+
+CONDENSE_PROMPT = (
+    "Rewrite the last question so that it can be understood without the conversation: replace words like "
+    "\"it\", \"he\" or \"there\" with what they refer to. Reply with the rewritten question only.\n\n"
+    "Conversation:\n{conversation}\n\nLast question: {question}\nRewritten question:"
+)
+"""How the generator is asked to make a follow-up standalone (``{conversation}``, ``{question}``)."""
+
+_MARKER = re.compile(r"\s*\[\d+\]")
+
+
+class ChatAnswer(BaseModel):
+    """One turn of the chat: the question, the standalone question Self-RAG answered, the cited answer."""
+
+    question: str
+    standalone_question: str
+    answer: str
+    """The answer with its ``[n]`` markers (long form) or the short-form answer."""
+    citations: list[Document]
+    """The numbered passages, ``metadata["citation"] = n``."""
+    session_id: str | None
+    """The session the turn was stored in; None when the caller passed the history."""
+    result: LongFormResult | SelfRAGResult
+    """The whole Self-RAG result and trace."""
+
+    def __str__(self) -> str:
+        return self.answer
+
+
+def default_history(session_id: str) -> BaseChatMessageHistory:
+    """The persistent default: the SQLite file under ``SELFRAG_HOME``."""
+    return SQLiteChatMessageHistory(session_id)
+
+
+class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
+    """A conversation answered by Self-RAG, with citations and a history that survives a restart.
+
+    Each turn: the history of the session is read; a follow-up is rewritten into a standalone question
+    by the generator (skipped on the first turn); Self-RAG (long or short form) answers it; the question
+    and the answer are appended to the history once the answer is complete, so an interrupted turn
+    leaves the history as it was.
+
+    Setup:
+        .. code-block:: python
+
+            from selfrag_langchain import CriticReflector, TransformersLLM
+            from selfrag_langchain.chains.chat import SelfRAGChat
+            from selfrag_langchain.chains.long_form import SelfRAGLongForm
+
+            llm = TransformersLLM()
+            rag = SelfRAGLongForm(generator=llm, reflector=CriticReflector(llm), retriever=retriever, max_depth=3)
+            chat = SelfRAGChat(rag=rag)                      # history in SQLite under SELFRAG_HOME
+
+    Invoke and stream:
+        .. code-block:: python
+
+            chat.invoke({"question": "Who painted the Mona Lisa?", "session_id": "alice"}).answer
+            for item in chat.stream({"question": "Where is it displayed?", "session_id": "alice"}):
+                print(item.marked() if isinstance(item, CitedSegment) else item.citations)
+
+    With ``RunnableWithMessageHistory``: pass the messages as ``history`` in the input; the chat then reads
+    them and stores nothing itself.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    rag: SelfRAGLongForm | SelfRAG
+    """Answers the standalone question."""
+    condense_llm: BaseLanguageModel | None = None
+    """Rewrites follow-ups (default: the Self-RAG generator)."""
+    history_factory: Callable[[str], BaseChatMessageHistory] = default_history
+    """Session id -> its history (default: :class:`SQLiteChatMessageHistory` under ``SELFRAG_HOME``)."""
+    session_id: str = "default"
+    """The session when the input names none."""
+    history_turns: int = 3
+    """Previous turns shown to the rewrite. A rewrite that is not a question (or runs on) is replaced by the
+    previous question followed by this one."""
+    condense_max_tokens: int = 48
+    name: str | None = Field(default="SelfRAGChat")
+
+    # ------------------------------------------------------------------ pure steps
+
+    def _parse(self, input: Any, config: RunnableConfig) -> tuple[str, str | None, list[BaseMessage] | None]:
+        """(question, session id or None, messages passed with the input or None)."""
+        given: list[BaseMessage] | None = None
+        session = (config.get("configurable") or {}).get("session_id") or self.session_id
+        if isinstance(input, str):
+            question = input
+        elif isinstance(input, Mapping) and "question" in input:
+            question = str(input["question"])
+            session = input.get("session_id") or session
+            if input.get("history") is not None:
+                given = list(input["history"])
+        else:
+            msg = "chat input must be a question string or a dict with 'question' (and 'session_id' or 'history')"
+            raise InputError(msg)
+        if not question.strip():
+            msg = "the question is empty: ask something"
+            raise InputError(msg)
+        return question.strip(), (None if given is not None else str(session)), given
+
+    def condense_prompt(self, question: str, messages: Sequence[BaseMessage]) -> str:
+        """The rewrite request for ``question`` after ``messages`` (the last ``history_turns`` turns)."""
+        lines = []
+        for m in list(messages)[-2 * self.history_turns:]:
+            who = "User" if m.type == "human" else "Assistant"
+            lines.append(f"{who}: {_MARKER.sub('', str(m.content)).strip()}")
+        return CONDENSE_PROMPT.format(conversation="\n".join(lines), question=question)
+
+    @staticmethod
+    def _standalone(question: str, generated: str, messages: Sequence[BaseMessage]) -> str:
+        """The rewritten question when it is one; otherwise the previous question and this one together,
+        which still retrieves for what the conversation is about (small models often echo the answer)."""
+        line = next((ln.strip() for ln in generated.splitlines() if ln.strip()), "")
+        line = re.sub(r"^(rewritten question|question)\s*:\s*", "", line, flags=re.I).strip().strip('"')
+        if line.endswith("?") and len(line) <= 3 * len(question) + 60:
+            return line
+        previous = next((str(m.content).strip() for m in reversed(messages) if m.type == "human"), "")
+        return f"{previous} {question}".strip()
+
+    def _llm(self) -> BaseLanguageModel:
+        return self.condense_llm or self.rag.generator
+
+    def _answer(self, question: str, standalone: str, session: str | None, result: Any) -> ChatAnswer:
+        return ChatAnswer(question=question, standalone_question=standalone, answer=result.answer,
+                          citations=list(result.citations), session_id=session, result=result)
+
+    @staticmethod
+    def _turn(answer: ChatAnswer) -> list[BaseMessage]:
+        sources = [{"citation": d.metadata.get("citation"), "title": d.metadata.get("title")}
+                   for d in answer.citations]
+        return [HumanMessage(answer.question, additional_kwargs={"standalone_question": answer.standalone_question}),
+                AIMessage(answer.answer, additional_kwargs={"citations": sources})]
+
+    # ------------------------------------------------------------------ sync
+
+    def _condense(self, question: str, messages: list[BaseMessage], config: RunnableConfig) -> str:
+        if not messages:
+            return question
+
+        def rewrite(prompt: str) -> str:
+            llm = self._llm()
+            out = llm.generate(generation_inputs(llm, [prompt]), **generation_kwargs(llm, self.condense_max_tokens))
+            return self._standalone(question, out.generations[0][0].text, messages)
+
+        return RunnableLambda(rewrite, name="condense_question").invoke(self.condense_prompt(question, messages),
+                                                                        config)
+
+    def _items(self, input: Any, config: RunnableConfig, run_manager: CallbackManagerForChainRun
+               ) -> Iterator[CitedSegment | ChatAnswer]:
+        """One turn: long-form segments as they come, then the answer."""
+        question, session, given = self._parse(input, config)
+        history = self.history_factory(session) if session is not None else None
+        messages = given if given is not None else history.messages  # type: ignore[union-attr]
+        standalone = self._condense(question, messages, config)
+        result: Any = None
+        if isinstance(self.rag, SelfRAGLongForm):
+            for item in self.rag.stream(standalone, config):
+                if isinstance(item, CitedSegment):
+                    yield item
+                else:
+                    result = item
+        else:
+            result = self.rag.invoke(standalone, config)
+        answer = self._answer(question, standalone, session, result)
+        if history is not None:
+            history.add_messages(self._turn(answer))  # only a finished turn is stored
+        yield answer
+
+    # ------------------------------------------------------------------ async
+
+    async def _acondense(self, question: str, messages: list[BaseMessage], config: RunnableConfig) -> str:
+        if not messages:
+            return question
+
+        async def rewrite(prompt: str) -> str:
+            llm = self._llm()
+            out = await llm.agenerate(generation_inputs(llm, [prompt]),
+                                      **generation_kwargs(llm, self.condense_max_tokens))
+            return self._standalone(question, out.generations[0][0].text, messages)
+
+        return await RunnableLambda(rewrite, name="condense_question").ainvoke(
+            self.condense_prompt(question, messages), config)
+
+    async def _aitems(self, input: Any, config: RunnableConfig, run_manager: AsyncCallbackManagerForChainRun
+                      ) -> AsyncIterator[CitedSegment | ChatAnswer]:
+        question, session, given = self._parse(input, config)
+        history = self.history_factory(session) if session is not None else None
+        messages = given if given is not None else await history.aget_messages()  # type: ignore[union-attr]
+        standalone = await self._acondense(question, messages, config)
+        result: Any = None
+        if isinstance(self.rag, SelfRAGLongForm):
+            async for item in self.rag.astream(standalone, config):
+                if isinstance(item, CitedSegment):
+                    yield item
+                else:
+                    result = item
+        else:
+            result = await self.rag.ainvoke(standalone, config)
+        answer = self._answer(question, standalone, session, result)
+        if history is not None:
+            await history.aadd_messages(self._turn(answer))
+        yield answer

@@ -1,0 +1,231 @@
+"""The long-form Self-RAG Runnable: segment-level beam search with per-segment retrieval and citations."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Literal
+
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
+from langchain_core.documents import Document
+from langchain_core.outputs import LLMResult
+from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
+from pydantic import Field, PrivateAttr, field_validator
+
+from selfrag_langchain.chains.beam import BeamSearch, Decide, Effect, Final, Generate, Judge, Report, Retrieve
+from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
+from selfrag_langchain.chains.controls import SelfRAGControls, at_least_one
+from selfrag_langchain.chains.inputs import Question, to_question
+from selfrag_langchain.chains.segments import raw_continuation
+from selfrag_langchain.chains.streaming import ItemStreaming
+from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
+from selfrag_langchain.reflection import Critique
+
+STAGES = ("retrieve_decision", "retrieve", "generate_segments", "critique")
+"""Names of the child runs of each depth, as callbacks and ``astream_events`` see them."""
+
+EVENTS = ("selfrag_retrieve_decision", "selfrag_retrieval", "selfrag_beams", "selfrag_segment")
+"""Custom events the search dispatches (``on_custom_event``), in the order of one depth."""
+
+
+class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], SelfRAGControls):
+    """Long-form Self-RAG (Asai et al., 2023, §3.3): an answer written segment by segment, each segment
+    retrieved for, judged and cited on its own.
+
+    A segment is one sentence of a plain instruct generator, or what a Self-RAG generator writes up to its
+    next reflection token. At each depth every beam decides whether to retrieve (``mode``, ``threshold``;
+    the judge is asked with the answer so far), retrieves ``k`` passages for the question and its previous
+    segment, keeps its passage on ``[Continue to Use Evidence]``, and writes one candidate per passage; the
+    candidates of all beams are generated in one call, critiqued (IsRel, IsSup, IsUse), scored with the
+    paper's formula (hard constraints drop candidates), and the ``beam_width`` beams with the best sequence
+    score (the sum of their segment scores) go on, up to ``max_depth`` segments. Each segment cites the
+    passage it was written from.
+
+    Setup:
+        .. code-block:: python
+
+            from selfrag_langchain import CriticReflector, TransformersLLM
+            from selfrag_langchain.chains.long_form import SelfRAGLongForm
+            from selfrag_langchain.store import default_retriever
+
+            llm = TransformersLLM()
+            rag = SelfRAGLongForm(generator=llm, reflector=CriticReflector(llm), retriever=default_retriever(k=2),
+                                  k=2, beam_width=2, max_depth=3)
+
+    Invoke:
+        .. code-block:: python
+
+            result = rag.invoke("What is a volcano?")
+            result.answer        # 'A volcano is a rupture in the crust of a planet [1]. Lava ... [2].'
+            result.citations     # [Document(metadata={'title': 'Volcano', 'citation': 1}), ...]
+            result.retrievals    # 2: one per segment that asked for evidence
+            result.steps[1].query  # 'What is a volcano? A volcano is a rupture ...'
+
+    Stream (segments as soon as every surviving beam shares them, then the result):
+        .. code-block:: python
+
+            for item in rag.stream("What is a volcano?"):
+                if isinstance(item, CitedSegment):
+                    print(item.marked(), end=" ", flush=True)
+                else:
+                    result = item  # the LongFormResult, last
+
+    Events: ``astream_events(..., version="v2")`` reports the child runs of every depth
+    (``retrieve_decision``, ``retrieve``, ``generate_segments``, ``critique``) and the custom events
+    ``selfrag_retrieve_decision``, ``selfrag_retrieval``, ``selfrag_beams`` and ``selfrag_segment``.
+    """
+
+    beam_width: int = 2
+    """Beams kept after each depth."""
+    max_depth: int = 6
+    """Most segments in an answer."""
+    max_segment_tokens: int = 48
+    """Generation budget of one segment; a generation that reaches it without ending a segment is cut there."""
+    max_new_tokens: int = 200
+    """Token budget of the whole answer: a beam stops growing once its segments reach it."""
+    beam_score: Literal["sum", "mean"] = "sum"
+    """How beams are ranked. ``sum`` of their segment scores: a beam that goes on with judged segments
+    outranks one that stopped, so answers grow to ``max_depth`` or the token budget while their segments
+    hold up. ``mean``: length-neutral, a beam that ended early competes on equal terms."""
+    name: str | None = Field(default="SelfRAGLongForm")
+
+    _raw: Any = PrivateAttr(default=None)
+
+    _counts = field_validator("beam_width", "max_depth", "max_segment_tokens")(at_least_one)
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "beam_width": self.beam_width, "max_depth": self.max_depth,
+                "max_segment_tokens": self.max_segment_tokens, "beam_score": self.beam_score}
+
+    # ------------------------------------------------------------------ shared by every driver
+
+    def _search(self, input: Any) -> BeamSearch:
+        q = input if isinstance(input, Question) else to_question(input)
+        self.reflector.check_generator(self.generator)
+        raw = self._raw_generator() if self.resolved_prompt_format() == "rag" else None
+        return BeamSearch(self, q, raw_continuation=raw is not None)
+
+    def _raw_generator(self) -> Any:
+        """The generator reading raw text, to continue its own reply (made once, shares the loaded model)."""
+        if self._raw is None:
+            made = raw_continuation(self.generator)
+            self._raw = made if made is not None else False
+        return self._raw if self._raw is not False else None
+
+    def _generate_call(self, effect: Generate) -> tuple[Any, list[Any], dict[str, Any]]:
+        generator = self._raw_generator() if effect.raw else self.generator
+        kwargs = generation_kwargs(generator, effect.max_tokens)
+        if effect.stop:
+            kwargs["stop"] = effect.stop
+        return generator, generation_inputs(generator, effect.prompts), kwargs
+
+    # ------------------------------------------------------------------ sync
+
+    def _execute(self, search: BeamSearch, effect: Effect, config: RunnableConfig,
+                 run_manager: CallbackManagerForChainRun) -> Any:
+        if isinstance(effect, Report):
+            dispatch_custom_event(effect.name, effect.data, config=config)
+            return None
+        if isinstance(effect, Decide):
+            def decide(preceding: list[str | None]) -> list[dict[str, float] | None]:
+                return [self.reflector.retrieve_distribution(search.instruction, preceding=p) for p in preceding]
+
+            return RunnableLambda(decide, name=effect.run_name).invoke(effect.preceding, config)
+        if isinstance(effect, Retrieve):
+            def retrieve(queries: list[str]) -> list[tuple[list[Document] | None, list[str]]]:
+                replies = []
+                for query in queries:
+                    notes: list[str] = []
+                    replies.append((self._retrieve(search.q, query, config, notes), notes))
+                return replies
+
+            return RunnableLambda(retrieve, name=effect.run_name).invoke(effect.queries, config)
+        if isinstance(effect, Generate):
+            def generate(prompts: list[str]) -> LLMResult:
+                generator, inputs, kwargs = self._generate_call(effect)
+                return generator.generate(inputs, callbacks=run_manager.get_child(), **kwargs)
+
+            return RunnableLambda(generate, name=effect.run_name).invoke(effect.prompts, config)
+        if isinstance(effect, Judge):
+            def judge(batches: list[Any]) -> list[list[Critique]]:
+                return [self.reflector.critique(search.instruction, branches, preceding=preceding)
+                        for preceding, branches in batches]
+
+            return RunnableLambda(judge, name=effect.run_name).invoke(effect.batches, config)
+        raise TypeError(f"unknown effect {effect!r}")
+
+    def _items(self, value: Any, config: RunnableConfig, run_manager: CallbackManagerForChainRun
+               ) -> Iterator[CitedSegment | LongFormResult]:
+        """Run the search: final segments as they come, the result last."""
+        search = self._search(value)
+        steps = search.run()
+        reply: Any = None
+        while True:
+            try:
+                effect = steps.send(reply)
+            except StopIteration as done:
+                yield done.value
+                return
+            reply = None
+            if isinstance(effect, Final):
+                for segment in effect.segments:
+                    dispatch_custom_event("selfrag_segment", segment.model_dump(mode="json"), config=config)
+                    yield segment
+            else:
+                reply = self._execute(search, effect, config, run_manager)
+
+    # ------------------------------------------------------------------ async
+
+    async def _aexecute(self, search: BeamSearch, effect: Effect, config: RunnableConfig,
+                        run_manager: AsyncCallbackManagerForChainRun) -> Any:
+        if isinstance(effect, Report):
+            await adispatch_custom_event(effect.name, effect.data, config=config)
+            return None
+        if isinstance(effect, Decide):
+            async def decide(preceding: list[str | None]) -> list[dict[str, float] | None]:
+                return [await self.reflector.aretrieve_distribution(search.instruction, preceding=p)
+                        for p in preceding]
+
+            return await RunnableLambda(decide, name=effect.run_name).ainvoke(effect.preceding, config)
+        if isinstance(effect, Retrieve):
+            async def retrieve(queries: list[str]) -> list[tuple[list[Document] | None, list[str]]]:
+                replies = []
+                for query in queries:
+                    notes: list[str] = []
+                    replies.append((await self._aretrieve(search.q, query, config, notes), notes))
+                return replies
+
+            return await RunnableLambda(retrieve, name=effect.run_name).ainvoke(effect.queries, config)
+        if isinstance(effect, Generate):
+            async def generate(prompts: list[str]) -> LLMResult:
+                generator, inputs, kwargs = self._generate_call(effect)
+                return await generator.agenerate(inputs, callbacks=run_manager.get_child(), **kwargs)
+
+            return await RunnableLambda(generate, name=effect.run_name).ainvoke(effect.prompts, config)
+        if isinstance(effect, Judge):
+            async def judge(batches: list[Any]) -> list[list[Critique]]:
+                return [await self.reflector.acritique(search.instruction, branches, preceding=preceding)
+                        for preceding, branches in batches]
+
+            return await RunnableLambda(judge, name=effect.run_name).ainvoke(effect.batches, config)
+        raise TypeError(f"unknown effect {effect!r}")
+
+    async def _aitems(self, value: Any, config: RunnableConfig, run_manager: AsyncCallbackManagerForChainRun
+                      ) -> AsyncIterator[CitedSegment | LongFormResult]:
+        """The async twin of :meth:`_items`."""
+        search = self._search(value)
+        steps = search.run()
+        reply: Any = None
+        while True:
+            try:
+                effect = steps.send(reply)
+            except StopIteration as done:
+                yield done.value
+                return
+            reply = None
+            if isinstance(effect, Final):
+                for segment in effect.segments:
+                    await adispatch_custom_event("selfrag_segment", segment.model_dump(mode="json"), config=config)
+                    yield segment
+            else:
+                reply = await self._aexecute(search, effect, config, run_manager)

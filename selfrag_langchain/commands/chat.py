@@ -1,0 +1,98 @@
+"""``selfrag chat``: a conversation with cited answers in the terminal, its history kept per session.
+
+Examples:
+    selfrag chat                              # long-form answers from the demo corpus, session "default"
+    selfrag chat --session alice --store ./store --max-depth 3
+    printf 'Who painted the Mona Lisa?\\nWhere is it shown?\\n' | selfrag chat --session demo
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.commands.ask import print_sources, stream_answer
+from selfrag_langchain.commands.options import (
+    add_long_form_options,
+    add_run_options,
+    build_long_form,
+    build_selfrag,
+    validate_run_options,
+)
+from selfrag_langchain.errors import SelfRAGError
+from selfrag_langchain.history import SQLiteChatMessageHistory, default_history_path
+
+PROMPT = "you> "
+EMPTY_TURN = "(empty question: type a question, or press Ctrl-D to leave)"
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("chat", help="chat with Self-RAG: cited answers, history kept per session")
+    parser.add_argument("--session", default="default",
+                        help="conversation id; the same id continues the conversation (default: %(default)s)")
+    parser.add_argument("--history", type=Path, default=None,
+                        help=f"SQLite file of the conversations (default: {default_history_path()})")
+    parser.add_argument("--short", action="store_true",
+                        help="short-form answers (one passage, one branch) instead of long-form ones")
+    add_run_options(parser)
+    add_long_form_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from selfrag_langchain.chains.chat import SelfRAGChat
+
+    validate_run_options(args)
+    if not args.session.strip():
+        raise SelfRAGError("--session must not be empty")
+    history = SQLiteChatMessageHistory(args.session, args.history)
+    if history.recovered:
+        print(f"selfrag: warning: {history.recovered}", file=sys.stderr)
+    rag = build_selfrag(args) if args.short else build_long_form(args)
+    chat = SelfRAGChat(rag=rag, session_id=args.session,
+                       history_factory=lambda session: SQLiteChatMessageHistory(session, history.path))
+    return chat_loop(chat, history, echo=not sys.stdin.isatty())
+
+
+def chat_loop(chat: Any, history: SQLiteChatMessageHistory, read: Callable[[str], str] = input,
+              echo: bool = False) -> int:
+    """Read a question, stream its answer and sources, until end of input or Ctrl-C.
+
+    An empty line asks again; an interrupted answer is not stored (the history keeps the finished turns).
+    ``echo`` prints each question after the prompt, for input that is not typed (a pipe, a file).
+    """
+    turns = len(history.messages) // 2
+    if turns:
+        print(f"(session {history.session_id}: continuing after {turns} earlier turn{'s' if turns != 1 else ''})")
+    while True:
+        try:
+            line = read(PROMPT)
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return 0
+        if echo:
+            print(line)
+        if not line.strip():
+            print(EMPTY_TURN)
+            continue
+        try:
+            answer = _turn(chat, line)
+        except KeyboardInterrupt:
+            print("\n(interrupted: this turn was not saved)")
+            return 0
+        except SelfRAGError as e:
+            print(f"selfrag: error: {e}", file=sys.stderr)
+            continue
+        print_sources(answer.citations)
+        print()
+
+
+def _turn(chat: Any, question: str) -> Any:
+    print("selfrag> ", end="", flush=True)
+    answer = stream_answer(chat.stream(question))
+    if answer.standalone_question != answer.question:
+        print(f"(answered as: {answer.standalone_question})")
+    return answer
