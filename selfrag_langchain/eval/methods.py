@@ -1,0 +1,164 @@
+"""The systems an evaluation compares on the same questions and passages: Self-RAG and the paper's baselines.
+
+- ``selfrag``: the short-form ``SelfRAG`` Runnable (PopQA, TriviaQA, ARC, PubHealth) or the long-form
+  Runnable with citations (ASQA), with the knobs of ``selfrag ask``.
+- ``no_retrieval``: the same generator answering from the question alone.
+- ``rag_top1``: standard RAG, the top passage in the prompt.
+- ``rag_topk``: standard RAG, the top k passages concatenated into one prompt.
+
+The baselines use the prompt format the Self-RAG run would use (plain RAG prompt for instruct models,
+the released generator's format with the inline reflector), so the comparison isolates the method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.retrievers import BaseRetriever
+
+from selfrag_langchain.chains.branches import (
+    branch_prompts,
+    generation_inputs,
+    generation_kwargs,
+    prepare_passages,
+    to_branches,
+)
+from selfrag_langchain.eval.examples import EvalExample
+from selfrag_langchain.eval.rescoring import reselect
+from selfrag_langchain.eval.tasks import Task
+from selfrag_langchain.prompts import build_instruction
+
+BASELINES = ("no_retrieval", "rag_top1", "rag_topk")
+METHODS = ("selfrag", *BASELINES)
+
+
+@dataclass
+class Outcome:
+    """What a method answered for one question, and how it got there."""
+
+    prediction: str
+    retrieved: bool
+    retrieve_probability: float | None
+    trace: dict[str, Any]
+    cited_passages: list[str] | None = None
+    """Long form: the passage texts numbered [1], [2], ... in the answer."""
+
+
+class Method(Protocol):
+    """A system under evaluation."""
+
+    name: str
+
+    def settings(self) -> dict[str, Any]:
+        """Everything that changes its answers (compared on resume)."""
+        ...
+
+    def answer(self, example: EvalExample, task: Task) -> Outcome: ...
+
+
+def passage_summary(docs: Sequence[Document]) -> list[dict[str, Any]]:
+    """Titles, ids and ranks of the passages a baseline read, for its trace."""
+    keep = ("title", "id", "rank")
+    return [{k: d.metadata[k] for k in keep if k in d.metadata} for d in docs]
+
+
+@dataclass
+class SelfRAGMethod:
+    """Short-form Self-RAG: the Runnable's answer; PubHealth's branch scores summed per true / false label."""
+
+    runnable: Any
+    """A :class:`selfrag_langchain.SelfRAG`."""
+    models: dict[str, Any] = field(default_factory=dict)
+    """Which models generate and judge (recorded, compared on resume)."""
+    name: str = "selfrag"
+
+    def settings(self) -> dict[str, Any]:
+        return {"method": self.name, **self.models, **self.runnable.settings()}
+
+    def answer(self, example: EvalExample, task: Task) -> Outcome:
+        result = self.runnable.invoke(task.runnable_input(example))
+        prediction = result.answer
+        if task.options(example) and not example.choices:
+            # The prompt is the paper's (options not listed); the options are summed from the trace.
+            prediction = reselect(result, task, example, weights=self.runnable.weights(),
+                                  constraints=self.runnable.constraints())
+        return Outcome(prediction, result.retrieved, result.retrieve_decision.probability,
+                       result.model_dump(mode="json"))
+
+
+@dataclass
+class LongFormMethod:
+    """Long-form Self-RAG (ASQA): the answer with its citation markers and the passages they number."""
+
+    runnable: Any
+    """A ``SelfRAGLongForm``."""
+    models: dict[str, Any] = field(default_factory=dict)
+    name: str = "selfrag"
+
+    def settings(self) -> dict[str, Any]:
+        settings = self.runnable.settings() if hasattr(self.runnable, "settings") else {}
+        return {"method": self.name, **self.models, "form": "long", **settings}
+
+    def answer(self, example: EvalExample, task: Task) -> Outcome:
+        result = self.runnable.invoke(task.runnable_input(example))
+        cited = sorted(result.citations, key=lambda d: int(d.metadata.get("citation", 0)))
+        texts = [_premise(d) for d in cited]
+        retrieved = bool(getattr(result, "retrievals", 0)) or bool(result.citations)
+        return Outcome(result.answer, retrieved, None, result.model_dump(mode="json"), cited_passages=texts)
+
+
+def _premise(doc: Document) -> str:
+    title = doc.metadata.get("title")
+    return f"{title}\n{doc.page_content}" if title else doc.page_content
+
+
+@dataclass
+class BaselineMethod:
+    """One generation with the same generator: no passage, the top passage, or the top k concatenated."""
+
+    name: Literal["no_retrieval", "rag_top1", "rag_topk"]
+    generator: BaseLanguageModel
+    k: int = 5
+    max_new_tokens: int = 100
+    prompt_format: Literal["rag", "selfrag"] = "rag"
+    retriever: BaseRetriever | None = None
+    """Passages for questions whose file has none."""
+    max_passage_tokens: int | None = None
+    models: dict[str, Any] = field(default_factory=dict)
+
+    def settings(self) -> dict[str, Any]:
+        return {"method": self.name, **self.models, "k": self.k if self.name == "rag_topk" else None,
+                "max_new_tokens": self.max_new_tokens, "prompt_format": self.prompt_format}
+
+    def _documents(self, example: EvalExample) -> list[Document]:
+        if self.name == "no_retrieval":
+            return []
+        if example.passages is not None:
+            docs = example.passages
+        elif self.retriever is not None:
+            docs = self.retriever.invoke(example.question)
+        else:
+            docs = []
+        docs = [d for d in docs if d.page_content.strip()]
+        return docs[:1] if self.name == "rag_top1" else docs[: self.k]
+
+    def answer(self, example: EvalExample, task: Task) -> Outcome:
+        instruction = build_instruction(example.question, task.instruction, example.choices or None)
+        docs = self._documents(example)
+        prepared = None
+        if docs:
+            # The top-k baseline reads all passages as one context; prepare_passages escapes and fits it.
+            joined = [Document(page_content="\n\n".join(_premise(d) for d in docs))] if len(docs) > 1 else docs
+            prepared = prepare_passages(joined, self.generator, instruction=instruction,
+                                        max_new_tokens=self.max_new_tokens, max_tokens=self.max_passage_tokens)
+        prompts = branch_prompts(instruction, prepared, self.prompt_format)
+        result = self.generator.generate(generation_inputs(self.generator, prompts),
+                                         **generation_kwargs(self.generator, self.max_new_tokens))
+        (branch,) = to_branches(result, prepared)
+        trace = {"prompt": prompts[0], "raw_generation": branch.raw, "passages": passage_summary(docs),
+                 "notes": branch.notes}
+        return Outcome(branch.answer, bool(docs), None, trace)

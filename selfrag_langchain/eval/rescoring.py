@@ -1,0 +1,61 @@
+"""Re-deciding and re-selecting from a recorded trace, without generating again.
+
+A Self-RAG trace keeps, for every branch, its answer, its sequence probability and the judge's IsRel,
+IsSup and IsUse distributions. Nothing else enters the selection, so another weight, constraint or option
+set gives its answer by running the same pure :func:`~selfrag_langchain.chains.selection.select` on the
+trace: this is how sweeps reuse generations and how PubHealth sums branch scores per label.
+"""
+
+from __future__ import annotations
+
+import math
+
+from selfrag_langchain.chains.selection import select
+from selfrag_langchain.eval.examples import EvalExample
+from selfrag_langchain.eval.tasks import Task
+from selfrag_langchain.llms.base import GenerationStats
+from selfrag_langchain.reflection import Branch, Critique
+from selfrag_langchain.results import BranchTrace, SelfRAGResult
+from selfrag_langchain.scoring import HardConstraints, ScoringWeights
+from selfrag_langchain.tokens import Group, ParsedGeneration
+
+
+def _stats(trace: BranchTrace) -> GenerationStats | None:
+    """Stats whose mean log-probability gives back the recorded sequence probability."""
+    seq = trace.scores.sequence_probability
+    if seq is None:
+        return None
+    return GenerationStats(num_tokens=1, sum_logprob=math.log(seq) if seq > 0 else -math.inf)
+
+
+def _branch(trace: BranchTrace, task: Task) -> tuple[Branch, Critique]:
+    branch = Branch(passage=trace.passage, evidence=None, raw=trace.raw_generation,
+                    answer=task.option_answer(trace.answer), parsed=ParsedGeneration(), stats=_stats(trace))
+    dists = trace.distributions
+    critique = Critique(relevance=dists.get(str(Group.ISREL)), support=dists.get(str(Group.ISSUP)),
+                        utility=dists.get(str(Group.ISUSE)))
+    return branch, critique
+
+
+def reselect(
+    result: SelfRAGResult,
+    task: Task,
+    example: EvalExample,
+    *,
+    weights: ScoringWeights,
+    constraints: HardConstraints,
+) -> str:
+    """The answer ``result``'s branches give under ``weights`` and ``constraints``.
+
+    Closed-set tasks sum the branch scores per answer option (ARC's choices, PubHealth's true / false)
+    and return the winning option's label; other tasks return the best branch's answer, as the
+    short-form Runnable does.
+    """
+    if not result.branches:
+        return result.answer
+    pairs = [_branch(t, task) for t in result.branches]
+    selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
+                       choices=task.options(example))
+    if selection.option:
+        return selection.option
+    return result.branches[selection.selected].answer if selection.selected is not None else ""
