@@ -1,0 +1,118 @@
+"""Does a trained generator emit well-formed reflection tokens that the inline reflector reads?
+
+For the first N PopQA questions (with their first passage) it generates, greedily:
+  free         from the bare generator prompt: the first reflection token must be a Retrieve token
+  passage      from the retrieval branch prompt (``[Retrieval]<paragraph>…</paragraph>``): the continuation
+               must open with an IsRel token and end with an IsUse token, with an IsSup token after the answer
+               when it says ``[Relevant]``
+  no passage   from the ``[No Retrieval]`` branch prompt: answer text, then an IsUse token
+and runs the SelfRAG Runnable with the inline reflector (mode always, the question's first 2 passages),
+counting branches whose IsRel, IsSup and IsUse were read from the generator's own tokens. With
+``--baseline`` the same is measured on the base model with the tokens added but untrained.
+
+    python benchmarks/train_generator_check.py --model /tmp/e2e/generator --questions 5 --baseline
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from langchain_core.documents import Document
+
+from selfrag_langchain import InlineReflector, SelfRAG, TransformersLLM
+from selfrag_langchain.prompts import format_passage, generator_prompt, selfrag_branch_prompt
+from selfrag_langchain.retrievers.passages import PassageRetriever
+from selfrag_langchain.tokens import RELEVANT, TOKEN_GROUP, Group, find_special, parse_generation
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "popqa_longtail_dev.jsonl"
+
+
+def first_group(text: str) -> Group | None:
+    match = next((m for m in find_special(text) if m.group(0) in TOKEN_GROUP), None)
+    return TOKEN_GROUP[match.group(0)] if match else None
+
+
+def passage_ok(text: str) -> bool:
+    parsed = parse_generation(text)
+    if first_group(text) is not Group.ISREL or parsed.utility is None:
+        return False
+    relevance = parsed.first(Group.ISREL)
+    return relevance != RELEVANT or parsed.first(Group.ISSUP) is not None
+
+
+def check(llm: TransformersLLM, questions: list[dict], max_new_tokens: int) -> dict:
+    counts = {"free": 0, "passage": 0, "passage_isrel": 0, "passage_issup": 0, "passage_isuse": 0, "no_passage": 0,
+              "inline_branches": 0, "inline_judged": 0, "inline_isrel": 0, "inline_issup": 0, "inline_isuse": 0}
+    samples = []
+    for q in questions:
+        ctx = q["ctxs"][0]
+        passage = format_passage(ctx.get("title"), ctx["text"])
+        prompts = [generator_prompt(q["question"]), selfrag_branch_prompt(q["question"], passage),
+                   selfrag_branch_prompt(q["question"], None)]
+        free, with_passage, without = (g[0].text for g in llm.generate(prompts,
+                                                                        max_new_tokens=max_new_tokens).generations)
+        counts["free"] += first_group(free) is Group.RETRIEVE
+        counts["passage"] += passage_ok(with_passage)
+        parsed = parse_generation(with_passage)
+        counts["passage_isrel"] += first_group(with_passage) is Group.ISREL
+        counts["passage_issup"] += parsed.first(Group.ISSUP) is not None
+        counts["passage_isuse"] += parsed.utility is not None
+        counts["no_passage"] += bool(parse_generation(without).answer) and parse_generation(without).utility is not None
+        samples.append({"question": q["question"], "free": free, "passage": with_passage, "no_passage": without})
+        docs = [Document(c["text"], metadata={"title": c.get("title", "")}) for c in q["ctxs"][:2]]
+        rag = SelfRAG(generator=llm, reflector=InlineReflector(llm), retriever=PassageRetriever(passages=docs),
+                      mode="always", k=2, max_new_tokens=max_new_tokens)
+        result = rag.invoke(q["question"])
+        for branch in result.branches:
+            counts["inline_branches"] += 1
+            judged = branch.distributions  # IsRel, IsSup, IsUse as read from the generator's own tokens
+            counts["inline_judged"] += all(judged.get(str(g)) for g in (Group.ISREL, Group.ISSUP, Group.ISUSE))
+            for group in (Group.ISREL, Group.ISSUP, Group.ISUSE):
+                counts[f"inline_{str(group).lower()}"] += bool(judged.get(str(group)))
+    return {"counts": counts, "questions": len(questions), "samples": samples}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--questions", type=int, default=5)
+    parser.add_argument("--max-new-tokens", type=int, default=48)
+    parser.add_argument("--baseline", action="store_true", help="also measure the untrained base with the tokens")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    questions = [json.loads(line) for line in DATA.read_text().splitlines()[: args.questions]]
+    models = {"trained": args.model}
+    report = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.baseline:
+            from selfrag_langchain.trainer.vocabulary import save_with_reflection_tokens
+
+            base = TransformersLLM().load()
+            models["untrained (tokens added)"] = str(save_with_reflection_tokens(base.hf_model, base.tokenizer, tmp))
+        for name, model in models.items():
+            report[name] = check(TransformersLLM(model=model).load(), questions, args.max_new_tokens)
+    n = args.questions
+    print("| model | free: opens with a Retrieve token | passage branch: opens with IsRel / has IsSup / ends with "
+          "IsUse / all (well-formed) | no-passage branch: answer + IsUse | inline branches: IsRel / IsSup / IsUse "
+          "read / all three |")
+    print("|---|---|---|---|---|")
+    for name, r in report.items():
+        c = r["counts"]
+        b = c["inline_branches"]
+        print(f"| {name} | {c['free']}/{n} | {c['passage_isrel']} / {c['passage_issup']} / {c['passage_isuse']} / "
+              f"{c['passage']} of {n} | {c['no_passage']}/{n} | {c['inline_isrel']} / {c['inline_issup']} / "
+              f"{c['inline_isuse']} / {c['inline_judged']} of {b} |")
+    for sample in report["trained"]["samples"][:3]:
+        print(json.dumps(sample, ensure_ascii=False)[:600])
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""``selfrag train``: from raw instruction data to a Self-RAG critic and generator.
+
+Each subcommand is one config dataclass of :mod:`selfrag_langchain.trainer.config` as flags, or a
+YAML/JSON file given with ``--config`` (flags override it).
+
+Examples:
+    selfrag train critic-data --input pairs.jsonl --out critic_train.jsonl --model gpt-4o
+    selfrag train critic --data critic_train.jsonl --out critic --lora --per-group 100 --max-length 384
+    selfrag train critic-eval --model critic --data critic_dev.jsonl --out critic-eval.json
+    selfrag train generator-data --input pairs.jsonl --out generator_extra.jsonl --critic critic
+    selfrag train generator --data generator_train.jsonl generator_extra.jsonl --out generator --lora
+    accelerate launch --num_processes 4 -m selfrag_langchain.cli train generator --deepspeed zero3 ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
+from selfrag_langchain.trainer.config import (
+    CriticConfig,
+    CriticDataConfig,
+    CriticEvalConfig,
+    GeneratorConfig,
+    GeneratorDataConfig,
+)
+
+
+def _critic_data(config: CriticDataConfig) -> None:
+    from selfrag_langchain.trainer.critic_data import collect
+
+    stats = collect(config)
+    print(f"selfrag: {stats.summary()} -> {config.out}", file=sys.stderr)
+
+
+def _critic(config: CriticConfig) -> None:
+    from selfrag_langchain.trainer.critic import train_critic
+
+    _report(train_critic(config))
+
+
+def _critic_eval(config: CriticEvalConfig) -> None:
+    from selfrag_langchain.trainer.critic_eval import evaluate
+
+    evaluation = evaluate(config)
+    print(evaluation.table())
+    for note in evaluation.notes:
+        print(f"note: {note}")
+    if config.out:
+        print(f"selfrag: table and predictions written to {config.out}", file=sys.stderr)
+
+
+def _generator_data(config: GeneratorDataConfig) -> None:
+    from selfrag_langchain.trainer.generator_data import create
+
+    stats = create(config)
+    print(f"selfrag: {stats.summary()} -> {config.out}", file=sys.stderr)
+
+
+def _generator(config: GeneratorConfig) -> None:
+    from selfrag_langchain.trainer.generator import train_generator
+
+    _report(train_generator(config))
+
+
+def _report(result: Any) -> None:
+    print(f"selfrag: {result.summary()}", file=sys.stderr)
+    for note in result.notes:
+        print(f"selfrag: note: {note}", file=sys.stderr)
+
+
+SUBCOMMANDS: dict[str, tuple[type, Callable[[Any], None], str]] = {
+    "critic-data": (CriticDataConfig, _critic_data,
+                    "label (x, y) pairs with a teacher LM behind an OpenAI-compatible API (paper Appendix D)"),
+    "critic": (CriticConfig, _critic, "train a critic on labelled data (paper Eq. 1)"),
+    "critic-eval": (CriticEvalConfig, _critic_eval,
+                    "agreement of a critic with held-out labels, per task, beside the majority baseline"),
+    "generator-data": (GeneratorDataConfig, _generator_data,
+                       "insert reflection tokens and passages into (x, y) pairs with a critic (Algorithm 3)"),
+    "generator": (GeneratorConfig, _generator, "train a Self-RAG generator (paper Eq. 2)"),
+}
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "train", help="train a Self-RAG critic and generator",
+        description="From raw instruction data to a critic and a generator that SelfRAG loads. Each step takes "
+                    "its options as flags or from a YAML/JSON file (--config).")
+    steps = parser.add_subparsers(dest="step", required=True, metavar="STEP")
+    for name, (config_cls, _, help_text) in SUBCOMMANDS.items():
+        step = steps.add_parser(name, help=help_text, description=(config_cls.__doc__ or help_text).strip())
+        add_config_arguments(step, config_cls)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config_cls, action, _ = SUBCOMMANDS[args.step]
+    action(config_from_args(config_cls, args))
+    return 0

@@ -1,0 +1,141 @@
+"""Configs as command lines: flags, YAML/JSON files, precedence, and one clear line for every mistake."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.cli import main
+from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
+from selfrag_langchain.trainer.config import CriticConfig, GeneratorConfig, TrainingConfig
+from selfrag_langchain.trainer.training import _resume_point
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def _parse(cls: type, argv: list[str]) -> object:
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser, cls)
+    return config_from_args(cls, parser.parse_args(argv))
+
+
+def test_flags_become_the_config() -> None:
+    config = _parse(CriticConfig, ["--data", "a.jsonl", "b.jsonl", "--out", "o", "--lora", "--per-group", "5",
+                                   "--learning-rate", "1e-3", "--tasks", "relevance", "utility"])
+    assert isinstance(config, CriticConfig)
+    assert config.data == ["a.jsonl", "b.jsonl"] and config.lora and config.per_group == 5
+    assert config.learning_rate == pytest.approx(1e-3)
+    assert config.tasks == ["relevance", "utility"]
+    assert config.epochs == 1.0  # untouched defaults stay
+
+
+def test_file_then_flags(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("data: train.jsonl\nout: o\nlora: true\nlearning-rate: 2e-4\nepochs: 3\nmax_length: 256\n")
+    config = _parse(GeneratorConfig, ["--config", str(path), "--epochs", "1"])
+    assert isinstance(config, GeneratorConfig)
+    assert config.data == ["train.jsonl"] and config.lora and config.max_length == 256
+    assert config.learning_rate == pytest.approx(2e-4)  # YAML reads 2e-4 as a string: coerced
+    assert config.epochs == 1.0  # the flag wins over the file
+    json_path = tmp_path / "c.json"
+    json_path.write_text(json.dumps({"data": ["x.jsonl"], "out": "o", "no_such": 1}))
+    with pytest.raises(ConfigurationError, match="unknown option 'no_such'"):
+        _parse(GeneratorConfig, ["--config", str(json_path)])
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("data: [a]\nout: o\nepochs: many\n", "option 'epochs' .* must be float"),
+    ("- a\n- b\n", "must hold a mapping"),
+    ("data: [a\n", "cannot be parsed"),
+])
+def test_bad_config_files(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(content)
+    with pytest.raises(ConfigurationError, match=message):
+        _parse(CriticConfig, ["--config", str(path)])
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"batch_size": 0}, "batch_size must be >= 1"),
+    ({"learning_rate": -1.0}, "learning_rate must be > 0"),
+    ({"merge": True}, "merge applies only with lora"),
+    ({"lora": True, "merge": True, "deepspeed": "zero3"}, "merge is not available under DeepSpeed"),
+    ({"warmup_ratio": 1.5}, "warmup_ratio must be in"),
+])
+def test_config_ranges(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        TrainingConfig(data=["d"], out="o", **kwargs)  # type: ignore[arg-type]
+
+
+def test_deepspeed_presets_resolve_and_unknown_paths_fail() -> None:
+    assert TrainingConfig(data=["d"], out="o", deepspeed="zero3").deepspeed_file().endswith("zero3.json")
+    with pytest.raises(ConfigurationError, match=r"deepspeed config nope\.json not found"):
+        TrainingConfig(data=["d"], out="o", deepspeed="nope.json").deepspeed_file()
+
+
+def test_leftover_checkpoints_need_resume(tmp_path: Path) -> None:
+    (tmp_path / "checkpoints" / "checkpoint-3").mkdir(parents=True)
+    with pytest.raises(ConfigurationError, match="pass --resume"):
+        _resume_point(TrainingConfig(data=["d"], out=str(tmp_path)), tmp_path)
+    assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), tmp_path) is True
+    assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path / "new"), resume=True), tmp_path / "new") is None
+
+
+def _write(path: Path, rows: list[dict[str, str]] | str) -> Path:
+    path.write_text(rows if isinstance(rows, str) else "".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+GOOD_ROW = {"instruction": "i", "input": "Task instruction: q", "output": "[Retrieval]", "task": "retrieval"}
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["critic", "--data", "{missing}", "--out", "{out}"],
+     r":1: missing field 'output' \(each line needs instruction, input, output, task\)"),
+    (["critic", "--data", "{empty}", "--out", "{out}"], "has no records"),
+    (["critic", "--data", "{unknown_task}", "--out", "{out}"], r":1: unknown task 'isrel': choose from retrieval"),
+    (["critic", "--data", "{bad_label}", "--out", "{out}"], r":1: label '\[Relevant\]' is not a Retrieve token"),
+    (["critic", "--data", "{good}", "--out", "{out}", "--tasks", "isrel"], "unknown tasks isrel: choose from"),
+    (["critic", "--data", "{good}", "--out", "{out}", "--base", "/no/such/model"],
+     "model path /no/such/model does not exist"),
+    (["critic", "--data", "{good}"], "--out is required"),
+    (["critic", "--data", "{nope}", "--out", "{out}"], "nope.jsonl does not exist"),
+    (["generator", "--data", "{missing}", "--out", "{out}"], r":1: missing field 'output'"),
+    (["generator", "--data", "{good}", "--out", "{out}", "--base", "./no-such-dir"],
+     "model path no-such-dir does not exist"),
+    (["critic-eval", "--data", "{good}", "--model", "/no/such/critic"], "model path /no/such/critic does not exist"),
+    (["critic-data", "--input", "{empty}", "--out", "{out}", "--model", "m"], "has no records"),
+    (["generator-data", "--input", "{missing}", "--out", "{out}"], r":1: missing field 'output'"),
+])
+def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             argv: list[str], message: str) -> None:
+    files = {
+        "missing": _write(tmp_path / "missing.jsonl", [{"instruction": "i", "input": "x"}]),
+        "empty": _write(tmp_path / "empty.jsonl", ""),
+        "unknown_task": _write(tmp_path / "t.jsonl", [{**GOOD_ROW, "task": "isrel"}]),
+        "bad_label": _write(tmp_path / "l.jsonl", [{**GOOD_ROW, "output": "[Relevant]"}]),
+        "good": _write(tmp_path / "good.jsonl", [{**GOOD_ROW, "output": "[Retrieval]"}]),
+        "nope": tmp_path / "nope.jsonl",
+        "out": tmp_path / "out",
+    }
+    code = main(["train", *(a.format(**files) for a in argv)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.count("\n") == 0 and "Traceback" not in err
+    assert err.startswith("selfrag: error: ")
+    import re
+
+    assert re.search(message, err), err
+    assert not (tmp_path / "out").exists()
+
+
+def test_help_lists_every_step(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    for step in ("critic-data", "critic", "critic-eval", "generator-data", "generator"):
+        assert step in out

@@ -1,0 +1,262 @@
+"""The configuration of each training step: one dataclass per command, each field documented.
+
+A command line is one of these parsed from flags or a YAML/JSON file (``--config``, see
+:mod:`selfrag_langchain.trainer.arguments`); Python callers build them directly. Importing this module
+loads neither torch nor transformers, so ``selfrag train --help`` stays fast.
+
+Examples:
+    selfrag train critic --data critic_train.jsonl --out critic --lora --per-group 100
+    selfrag train critic --config critic.yaml --epochs 2          # flags override the file
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
+from selfrag_langchain.tokens import Group
+
+CONFIG_DIR = Path(__file__).parent / "configs"
+"""DeepSpeed and accelerate configuration files shipped with the package."""
+
+DEEPSPEED_PRESETS = {"zero2": CONFIG_DIR / "zero2.json", "zero3": CONFIG_DIR / "zero3.json"}
+"""Names ``--deepspeed`` accepts besides a path to a DeepSpeed JSON file."""
+
+TASK_GROUPS: dict[str, Group] = {
+    "retrieval": Group.RETRIEVE,
+    "relevance": Group.ISREL,
+    "groundedness": Group.ISSUP,
+    "utility": Group.ISUSE,
+}
+"""The ``task`` values of critic data and the reflection group each one judges."""
+
+CRITIC_TASKS = tuple(TASK_GROUPS)
+
+COLLECTION_GROUPS = ("retrieval", "retrieval_preceding", "relevance", "groundedness", "utility")
+"""What critic-data collection can ask the teacher (paper Appendix D, Tables 8-12)."""
+
+
+def _help(text: str, **extra: object) -> dict[str, object]:
+    return {"help": text, **extra}
+
+
+def _required(text: str) -> dict[str, object]:
+    """Metadata of a field the command line must get (as a flag or in the ``--config`` file)."""
+    return {"help": text, "required": True}
+
+
+@dataclass
+class TrainingConfig:
+    """What every training run takes: data, base model, optimisation, LoRA, scale, checkpoints."""
+
+    data: list[str] = field(default_factory=list, metadata=_required("training data, JSON Lines (one or more files)"))
+    out: str = field(default="", metadata=_required("output directory: the trained model (or adapter), checkpoints "
+                                                "under out/checkpoints, the loss log"))
+    base: str = field(default=DEFAULT_MODEL, metadata=_help("base causal LM: hub id, local directory, .gguf file "
+                                                            "or the embedded default"))
+    epochs: float = field(default=1.0, metadata=_help("training epochs (the paper: 3)"))
+    max_steps: int = field(default=-1, metadata=_help("stop after this many optimiser steps (-1: run the epochs)"))
+    learning_rate: float | None = field(default=None, metadata=_help("peak learning rate (default: 2e-4 with "
+                                                                     "--lora, 2e-5 without, the paper's)"))
+    batch_size: int = field(default=1, metadata=_help("examples per device per forward pass"))
+    gradient_accumulation_steps: int = field(default=8, metadata=_help(
+        "forward passes per optimiser step (effective batch = batch_size x this x devices; the paper: 128)"))
+    max_length: int = field(default=1024, metadata=_help("tokens per example, longer ones are cut (the paper: "
+                                                         "2048 for 7B)"))
+    warmup_ratio: float = field(default=0.03, metadata=_help("share of steps with linear warm-up, then linear "
+                                                             "decay"))
+    weight_decay: float = field(default=0.0, metadata=_help("AdamW weight decay"))
+    lora: bool = field(default=False, metadata=_help("train a LoRA adapter (peft) instead of all weights"))
+    lora_r: int = field(default=16, metadata=_help("LoRA rank"))
+    lora_alpha: int = field(default=32, metadata=_help("LoRA scaling alpha"))
+    lora_dropout: float = field(default=0.05, metadata=_help("LoRA dropout"))
+    lora_target: str = field(default="all-linear", metadata=_help("LoRA target modules: all-linear or "
+                                                                  "comma-separated module names"))
+    merge: bool = field(default=False, metadata=_help("with --lora: save the base with the adapter merged in "
+                                                      "(a full model) instead of the adapter alone"))
+    token_learning_rate: float = field(default=1e-2, metadata=_help(
+        "with --lora: learning rate of the added reflection tokens' embedding rows; they start at the mean "
+        "embedding and must move far, which steps of the LoRA learning rate do not do in a short run"))
+    bf16: bool | None = field(default=None, metadata=_help("bfloat16 mixed precision (default: on when a CUDA "
+                                                           "GPU supports it)"))
+    deepspeed: str | None = field(default=None, metadata=_help("DeepSpeed config: zero2, zero3 (shipped in "
+                                                               "trainer/configs) or a JSON path"))
+    gradient_checkpointing: bool = field(default=False, metadata=_help("recompute activations to save memory"))
+    resume: bool = field(default=False, metadata=_help("resume from the latest checkpoint under out/checkpoints"))
+    save_steps: int = field(default=200, metadata=_help("save a checkpoint every N optimiser steps"))
+    save_total_limit: int = field(default=2, metadata=_help("checkpoints kept"))
+    logging_steps: int = field(default=10, metadata=_help("log the loss every N optimiser steps"))
+    limit: int | None = field(default=None, metadata=_help("use only the first N examples"))
+    seed: int = field(default=42, metadata=_help("random seed (data order, LoRA init)"))
+    device: str | None = field(default=None, metadata=_help("cpu forces the CPU (default: the GPU if there is one)"))
+
+    def __post_init__(self) -> None:
+        if isinstance(self.data, str):
+            self.data = [self.data]
+        positive = {"batch_size": self.batch_size, "gradient_accumulation_steps": self.gradient_accumulation_steps,
+                    "max_length": self.max_length, "lora_r": self.lora_r, "save_steps": self.save_steps,
+                    "logging_steps": self.logging_steps, "save_total_limit": self.save_total_limit}
+        for name, value in positive.items():
+            if value < 1:
+                msg = f"{name} must be >= 1, got {value}"
+                raise ConfigurationError(msg)
+        if self.epochs <= 0 and self.max_steps <= 0:
+            msg = f"epochs must be > 0 (or set max_steps), got {self.epochs}"
+            raise ConfigurationError(msg)
+        for name in ("learning_rate", "token_learning_rate"):
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
+                msg = f"{name} must be > 0, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
+        if not 0.0 <= self.warmup_ratio < 1.0:
+            msg = f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}"
+            raise ConfigurationError(msg)
+        if not 0.0 <= self.lora_dropout < 1.0:
+            msg = f"lora_dropout must be in [0, 1), got {self.lora_dropout}"
+            raise ConfigurationError(msg)
+        if self.limit is not None and self.limit < 1:
+            msg = f"limit must be >= 1, got {self.limit}"
+            raise ConfigurationError(msg)
+        if self.merge and not self.lora:
+            msg = "merge applies only with lora: a full fine-tune is saved as a full model anyway"
+            raise ConfigurationError(msg)
+        if self.merge and self.deepspeed:
+            msg = "merge is not available under DeepSpeed (the weights are sharded): save the adapter, which loads " \
+                  "as a model directory as it is"
+            raise ConfigurationError(msg)
+
+    @property
+    def peak_learning_rate(self) -> float:
+        if self.learning_rate is not None:
+            return self.learning_rate
+        return 2e-4 if self.lora else 2e-5
+
+    def deepspeed_file(self) -> str | None:
+        """The DeepSpeed JSON the ``deepspeed`` field names, checked to exist."""
+        if self.deepspeed is None:
+            return None
+        path = DEEPSPEED_PRESETS.get(self.deepspeed, Path(self.deepspeed).expanduser())
+        if not path.is_file():
+            msg = f"deepspeed config {self.deepspeed} not found: give zero2, zero3 or a JSON file"
+            raise ConfigurationError(msg)
+        return str(path)
+
+
+@dataclass
+class CriticConfig(TrainingConfig):
+    """Critic training (paper Eq. 1): (instruction, input) -> label, loss on the label only."""
+
+    add_tokens: bool = field(default=False, metadata=_help(
+        "add the 15 reflection tokens as special tokens, so every label is one token (the released critic "
+        "predicts them as plain text)"))
+    per_group: int | None = field(default=None, metadata=_help(
+        "balanced subset: at most N examples per task (retrieval, relevance, groundedness, utility)"))
+    tasks: list[str] = field(default_factory=lambda: list(CRITIC_TASKS), metadata=_help(
+        "tasks to train on", choices=CRITIC_TASKS))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.per_group is not None and self.per_group < 1:
+            msg = f"per_group must be >= 1, got {self.per_group}"
+            raise ConfigurationError(msg)
+        _check_choices("tasks", self.tasks, CRITIC_TASKS)
+
+
+@dataclass
+class GeneratorConfig(TrainingConfig):
+    """Generator training (paper Eq. 2): output and reflection tokens, passages masked out of the loss."""
+
+
+@dataclass
+class CriticDataConfig:
+    """Critic data collection: a teacher LM behind an OpenAI-compatible API labels (x, y) pairs."""
+
+    input: str = field(default="", metadata=_required(
+        "JSON Lines of items: instruction (required), input, output, evidence (or ctxs), preceding, id"))
+    out: str = field(default="", metadata=_required("critic data to append to (JSON Lines: instruction, input, output, "
+                                                "task, id); a re-run skips items already there"))
+    model: str = field(default="", metadata=_required("the teacher model's name on the server"))
+    base_url: str | None = field(default=None, metadata=_help(
+        "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL or OpenAI's)"))
+    api_key: str | None = field(default=None, metadata=_help("API key (default: $OPENAI_API_KEY)"))
+    groups: list[str] = field(default_factory=lambda: list(COLLECTION_GROUPS), metadata=_help(
+        "what to ask: retrieval (Table 8), retrieval_preceding (Table 9), relevance (Table 10), "
+        "groundedness (Table 11), utility (Table 12); an item is asked only the groups its fields allow",
+        choices=COLLECTION_GROUPS))
+    temperature: float = field(default=1.0, metadata=_help("sampling temperature (the paper: 1)"))
+    max_tokens: int = field(default=200, metadata=_help("answer budget in tokens (the paper: 200)"))
+    max_retries: int = field(default=5, metadata=_help("retries of a request after a timeout, connection error "
+                                                       "or HTTP 429/5xx, with exponential backoff"))
+    timeout: float = field(default=60.0, metadata=_help("seconds per request"))
+    concurrency: int = field(default=1, metadata=_help("requests in flight"))
+    limit: int | None = field(default=None, metadata=_help("ask about only the first N items"))
+
+    def __post_init__(self) -> None:
+        _check_choices("groups", self.groups, COLLECTION_GROUPS)
+        for name in ("max_tokens", "concurrency"):
+            if getattr(self, name) < 1:
+                msg = f"{name} must be >= 1, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
+        if self.max_retries < 0 or self.timeout <= 0 or self.temperature < 0:
+            msg = "max_retries must be >= 0, timeout > 0 and temperature >= 0"
+            raise ConfigurationError(msg)
+
+
+@dataclass
+class CriticEvalConfig:
+    """Critic evaluation: agreement with held-out labels, per task, beside the majority-label baseline."""
+
+    model: str = field(default="", metadata=_required("the critic: a trained critic directory (full or LoRA adapter), "
+                                                  "hub id, .gguf file, or the embedded default"))
+    data: str = field(default="", metadata=_required("held-out critic data (JSON Lines: instruction, input, output, "
+                                                 "task)"))
+    prompts: str = field(default="paper", metadata=_help(
+        "critic prompt set: paper for trained critics, zero_shot for instruct models", choices=("paper", "zero_shot")))
+    out: str | None = field(default=None, metadata=_help("JSON file for the table and per-example predictions "
+                                                         "(default: print only)"))
+    limit: int | None = field(default=None, metadata=_help("evaluate only the first N rows"))
+    device: str = field(default="cpu", metadata=_help("torch device"))
+
+    def __post_init__(self) -> None:
+        if self.limit is not None and self.limit < 1:
+            msg = f"limit must be >= 1, got {self.limit}"
+            raise ConfigurationError(msg)
+
+
+@dataclass
+class GeneratorDataConfig:
+    """Generator data creation (paper Algorithm 3): a critic inserts reflection tokens and passages."""
+
+    input: str = field(default="", metadata=_required("JSON Lines of (instruction, output) pairs, optional input, "
+                                                      "id"))
+    out: str = field(default="", metadata=_required("generator data to append to (instruction, input, output, id); a "
+                                                "re-run skips items already there"))
+    critic: str = field(default=DEFAULT_MODEL, metadata=_help("the critic model (a trained critic directory, ...)"))
+    critic_prompts: str = field(default="paper", metadata=_help("critic prompt set", choices=("paper", "zero_shot")))
+    store: str | None = field(default=None, metadata=_help(
+        "Chroma store to retrieve from (default: the store `selfrag index` fills, else the demo corpus)"))
+    k: int = field(default=3, metadata=_help("passages retrieved per sentence"))
+    retrieve_threshold: float = field(default=0.5, metadata=_help(
+        "retrieve for an item when p([Retrieval]) exceeds this"))
+    limit: int | None = field(default=None, metadata=_help("process only the first N items"))
+    seed: int = field(default=42, metadata=_help("seed of the random passage choice when none is relevant"))
+    device: str = field(default="cpu", metadata=_help("torch device of the critic"))
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            msg = f"k must be >= 1, got {self.k}"
+            raise ConfigurationError(msg)
+        if not 0.0 <= self.retrieve_threshold <= 1.0:
+            msg = f"retrieve_threshold must be in [0, 1], got {self.retrieve_threshold}"
+            raise ConfigurationError(msg)
+        if self.limit is not None and self.limit < 1:
+            msg = f"limit must be >= 1, got {self.limit}"
+            raise ConfigurationError(msg)
+
+
+def _check_choices(name: str, values: list[str], allowed: tuple[str, ...]) -> None:
+    unknown = [v for v in values if v not in allowed]
+    if unknown or not values:
+        msg = f"unknown {name} {', '.join(unknown) or '(none given)'}: choose from {', '.join(allowed)}"
+        raise ConfigurationError(msg)

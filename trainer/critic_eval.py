@@ -1,0 +1,108 @@
+"""Critic evaluation: agreement with held-out labels per task, beside the majority-label baseline
+(the paper's Table 5, plus balanced measures because the labels are imbalanced).
+
+The critic is asked through :class:`~selfrag_langchain.reflection.CriticReflector` exactly as Self-RAG
+asks it at inference (same prompts, labels and calibration); its prediction is the label with the
+largest likelihood.
+
+Examples:
+    selfrag train critic-eval --model critic-smollm2 --data critic_dev.jsonl --out critic-eval.json
+    selfrag train critic-eval --model smollm2-135m-instruct --prompts zero_shot --data critic_dev.jsonl
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from selfrag_langchain.errors import InputError
+from selfrag_langchain.reflection import CriticQuery, CriticReflector
+from selfrag_langchain.trainer.agreement import GroupReport, format_table, group_report
+from selfrag_langchain.trainer.config import CRITIC_TASKS, CriticEvalConfig
+from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
+from selfrag_langchain.trainer.data import write_json_atomic
+
+BATCH = 8
+"""Rows per backend call."""
+
+
+@dataclass
+class CriticEvaluation:
+    """Per-task reports, the per-row predictions, and rows that could not be asked."""
+
+    model: str
+    prompts: str
+    reports: list[GroupReport]
+    predictions: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def table(self) -> str:
+        return format_table(self.reports, f"critic {self.model} (prompts: {self.prompts})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "prompts": self.prompts,
+            "tasks": {r.task: r.to_dict() for r in self.reports},
+            "notes": self.notes,
+            "predictions": self.predictions,
+        }
+
+
+def predict(reflector: CriticReflector, rows: list[CriticRow], *, progress: bool = True) -> list[dict[str, float]]:
+    """The critic's label distribution for each row (rows must split into fields, see ``CriticRow.fields``)."""
+    from tqdm import tqdm
+
+    queries = []
+    for row in rows:
+        fields = row.fields()
+        if fields is None:
+            msg = f"critic row input is not in the released layout: {row.input[:60]!r}"
+            raise InputError(msg)
+        queries.append(CriticQuery(row.group, str(fields["instruction"]), evidence=fields["evidence"],
+                                   output=fields["output"], preceding=fields["preceding"]))
+    dists: list[dict[str, float]] = []
+    with tqdm(total=len(queries), desc="critic eval", disable=not progress) as bar:
+        for start in range(0, len(queries), BATCH):
+            dists.extend(reflector.judge(queries[start : start + BATCH]))
+            bar.update(len(queries[start : start + BATCH]))
+    return dists
+
+
+def evaluate(config: CriticEvalConfig, reflector: CriticReflector | None = None, *,
+             progress: bool = True) -> CriticEvaluation:
+    """Evaluate the critic ``config.model`` (or ``reflector``, when given) on ``config.data``.
+
+    Raises:
+        InputError: for bad data. ModelLoadError: for a critic that cannot be loaded.
+    """
+    rows = read_critic_rows(config.data)
+    if config.limit is not None:
+        rows = rows[: config.limit]
+    notes = []
+    askable = [r for r in rows if r.fields() is not None]
+    if len(askable) < len(rows):
+        notes.append(f"{len(rows) - len(askable)} rows whose input is not in the released layout were skipped")
+    if not askable:
+        msg = f"no row of {config.data} has its input in the released layout (Task instruction: ...)"
+        raise InputError(msg)
+    if reflector is None:
+        from selfrag_langchain.llms.transformers import TransformersLLM
+
+        reflector = CriticReflector(TransformersLLM(model=config.model, device=config.device).load(),
+                                    prompts=config.prompts)
+    dists = predict(reflector, askable, progress=progress)
+    by_task: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    predictions = []
+    for row, dist in zip(askable, dists, strict=True):
+        label = max(dist, key=lambda tok: dist[tok])  # ties: the first in group order
+        by_task[row.task][0].append(row.output)
+        by_task[row.task][1].append(label)
+        predictions.append({"task": row.task, "gold": row.output, "predicted": label,
+                            "probs": {tok: round(p, 6) for tok, p in dist.items()}})
+    reports = [group_report(task, *by_task[task]) for task in CRITIC_TASKS if task in by_task]
+    evaluation = CriticEvaluation(config.model, config.prompts, reports, predictions, notes)
+    if config.out:
+        write_json_atomic(config.out, evaluation.to_dict())
+    return evaluation

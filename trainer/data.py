@@ -1,0 +1,140 @@
+"""JSON Lines in and out: records checked field by field, and resumable appends.
+
+Readers name the file and line of a bad record. Writers append whole lines and flush each, so an
+interrupted run leaves only complete records; the next run reads the ids already written and skips them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.errors import InputError
+
+
+def read_jsonl(
+    path: str | Path,
+    *,
+    required: Sequence[str] = (),
+    optional_text: Sequence[str] = (),
+    check: Callable[[dict[str, Any]], str | None] | None = None,
+) -> list[dict[str, Any]]:
+    """The records of a JSON Lines file, each checked to have the ``required`` string fields.
+
+    Fields in ``optional_text`` must be strings (or null) when present; ``check`` returns what else is
+    wrong with a record, or None. Blank lines are skipped.
+
+    Raises:
+        InputError: for a missing or empty file, a line that is not a JSON object, or a missing or
+            non-string field; the message gives the file and line number.
+    """
+    path = Path(path)
+    if not path.is_file():
+        msg = f"{path} does not exist"
+        raise InputError(msg)
+    records = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as e:
+                msg = f"{path}:{number}: not valid JSON ({e.msg})"
+                raise InputError(msg) from e
+            if not isinstance(record, dict):
+                msg = f"{path}:{number}: each line must be a JSON object, got {type(record).__name__}"
+                raise InputError(msg)
+            for name in required:
+                if not isinstance(record.get(name), str):
+                    what = "missing field" if name not in record else "field must be a string:"
+                    msg = f"{path}:{number}: {what} '{name}' (each line needs {', '.join(required)})"
+                    raise InputError(msg)
+            for name in optional_text:
+                if record.get(name) is not None and not isinstance(record[name], str):
+                    msg = f"{path}:{number}: field '{name}' must be a string"
+                    raise InputError(msg)
+            problem = check(record) if check else None
+            if problem:
+                msg = f"{path}:{number}: {problem}"
+                raise InputError(msg)
+            records.append(record)
+    if not records:
+        msg = f"{path} has no records"
+        raise InputError(msg)
+    return records
+
+
+def stable_id(*parts: str | None) -> str:
+    """A short id that is the same for the same content on every run (for resuming)."""
+    digest = hashlib.sha256("\x1f".join(p or "" for p in parts).encode("utf-8")).hexdigest()
+    return digest[:16]
+
+
+def written_ids(path: str | Path, key: str = "id") -> set[str]:
+    """Ids of the records already in an output file (none if it does not exist yet)."""
+    path = Path(path)
+    if not path.is_file():
+        return set()
+    ids = set()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line from a killed run; repaired before the next append
+            if isinstance(record, dict) and key in record:
+                ids.add(str(record[key]))
+    return ids
+
+
+class JsonlAppender:
+    """Appends complete JSON lines to a file, flushing each, after cutting off a torn last line."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _drop_torn_tail(self.path)
+        self._handle = self.path.open("a", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def write_all(self, records: Iterable[dict[str, Any]]) -> None:
+        for record in records:
+            self.write(record)
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _drop_torn_tail(path: Path) -> None:
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as handle:
+        data = handle.read()
+        if data.endswith(b"\n"):
+            return
+        handle.truncate(data.rfind(b"\n") + 1)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write a JSON file through a temporary file and a rename, so it is never half-written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

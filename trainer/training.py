@@ -1,0 +1,161 @@
+"""One training loop for critic and generator: ``transformers.Trainer`` on prepared examples.
+
+The same code runs on one CPU, one GPU, or many GPUs under ``accelerate launch`` / ``torchrun`` with
+DeepSpeed ZeRO-2 or ZeRO-3 (``--deepspeed zero3``): Trainer takes the device, mixed precision, gradient
+accumulation, checkpoints and resuming from :class:`~selfrag_langchain.trainer.config.TrainingConfig`.
+The model is loaded (and its vocabulary extended) before DeepSpeed sees it, so the mean-initialised rows
+of new tokens are written into whole matrices, not shards.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.trainer.collators import ExampleDataset, PaddingCollator
+from selfrag_langchain.trainer.config import TrainingConfig
+from selfrag_langchain.trainer.masks import Example
+from selfrag_langchain.trainer.models import save_trained, use_bf16
+
+CHECKPOINT_DIR = "checkpoints"
+LOG_FILE = "training_log.jsonl"
+SUMMARY_FILE = "selfrag_training.json"
+
+
+@dataclass
+class TrainingResult:
+    """What a run produced: where, what kind of artefact, and how the loss went."""
+
+    out: str
+    saved: str
+    """``adapter`` (LoRA adapter and tokenizer) or ``full`` (a whole model directory)."""
+    examples: int
+    steps: int
+    seconds: float
+    losses: list[float] = field(default_factory=list)
+    """The training loss at each logging step."""
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        first = f"{self.losses[0]:.3f}" if self.losses else "n/a"
+        last = f"{self.losses[-1]:.3f}" if self.losses else "n/a"
+        return (f"saved {self.saved} model to {self.out}: {self.examples} examples, {self.steps} steps, "
+                f"{self.seconds:.0f} s, loss {first} -> {last}")
+
+
+def training_arguments(config: TrainingConfig, out: Path) -> Any:
+    """The ``TrainingArguments`` a config describes."""
+    from transformers import TrainingArguments
+
+    return TrainingArguments(
+        output_dir=str(out / CHECKPOINT_DIR),
+        per_device_train_batch_size=config.batch_size,
+        gradient_accumulation_steps=config.gradient_accumulation_steps,
+        learning_rate=config.peak_learning_rate,
+        num_train_epochs=config.epochs,
+        max_steps=config.max_steps,
+        warmup_steps=config.warmup_ratio,
+        lr_scheduler_type="linear",
+        weight_decay=config.weight_decay,
+        optim="adamw_torch",
+        logging_steps=config.logging_steps,
+        logging_first_step=True,
+        save_strategy="steps",
+        save_steps=config.save_steps,
+        save_total_limit=config.save_total_limit,
+        bf16=use_bf16(config),
+        deepspeed=config.deepspeed_file(),
+        gradient_checkpointing=config.gradient_checkpointing,
+        gradient_checkpointing_kwargs={"use_reentrant": False} if config.gradient_checkpointing else None,
+        seed=config.seed,
+        data_seed=config.seed,
+        use_cpu=config.device == "cpu",
+        report_to="none",
+        remove_unused_columns=False,
+        dataloader_num_workers=0,
+        disable_tqdm=False,
+    )
+
+
+TOKEN_ROWS = "trainable_tokens"
+"""Name part of peft's parameters holding the added tokens' embedding rows under LoRA."""
+
+
+def _optimizer(config: TrainingConfig, model: Any) -> Any:
+    """Under LoRA with added tokens: AdamW with their embedding rows in a group of their own, at
+    ``token_learning_rate``. Otherwise None, and the Trainer builds its default optimizer."""
+    import torch
+
+    params = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
+    rows = [p for name, p in params if TOKEN_ROWS in name]
+    if not (config.lora and rows):
+        return None
+    rest = [p for name, p in params if TOKEN_ROWS not in name]
+    groups = [{"params": rest, "lr": config.peak_learning_rate},
+              {"params": rows, "lr": config.token_learning_rate, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=config.peak_learning_rate, weight_decay=config.weight_decay)
+
+
+def _resume_point(config: TrainingConfig, out: Path) -> bool | None:
+    """``True`` to resume from the latest checkpoint, None to start fresh; refuses to silently mix runs."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    checkpoints = out / CHECKPOINT_DIR
+    last = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
+    if config.resume:
+        return True if last else None
+    if last:
+        msg = f"{checkpoints} holds checkpoints of an earlier run: pass --resume to continue it, or use another --out"
+        raise ConfigurationError(msg)
+    return None
+
+
+def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: list[Example],
+                 notes: list[str] | None = None) -> TrainingResult:
+    """Train ``model`` on ``examples`` and save the result under ``config.out``.
+
+    Raises:
+        ConfigurationError: for an output directory with another run's checkpoints (without ``resume``).
+    """
+    from transformers import Trainer, TrainerCallback
+
+    out = Path(config.out)
+    resume = _resume_point(config, out)
+    notes = list(notes or [])
+    if config.resume and resume is None:
+        notes.append("no checkpoint to resume from: started from the base model")
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / LOG_FILE
+
+    class _LossLog(TrainerCallback):
+        """Appends every logged dict (loss, learning rate, grad norm) with its step to the loss log."""
+
+        def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None,
+                   **kwargs: Any) -> None:
+            if logs and state.is_world_process_zero:
+                with log_path.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"step": state.global_step, **logs}) + "\n")
+
+    trainer = Trainer(
+        model=model,
+        args=training_arguments(config, out),
+        train_dataset=ExampleDataset(examples),
+        data_collator=PaddingCollator(pad_id=int(tokenizer.pad_token_id)),
+        processing_class=tokenizer,
+        callbacks=[_LossLog()],
+        optimizers=(_optimizer(config, model), None),
+    )
+    start = time.perf_counter()
+    trainer.train(resume_from_checkpoint=resume)
+    seconds = time.perf_counter() - start
+    saved = save_trained(trainer, tokenizer, config, out)
+    losses = [float(entry["loss"]) for entry in trainer.state.log_history if "loss" in entry]
+    result = TrainingResult(str(out), saved, len(examples), int(trainer.state.global_step), seconds, losses, notes)
+    if trainer.is_world_process_zero():
+        summary = {"config": asdict(config), "result": asdict(result), "log_history": trainer.state.log_history}
+        (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return result
