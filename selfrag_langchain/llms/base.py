@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.outputs import Generation
 
+from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP, Group
 
 INFO_KEY = "selfrag"
@@ -178,3 +179,11 @@ class ReflectiveLLM(Protocol):
         """Maximum number of tokens of prompt plus generation, if known."""
         ...
 
+
+def require_at_least(settings: Any, minimum: int, *names: str) -> None:
+    """Refuse the first of a backend's ``names`` set below ``minimum``, in one line that names it."""
+    for name in names:
+        value = getattr(settings, name)
+        if value < minimum:
+            msg = f"{name} must be >= {minimum}, got {value}"
+            raise ConfigurationError(msg)

@@ -22,7 +22,14 @@ from langchain_core.outputs import Generation, LLMResult
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from selfrag_langchain.errors import BackendError, ConfigurationError, ModelLoadError
-from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, GroupReading, reading_at
+from selfrag_langchain.llms.base import (
+    INFO_KEY,
+    ContinuationRequest,
+    GenerationStats,
+    GroupReading,
+    reading_at,
+    require_at_least,
+)
 from selfrag_langchain.llms.chat_templates import use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, gguf_path
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
@@ -107,13 +114,8 @@ class LlamaCppLLM(BaseLLM):
 
     @model_validator(mode="after")
     def _check(self) -> LlamaCppLLM:
-        for name in ("n_ctx", "n_batch", "max_new_tokens"):
-            if getattr(self, name) < 1:
-                msg = f"{name} must be >= 1, got {getattr(self, name)}"
-                raise ConfigurationError(msg)
-        if self.temperature < 0:
-            msg = f"temperature must be >= 0, got {self.temperature}"
-            raise ConfigurationError(msg)
+        require_at_least(self, 1, "n_ctx", "n_batch", "max_new_tokens")
+        require_at_least(self, 0, "temperature")
         return self
 
     @property

@@ -23,7 +23,7 @@ from langchain_core.utils.utils import secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from selfrag_langchain.errors import BackendError, ConfigurationError
-from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, reading_at
+from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, reading_at, require_at_least
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.tokens import TOKEN_GROUP
 
@@ -128,23 +128,11 @@ class OpenAICompatibleLLM(BaseLLM):
 
     @model_validator(mode="after")
     def _check(self) -> OpenAICompatibleLLM:
-        for name in ("concurrency", "max_new_tokens"):
-            if getattr(self, name) < 1:
-                msg = f"{name} must be >= 1, got {getattr(self, name)}"
-                raise ConfigurationError(msg)
-        if self.max_retries < 0:
-            msg = f"max_retries must be >= 0, got {self.max_retries}"
-            raise ConfigurationError(msg)
+        require_at_least(self, 1, "concurrency", "max_new_tokens", "top_logprobs", "scoring_top_logprobs")
+        require_at_least(self, 0, "max_retries", "temperature")
         if self.timeout <= 0:
             msg = f"timeout must be > 0 seconds, got {self.timeout}"
             raise ConfigurationError(msg)
-        if self.temperature < 0:
-            msg = f"temperature must be >= 0, got {self.temperature}"
-            raise ConfigurationError(msg)
-        for name in ("top_logprobs", "scoring_top_logprobs"):
-            if getattr(self, name) < 1:
-                msg = f"{name} must be >= 1, got {getattr(self, name)}"
-                raise ConfigurationError(msg)
         if not self.base_url.startswith(("http://", "https://")):
             msg = f"base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, got '{self.base_url}'"
             raise ConfigurationError(msg)

@@ -12,13 +12,13 @@ from langchain_core.language_models import BaseLLM
 from langchain_core.outputs import Generation, LLMResult
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
-from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.llms.base import (
     INFO_KEY,
     ContinuationRequest,
     GenerationStats,
     GroupReading,
     group_reading,
+    require_at_least,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model
@@ -79,15 +79,8 @@ class TransformersLLM(BaseLLM):
 
     @model_validator(mode="after")
     def _check_ranges(self) -> TransformersLLM:
-        if self.max_new_tokens < 1:
-            msg = f"max_new_tokens must be >= 1, got {self.max_new_tokens}"
-            raise ConfigurationError(msg)
-        if self.temperature < 0:
-            msg = f"temperature must be >= 0, got {self.temperature}"
-            raise ConfigurationError(msg)
-        if self.batch_size < 1:
-            msg = f"batch_size must be >= 1, got {self.batch_size}"
-            raise ConfigurationError(msg)
+        require_at_least(self, 1, "max_new_tokens", "batch_size")
+        require_at_least(self, 0, "temperature")
         return self
 
     @property

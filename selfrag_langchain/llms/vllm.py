@@ -21,7 +21,14 @@ from langchain_core.outputs import Generation, LLMResult
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from selfrag_langchain.errors import BackendError, ConfigurationError, ModelLoadError
-from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, GroupReading, reading_at
+from selfrag_langchain.llms.base import (
+    INFO_KEY,
+    ContinuationRequest,
+    GenerationStats,
+    GroupReading,
+    reading_at,
+    require_at_least,
+)
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
 from selfrag_langchain.tokens import TOKEN_GROUP
@@ -91,15 +98,10 @@ class VllmLLM(BaseLLM):
 
     @model_validator(mode="after")
     def _check(self) -> VllmLLM:
-        for name in ("tensor_parallel_size", "max_new_tokens", "top_logprobs"):
-            if getattr(self, name) < 1:
-                msg = f"{name} must be >= 1, got {getattr(self, name)}"
-                raise ConfigurationError(msg)
+        require_at_least(self, 1, "tensor_parallel_size", "max_new_tokens", "top_logprobs")
+        require_at_least(self, 0, "temperature")
         if not 0.0 < self.gpu_memory_utilization <= 1.0:
             msg = f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization}"
-            raise ConfigurationError(msg)
-        if self.temperature < 0:
-            msg = f"temperature must be >= 0, got {self.temperature}"
             raise ConfigurationError(msg)
         self._batcher = Coalescer(self._run)
         return self
