@@ -122,6 +122,13 @@ def main() -> None:
         same = "" if agree is None else f"{agree}/{len(qs)}"
         print(f"| {name} | {len(qs) / total:.3f} | {statistics.mean(latencies):.2f} | "
               f"{statistics.median(latencies):.2f} | {same} |")
+    if reference is not None:
+        for name, results, _, _ in rows:
+            for i, (a, b) in enumerate(zip(results, reference, strict=True)):
+                if a.selected != b.selected and a.selected is not None and b.selected is not None:
+                    gap = b.branches[b.selected].scores.total - b.branches[a.selected].scores.total
+                    print(f"{name}: question {i + 1} picks branch {a.selected}, transformers {b.selected} "
+                          f"(transformers' score gap between the two: {gap:.3f})")
 
 
 if __name__ == "__main__":
