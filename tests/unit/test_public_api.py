@@ -27,3 +27,20 @@ def test_trainer_is_installed_under_the_package() -> None:
     from selfrag_langchain.trainer.vocabulary import add_reflection_tokens
 
     assert callable(add_reflection_tokens)
+
+
+def test_every_import_in_the_readme_resolves() -> None:
+    """The README's Python snippets import names that exist, so a reader can paste them."""
+    import ast
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+    imports = [node for block in blocks for node in ast.walk(ast.parse(block))
+               if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("selfrag_langchain")]
+    assert len(imports) >= 4
+    for node in imports:
+        mod = importlib.import_module(node.module)
+        for alias in node.names:
+            assert hasattr(mod, alias.name), f"{node.module}.{alias.name} named in the README does not exist"
