@@ -36,6 +36,7 @@ from typing import Any, Protocol, cast
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
+from selfrag_langchain.chains.segments import sentence_segmenter
 from selfrag_langchain.prompts import build_instruction, format_passage
 from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import (
@@ -85,10 +86,8 @@ def _top(dist: dict[str, float]) -> str:
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (pysbd, rule-based, offline), each with the whitespace after it, so that
     joined they give ``text`` back."""
-    import pysbd
-
     sentences: list[str] = []
-    for piece in pysbd.Segmenter(language="en", clean=False).segment(text):
+    for piece in sentence_segmenter().segment(text):
         if sentences and not piece.strip():
             sentences[-1] += piece
         else:

@@ -134,11 +134,12 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (pysbd), stripped, empty ones dropped."""
     if not text.strip():
         return []
-    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
+    return [s.strip() for s in sentence_segmenter().segment(text) if s.strip()]
 
 
 @lru_cache(maxsize=1)
-def _segmenter() -> Any:
+def sentence_segmenter() -> Any:
+    """The one pysbd segmenter (English, text kept as written), built at first use."""
     import pysbd
 
     return pysbd.Segmenter(language="en", clean=False)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
+from selfrag_langchain.chains.segments import split_sentences
 from selfrag_langchain.chains.selection import extract_option
 from selfrag_langchain.errors import ConfigurationError
 
@@ -96,19 +97,6 @@ def str_em(prediction: str, short_answer_sets: Sequence[Sequence[str]]) -> float
     if not short_answer_sets:
         return 0.0
     return sum(match(prediction, answers) for answers in short_answer_sets) / len(short_answer_sets)
-
-
-@lru_cache(maxsize=1)
-def _sentence_splitter() -> Callable[[str], list[str]]:
-    import pysbd
-
-    segmenter = pysbd.Segmenter(language="en", clean=False)
-    return lambda text: [s.strip() for s in segmenter.segment(text) if s.strip()]
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (pysbd), stripped, empty ones dropped."""
-    return _sentence_splitter()(text) if text.strip() else []
 
 
 @lru_cache(maxsize=1)
