@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
+from selfrag_langchain.chains.segments import split_sentences
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.chains.streaming import ItemStreaming
 from selfrag_langchain.errors import InputError
@@ -98,7 +99,7 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     """The session when the input names none."""
     history_turns: int = 3
     """Previous turns shown to the rewrite. A rewrite that is not a question (or runs on) is replaced by the
-    previous question followed by this one."""
+    previous standalone question followed by this one, at most ``history_turns`` + 1 questions long."""
     condense_max_tokens: int = 48
     name: str | None = Field(default="SelfRAGChat")
 
@@ -131,16 +132,18 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
             lines.append(f"{who}: {_MARKER.sub('', str(m.content)).strip()}")
         return CONDENSE_PROMPT.format(conversation="\n".join(lines), question=question)
 
-    @staticmethod
-    def _standalone(question: str, generated: str, messages: Sequence[BaseMessage]) -> str:
-        """The rewritten question when it is one; otherwise the previous question and this one together,
-        which still retrieves for what the conversation is about (small models often echo the answer)."""
+    def _standalone(self, question: str, generated: str, messages: Sequence[BaseMessage]) -> str:
+        """The rewritten question when it is one; otherwise the previous turn's standalone question and this
+        one together, which still retrieves for what the conversation is about (small models often echo the
+        answer). Chained follow-ups keep the last ``history_turns`` + 1 questions, so the subject of the
+        conversation survives "Where is it shown?" then "Who painted it?"."""
         line = next((ln.strip() for ln in generated.splitlines() if ln.strip()), "")
         line = re.sub(r"^(rewritten question|question)\s*:\s*", "", line, flags=re.I).strip().strip('"')
         if line.endswith("?") and len(line) <= 3 * len(question) + 60:
             return line
-        previous = next((str(m.content).strip() for m in reversed(messages) if m.type == "human"), "")
-        return f"{previous} {question}".strip()
+        previous = next((str(m.additional_kwargs.get("standalone_question") or m.content).strip()
+                         for m in reversed(messages) if m.type == "human"), "")
+        return " ".join(split_sentences(f"{previous} {question}")[-(self.history_turns + 1):])
 
     def _llm(self) -> BaseLanguageModel:
         return self.condense_llm or self.rag.generator

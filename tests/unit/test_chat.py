@@ -211,3 +211,20 @@ def test_ctrl_c_at_the_prompt_or_mid_answer_exits_cleanly(tmp_path: Path, capsys
     assert chat_loop(Interrupted(), history, read=lambda _: next(lines)) == 0
     assert "this turn was not saved" in capsys.readouterr().out
     assert history.messages == []
+
+
+def test_chained_fallbacks_keep_the_subject_of_the_conversation(tmp_path: Path) -> None:
+    """Each fallback builds on the previous turn's standalone question, not its bare words, and keeps at
+    most history_turns + 1 questions."""
+    path = tmp_path / "h.sqlite3"
+    chat, _, _ = _chat(path)
+    chat.invoke(FIRST)
+    follow_ups = ["Where is it shown?", "When was it made?", "Why is it famous?"]
+    asked: list[str] = []
+    for follow_up in follow_ups:
+        chat, _, _ = _chat(path, rewrites=["Leonardo da Vinci painted it."])
+        chat.history_turns = 2
+        asked.append(chat.invoke(follow_up).standalone_question)
+    assert asked[0] == f"{FIRST} {follow_ups[0]}"
+    assert asked[1] == f"{FIRST} {follow_ups[0]} {follow_ups[1]}"
+    assert asked[2] == " ".join(follow_ups)  # the first question has aged out: three questions at most
