@@ -44,7 +44,7 @@ def questions(path: Path, n: int, k: int) -> list[dict[str, Any]]:
 
 
 def rag_for(llm: Any, args: argparse.Namespace) -> SelfRAG:
-    return SelfRAG(generator=llm, reflector=CriticReflector(llm), mode="always", k=args.k,
+    return SelfRAG(generator=llm, reflector=CriticReflector(llm, relevance="labels"), mode="always", k=args.k,
                    max_new_tokens=args.max_new_tokens)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from langchain_core.documents import Document
 
-from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.errors import ConfigurationError, ModelLoadError
 from selfrag_langchain.llms.base import ContinuationRequest, GenerationStats, ReflectiveLLM
 from selfrag_langchain.prompts import (
     CRITIC_PROMPT_SETS,
@@ -166,6 +166,18 @@ class InlineReflector(Reflector):
         return critique
 
 
+def resolve_relevance(relevance: str, prompts: CriticPromptSet) -> str:
+    """``auto`` resolved for a prompt set: an instruct model asked zero-shot judges relevance better by how
+    much more likely the passage makes the question (PopQA dev, benchmarks/RESULTS.md), a trained critic
+    by its labels."""
+    if relevance not in ("auto", "labels", "question_likelihood"):
+        msg = f"unknown relevance judgement '{relevance}': choose auto, labels or question_likelihood"
+        raise ConfigurationError(msg)
+    if relevance != "auto":
+        return relevance
+    return "question_likelihood" if prompts.context_first else "labels"
+
+
 class CriticReflector(Reflector):
     """Asks a critic model each group's question and reads the likelihood of each label.
 
@@ -193,7 +205,7 @@ class CriticReflector(Reflector):
         prompts: str | CriticPromptSet = ZERO_SHOT_CRITIC,
         *,
         calibrate: bool | None = None,
-        relevance: Literal["labels", "question_likelihood"] = "labels",
+        relevance: Literal["auto", "labels", "question_likelihood"] = "auto",
     ) -> None:
         self.llm = llm
         if isinstance(prompts, str):
@@ -207,8 +219,9 @@ class CriticReflector(Reflector):
         calibration, Zhao et al. 2021), so a zero-shot critic's bias towards a label word ("No", "1")
         does not decide every judgement. On by default for zero-shot prompts, off for trained critics."""
         self._priors: dict[Group, dict[str, float]] = {}
-        self.relevance = relevance
-        """How IsRel is judged. ``labels``: the likelihood of the critic's answer labels, as for every
+        self.relevance = resolve_relevance(relevance, prompts)
+        """How IsRel is judged (``auto``: ``question_likelihood`` for zero-shot prompts, ``labels`` for a
+        trained critic's). ``labels``: the likelihood of the critic's answer labels, as for every
         group. ``question_likelihood``: how much more likely the passage makes the question,
         p([Relevant]) = sigmoid(PMI / n) with PMI = log p(question | passage) - log p(question) over the
         question's n tokens, i.e. the per-token likelihood ratio of "the question was asked about this

@@ -34,9 +34,10 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
                        help="critic model (default: the generator's model)")
     model.add_argument("--critic-prompts", choices=sorted(CRITIC_PROMPT_SETS), default="zero_shot",
                        help="zero_shot for instruct models, paper for trained Self-RAG critics (default: %(default)s)")
-    model.add_argument("--relevance", choices=["labels", "question_likelihood"], default="labels",
+    model.add_argument("--relevance", choices=["auto", "labels", "question_likelihood"], default="auto",
                        help="how the critic judges IsRel: its answer labels, or how much more likely the passage "
-                            "makes the question (better for small critics) (default: %(default)s)")
+                            "makes the question (better for small instruct critics); auto: question_likelihood "
+                            "with --critic-prompts zero_shot, labels with paper (default: %(default)s)")
     model.add_argument("--max-new-tokens", type=int, default=60, help="default: %(default)s")
     add_backend_options(parser)
 
@@ -156,6 +157,14 @@ def validate_run_options(args: argparse.Namespace) -> None:
     if args.max_new_tokens < 1:
         raise SelfRAGError(f"--max-new-tokens must be >= 1, got {args.max_new_tokens}")
     _check_backend_flags(args)
+    args.relevance = relevance_mode(args.relevance, args.critic_prompts)
+
+
+def relevance_mode(relevance: str, critic_prompts: str) -> str:
+    """The IsRel judgement ``--relevance`` names, ``auto`` resolved for ``--critic-prompts``."""
+    from selfrag_langchain.reflection import resolve_relevance
+
+    return resolve_relevance(relevance, CRITIC_PROMPT_SETS[critic_prompts])
 
 
 def build_generator(args: argparse.Namespace) -> BaseLLM:
@@ -181,7 +190,8 @@ def build_reflector(args: argparse.Namespace, generator: BaseLLM) -> Reflector:
     else:
         model = args.critic if args.critic is not None else args.model
         critic = build_llm(backend, model, **_backend_options(args, backend))
-    return CriticReflector(critic, prompts=args.critic_prompts, relevance=args.relevance)
+    relevance = relevance_mode(args.relevance, args.critic_prompts)
+    return CriticReflector(critic, prompts=args.critic_prompts, relevance=relevance)
 
 
 def selfrag_settings(args: argparse.Namespace) -> dict[str, object]:

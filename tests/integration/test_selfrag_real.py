@@ -72,7 +72,7 @@ def test_critic_reads_a_branch_passage_once(smollm2: TransformersLLM) -> None:
     evidence = f"{doc.metadata['title']}\n{doc.page_content}"
     branch = Branch(passage=doc, evidence=evidence, raw="Leonardo da Vinci painted it.",
                     answer="Leonardo da Vinci painted it.", parsed=parse_generation("Leonardo da Vinci painted it."))
-    critic = CriticReflector(smollm2, calibrate=False)
+    critic = CriticReflector(smollm2, calibrate=False, relevance="labels")  # question likelihood reads it twice
     try:
         critique = critic.critique("Who painted the Mona Lisa?", [branch])
     finally:

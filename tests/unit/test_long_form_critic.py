@@ -53,7 +53,7 @@ def _setup(**kwargs) -> tuple[SelfRAGLongForm, ScriptedPlainLLM, ScriptedCritic,
         QUESTION: [doc("Crust"), doc("Lava")],
         f"{QUESTION} {FIRST}": [doc("Magma"), doc("Eruption")],
     })
-    rag = SelfRAGLongForm(generator=generator, reflector=CriticReflector(critic, calibrate=False),
+    rag = SelfRAGLongForm(generator=generator, reflector=CriticReflector(critic, calibrate=False, relevance="labels"),
                           retriever=retriever, k=2, max_depth=3, **kwargs)
     return rag, generator, critic, retriever
 

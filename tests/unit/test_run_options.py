@@ -1,0 +1,42 @@
+"""The judge users expect by default: ``relevance="auto"`` (CLI ``--relevance auto``) picks the question-likelihood
+relevance for an instruct critic asked zero-shot and the labels for a trained critic."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.language_models.fake import FakeListLLM
+
+from selfrag_langchain.cli import build_parser
+from selfrag_langchain.commands.options import build_reflector, relevance_mode, validate_run_options
+from selfrag_langchain.reflection import CriticReflector
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    ([], "question_likelihood"),
+    (["--critic-prompts", "paper"], "labels"),
+    (["--relevance", "labels"], "labels"),
+    (["--critic-prompts", "paper", "--relevance", "question_likelihood"], "question_likelihood"),
+])
+def test_relevance_auto_follows_the_critic_prompts(flags: list[str], expected: str) -> None:
+    args = build_parser().parse_args(["ask", "Who?", *flags])
+    assert args.relevance == ("auto" if "--relevance" not in flags else expected)
+    reflector = build_reflector(args, FakeListLLM(responses=["x"]))
+    assert isinstance(reflector, CriticReflector) and reflector.relevance == expected
+    validate_run_options(args)
+    assert args.relevance == expected  # what eval records in its settings
+
+
+def test_explicit_values_pass_through() -> None:
+    assert relevance_mode("labels", "zero_shot") == "labels"
+    assert relevance_mode("question_likelihood", "paper") == "question_likelihood"
+
+
+def test_the_python_default_is_the_same_rule() -> None:
+    from selfrag_langchain.errors import ConfigurationError
+
+    llm = FakeListLLM(responses=["x"])
+    assert CriticReflector(llm).relevance == "question_likelihood"
+    assert CriticReflector(llm, prompts="paper").relevance == "labels"
+    assert CriticReflector(llm, relevance="labels").relevance == "labels"
+    with pytest.raises(ConfigurationError, match="auto, labels or question_likelihood"):
+        CriticReflector(llm, relevance="pmi")  # type: ignore[arg-type]
