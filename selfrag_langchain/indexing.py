@@ -25,6 +25,7 @@ from langchain_core.embeddings import Embeddings
 from selfrag_langchain.errors import ConfigurationError, InputError, StoreError
 from selfrag_langchain.retrievers.passages import document_from_ctx
 from selfrag_langchain.store import open_store, resolve_store_dir
+from selfrag_langchain.text_files import read_user_text
 
 if TYPE_CHECKING:
     from langchain_chroma import Chroma
@@ -153,22 +154,11 @@ def _scalar_metadata(values: dict[str, Any]) -> dict[str, str | int | float | bo
     return clean
 
 
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")  # -sig: drop a byte-order mark
-    except UnicodeDecodeError as e:
-        msg = f"{path} is not UTF-8 text: convert it (e.g. `iconv -t utf-8`) or leave it out"
-        raise InputError(msg) from e
-    except OSError as e:
-        msg = f"Cannot read {path}: {e}"
-        raise InputError(msg) from e
-
-
 def _text_file_documents(path: Path, chunk_size: int, chunk_overlap: int) -> list[Document]:
     """Split a .txt/.md file into overlapping chunks titled by its first heading or name."""
     from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
-    text = _read_text(path)
+    text = read_user_text(path)
     source = str(path)
     title = path.stem
     if path.suffix.lower() == ".md":
@@ -247,7 +237,7 @@ def _jsonl_line_documents(
 def _jsonl_documents(path: Path, problems: list[str]) -> list[Document]:
     """All passages of a JSONL file; malformed lines are added to ``problems`` and skipped."""
     docs: list[Document] = []
-    for number, line in enumerate(_read_text(path).splitlines(), start=1):
+    for number, line in enumerate(read_user_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:

@@ -16,6 +16,7 @@ from typing import Any
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.retrievers.passages import documents_from_ctxs
+from selfrag_langchain.text_files import read_user_text
 
 TASK_FIELDS: dict[str, str] = {
     "popqa": "'question' and 'answers'",
@@ -186,17 +187,7 @@ def load_examples(path: str | Path, task: str) -> LoadedFile:
         msg = f"unknown task '{task}': choose one of {', '.join(PARSERS)}"
         raise InputError(msg)
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as e:
-        msg = f"eval file not found: {path}"
-        raise InputError(msg) from e
-    except IsADirectoryError as e:
-        msg = f"eval file is a directory: {path}: give a .jsonl file"
-        raise InputError(msg) from e
-    except (OSError, UnicodeDecodeError) as e:
-        msg = f"cannot read eval file {path}: {e}"
-        raise InputError(msg) from e
+    text = read_user_text(path, "eval file")
     if not text.strip():
         msg = f"eval file {path} is empty"
         raise InputError(msg)

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.retrievers.passages import documents_from_ctxs, top_k
+from selfrag_langchain.text_files import read_user_text
 
 __all__ = ["EvalFileRetriever", "normalize_question"]
 
@@ -30,14 +31,7 @@ def normalize_question(question: str) -> str:
 
 def _read_records(path: Path) -> dict[str, list[Document]]:
     """Map each question of a Self-RAG eval file to its passages; the first record wins."""
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except FileNotFoundError as e:
-        msg = f"Eval file not found: {path}"
-        raise InputError(msg) from e
-    except (OSError, UnicodeDecodeError) as e:
-        msg = f"Cannot read eval file {path}: {e}"
-        raise InputError(msg) from e
+    lines = read_user_text(path, "Eval file").splitlines()
     records: dict[str, list[Document]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
