@@ -20,7 +20,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from examples.corpus import documents
-from selfrag_langchain import CriticReflector, SelfRAG, SelfRAGResult, TransformersLLM
+from selfrag_langchain import CalibratedReflector, SelfRAG, SelfRAGResult, TransformersLLM
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 
 
@@ -28,7 +28,7 @@ def selfrag_tool(llm: TransformersLLM | None = None) -> BaseTool:
     """A tool whose output is the Self-RAG answer followed by its citation."""
     llm = llm or TransformersLLM(max_new_tokens=40)
     store = InMemoryVectorStore.from_documents(documents(), MiniLMEmbeddings())
-    selfrag = SelfRAG(generator=llm, reflector=CriticReflector(llm), retriever=store.as_retriever(), k=2)
+    selfrag = SelfRAG(generator=llm, reflector=CalibratedReflector(), retriever=store.as_retriever(), k=2)
 
     def cited(result: SelfRAGResult) -> str:
         sources = " ".join(f"[{d.metadata['citation']}] {d.metadata['title']}" for d in result.citations)

@@ -14,7 +14,7 @@ from pathlib import Path
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from examples.corpus import documents
-from selfrag_langchain import CriticReflector, TransformersLLM
+from selfrag_langchain import CalibratedReflector, TransformersLLM
 from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGChat
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.embeddings import MiniLMEmbeddings
@@ -28,7 +28,7 @@ QUESTIONS = ["Who painted the Mona Lisa?", "Where is it displayed?"]
 def build_chat(history_file: Path, llm: TransformersLLM | None = None) -> SelfRAGChat:
     llm = llm or TransformersLLM()
     store = InMemoryVectorStore.from_documents(documents(), MiniLMEmbeddings())
-    rag = SelfRAGLongForm(generator=llm, reflector=CriticReflector(llm), retriever=store.as_retriever(),
+    rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(), retriever=store.as_retriever(),
                           k=2, beam_width=1, max_depth=2, max_segment_tokens=32, mode="always")
     return SelfRAGChat(rag=rag, session_id="example",
                        history_factory=lambda session: SQLiteChatMessageHistory(session, history_file))

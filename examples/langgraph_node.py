@@ -12,7 +12,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from examples.corpus import documents
-from selfrag_langchain import CriticReflector, SelfRAG, SelfRAGResult, TransformersLLM
+from selfrag_langchain import CalibratedReflector, SelfRAG, SelfRAGResult, TransformersLLM
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 
 
@@ -25,7 +25,7 @@ class State(TypedDict, total=False):
 def build_graph(llm: TransformersLLM | None = None) -> CompiledStateGraph:
     llm = llm or TransformersLLM(max_new_tokens=40)
     store = InMemoryVectorStore.from_documents(documents(), MiniLMEmbeddings())
-    selfrag = SelfRAG(generator=llm, reflector=CriticReflector(llm), retriever=store.as_retriever(), k=2)
+    selfrag = SelfRAG(generator=llm, reflector=CalibratedReflector(), retriever=store.as_retriever(), k=2)
 
     def answer(state: State) -> State:
         return {"result": selfrag.invoke(state["question"])}

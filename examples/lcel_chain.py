@@ -10,7 +10,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from examples.corpus import documents
-from selfrag_langchain import CriticReflector, SelfRAG, SelfRAGResult, TransformersLLM
+from selfrag_langchain import CalibratedReflector, SelfRAG, SelfRAGResult, TransformersLLM
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 
 
@@ -23,7 +23,7 @@ def with_citations(result: SelfRAGResult) -> str:
 def build_chain(llm: TransformersLLM | None = None) -> Runnable:
     llm = llm or TransformersLLM(max_new_tokens=40)
     store = InMemoryVectorStore.from_documents(documents(), MiniLMEmbeddings())
-    selfrag = SelfRAG(generator=llm, reflector=CriticReflector(llm), retriever=store.as_retriever(), k=2,
+    selfrag = SelfRAG(generator=llm, reflector=CalibratedReflector(), retriever=store.as_retriever(), k=2,
                       mode="always")  # always cite a source
     prompt = PromptTemplate.from_template("{topic}: {question}")
     return prompt | selfrag | RunnableLambda(with_citations)

@@ -11,7 +11,7 @@ from langchain_community.vectorstores import FAISS
 from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from examples.corpus import documents
-from selfrag_langchain import CriticReflector, SelfRAG, TransformersLLM
+from selfrag_langchain import CalibratedReflector, SelfRAG, TransformersLLM
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.indexing import index_documents
 from selfrag_langchain.store import open_store
@@ -34,7 +34,7 @@ STORES = {
 def answer_with(store: VectorStore, question: str, llm: TransformersLLM | None = None) -> tuple[str, str]:
     """Answer and the title of the cited passage."""
     llm = llm or TransformersLLM(max_new_tokens=40)
-    selfrag = SelfRAG(generator=llm, reflector=CriticReflector(llm), retriever=store.as_retriever(), k=2,
+    selfrag = SelfRAG(generator=llm, reflector=CalibratedReflector(), retriever=store.as_retriever(), k=2,
                       mode="always")
     result = selfrag.invoke(question)
     return result.answer, result.citations[0].metadata["title"]

@@ -100,7 +100,7 @@ class BeamTrace(BaseModel):
     segments: list[str]
     """Segment ids, first to last."""
     score: float
-    """The sequence score: the sum of the segments' scores (or their mean, with ``beam_score="mean"``)."""
+    """The sequence score: the mean of the segments' scores (or their sum, with ``beam_score="sum"``)."""
     finished: str | None = None
     """Why the beam stopped growing; None if the search stopped at ``max_depth`` first."""
 

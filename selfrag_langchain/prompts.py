@@ -70,12 +70,19 @@ def selfrag_branch_prompt(instruction: str, passage: str | None) -> str:
 
 
 def rag_prompt(instruction: str, passage: str | None) -> str:
-    """A plain prompt for any instruct model: answer in a sentence, from the passage if one is given."""
+    """A plain prompt for any instruct model: answer in a sentence, from the passage if one is given.
+
+    With a passage, the model is told first to answer with the passage's words: a small instruct model
+    told only to "use" the passage mixes it with what it believes (PopQA dev, SmolLM2-135M: the top-1
+    passage's answer matched 48% of the time with that wording, 56% with this one; some branch of five
+    passages 62% against 76%; ``benchmarks/RESULTS.md``). Answers in the passage's words are also what
+    the judges' support signals can check.
+    """
     if passage is None:
         return f"Question: {instruction}\nAnswer the question in one short sentence."
     return (
-        f"Passage: {passage}\n\nQuestion: {instruction}\n"
-        "Answer the question in one short sentence, using the passage."
+        "Read the passage and answer the question with its words.\n\n"
+        f"Passage: {passage}\n\nQuestion: {instruction}\nAnswer in one short sentence."
     )
 
 

@@ -205,12 +205,16 @@ class CriticDataConfig:
 
 @dataclass
 class CriticEvalConfig:
-    """Critic evaluation: agreement with held-out labels, per task, beside the majority-label baseline."""
+    """Judge evaluation: agreement with held-out labels, per task, beside the majority-label baseline. Without
+    --model it evaluates the default judge (the calibrated judge, or --judge FILE) exactly as SelfRAG uses it."""
 
-    model: str = field(default="", metadata=_required("the critic: a trained critic directory (full or LoRA adapter), "
-                                                  "hub id, .gguf file, or the embedded default"))
     data: str = field(default="", metadata=_required("held-out critic data (JSON Lines: instruction, input, output, "
                                                  "task)"))
+    model: str = field(default="", metadata=_help("a critic model: a trained critic directory (full or LoRA adapter), "
+                                                  "hub id, .gguf file, or the embedded default (default: no model, "
+                                                  "evaluate the calibrated judge)"))
+    judge: str | None = field(default=None, metadata=_help(
+        "without --model: a judge calibration written by `selfrag train judge` (default: the shipped one)"))
     prompts: str = field(default="paper", metadata=_help(
         "critic prompt set: paper for trained critics, zero_shot for instruct models", choices=("paper", "zero_shot")))
     out: str | None = field(default=None, metadata=_help("JSON file for the table and per-example predictions "
@@ -221,6 +225,27 @@ class CriticEvalConfig:
     def __post_init__(self) -> None:
         if self.limit is not None and self.limit < 1:
             msg = f"limit must be >= 1, got {self.limit}"
+            raise ConfigurationError(msg)
+        if self.model and self.judge:
+            msg = "--judge evaluates a calibrated judge and --model a critic model: give one of them"
+            raise ConfigurationError(msg)
+
+
+@dataclass
+class JudgeConfig:
+    """Calibrated judge: one logistic regression per reflection group over embedding and word-overlap signals,
+    fitted to labelled critic data (the package ships the fit on Self-RAG's critic_train.jsonl)."""
+
+    data: str = field(default="", metadata=_required("labelled critic data (JSON Lines: instruction, input, output, "
+                                                 "task)"))
+    out: str = field(default="", metadata=_required("JSON file for the calibration (a few kilobytes)"))
+    folds: int = field(default=5, metadata=_help("cross-validation folds for choosing regularisation and class "
+                                                 "weights"))
+    seed: int = field(default=0, metadata=_help("seed of the fold split"))
+
+    def __post_init__(self) -> None:
+        if self.folds < 2:
+            msg = f"folds must be >= 2, got {self.folds}"
             raise ConfigurationError(msg)
 
 

@@ -1,20 +1,21 @@
 """Critic evaluation: agreement with held-out labels per task, beside the majority-label baseline
 (the paper's Table 5, plus balanced measures because the labels are imbalanced).
 
-The critic is asked through :class:`~selfrag_langchain.reflection.CriticReflector` exactly as Self-RAG
-asks it at inference (same prompts, labels and calibration); its prediction is the label with the
-largest likelihood.
+A critic model is asked through :class:`~selfrag_langchain.reflection.CriticReflector`, and the default
+judge is :class:`~selfrag_langchain.judging.CalibratedReflector`, each exactly as Self-RAG asks it at
+inference (same prompts, labels, signals and calibration); the prediction is the most probable label.
 
 Examples:
     selfrag train critic-eval --model critic-smollm2 --data critic_dev.jsonl --out critic-eval.json
     selfrag train critic-eval --model smollm2-135m-instruct --prompts zero_shot --data critic_dev.jsonl
+    selfrag train critic-eval --data critic_dev.jsonl      # the default judge, as SelfRAG uses it
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.reflection import CriticQuery, CriticReflector
@@ -25,6 +26,12 @@ from selfrag_langchain.trainer.data import write_json_atomic
 
 BATCH = 8
 """Rows per backend call."""
+
+
+class Judge(Protocol):
+    """What an evaluation asks: the distribution over each query's group."""
+
+    def judge(self, queries: list[CriticQuery]) -> list[dict[str, float]]: ...
 
 
 @dataclass
@@ -38,7 +45,9 @@ class CriticEvaluation:
     notes: list[str] = field(default_factory=list)
 
     def table(self) -> str:
-        return format_table(self.reports, f"critic {self.model} (prompts: {self.prompts})")
+        title = (f"critic {self.model} (prompts: {self.prompts})" if self.model != "calibrated judge"
+                 else f"calibrated judge (calibration: {self.prompts})")
+        return format_table(self.reports, title)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,7 +59,7 @@ class CriticEvaluation:
         }
 
 
-def predict(reflector: CriticReflector, rows: list[CriticRow], *, progress: bool = True) -> list[dict[str, float]]:
+def predict(reflector: Judge, rows: list[CriticRow], *, progress: bool = True) -> list[dict[str, float]]:
     """The critic's label distribution for each row (rows must split into fields, see ``CriticRow.fields``)."""
     from tqdm import tqdm
 
@@ -70,7 +79,7 @@ def predict(reflector: CriticReflector, rows: list[CriticRow], *, progress: bool
     return dists
 
 
-def evaluate(config: CriticEvalConfig, reflector: CriticReflector | None = None, *,
+def evaluate(config: CriticEvalConfig, reflector: Judge | None = None, *,
              progress: bool = True) -> CriticEvaluation:
     """Evaluate the critic ``config.model`` (or ``reflector``, when given) on ``config.data``.
 
@@ -87,6 +96,11 @@ def evaluate(config: CriticEvalConfig, reflector: CriticReflector | None = None,
     if not askable:
         msg = f"no row of {config.data} has its input in the released layout (Task instruction: ...)"
         raise InputError(msg)
+    name, prompts = (config.model, config.prompts) if config.model else ("calibrated judge", config.judge or "shipped")
+    if reflector is None and not config.model:
+        from selfrag_langchain.judging import CalibratedReflector
+
+        reflector = CalibratedReflector(config.judge)
     if reflector is None:
         from selfrag_langchain.llms.transformers import TransformersLLM
 
@@ -102,7 +116,7 @@ def evaluate(config: CriticEvalConfig, reflector: CriticReflector | None = None,
         predictions.append({"task": row.task, "gold": row.output, "predicted": label,
                             "probs": {tok: round(p, 6) for tok, p in dist.items()}})
     reports = [group_report(task, *by_task[task]) for task in CRITIC_TASKS if task in by_task]
-    evaluation = CriticEvaluation(config.model, config.prompts, reports, predictions, notes)
+    evaluation = CriticEvaluation(name, prompts, reports, predictions, notes)
     if config.out:
         write_json_atomic(config.out, evaluation.to_dict())
     return evaluation

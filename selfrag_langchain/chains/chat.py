@@ -68,12 +68,12 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     Setup:
         .. code-block:: python
 
-            from selfrag_langchain import CriticReflector, TransformersLLM
+            from selfrag_langchain import CalibratedReflector, TransformersLLM
             from selfrag_langchain.chains.chat import SelfRAGChat
             from selfrag_langchain.chains.long_form import SelfRAGLongForm
 
             llm = TransformersLLM()
-            rag = SelfRAGLongForm(generator=llm, reflector=CriticReflector(llm), retriever=retriever, max_depth=3)
+            rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(), retriever=retriever, max_depth=3)
             chat = SelfRAGChat(rag=rag)                      # history in SQLite under SELFRAG_HOME
 
     Invoke and stream:

@@ -44,12 +44,12 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
     Setup:
         .. code-block:: python
 
-            from selfrag_langchain import CriticReflector, TransformersLLM
+            from selfrag_langchain import CalibratedReflector, TransformersLLM
             from selfrag_langchain.chains.long_form import SelfRAGLongForm
             from selfrag_langchain.store import default_retriever
 
             llm = TransformersLLM()
-            rag = SelfRAGLongForm(generator=llm, reflector=CriticReflector(llm), retriever=default_retriever(k=2),
+            rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(), retriever=default_retriever(k=2),
                                   k=2, beam_width=2, max_depth=3)
 
     Invoke:
@@ -83,10 +83,12 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
     """Generation budget of one segment; a generation that reaches it without ending a segment is cut there."""
     max_new_tokens: int = 200
     """Token budget of the whole answer: a beam stops growing once its segments reach it."""
-    beam_score: Literal["sum", "mean"] = "sum"
-    """How beams are ranked. ``sum`` of their segment scores: a beam that goes on with judged segments
-    outranks one that stopped, so answers grow to ``max_depth`` or the token budget while their segments
-    hold up. ``mean``: length-neutral, a beam that ended early competes on equal terms."""
+    beam_score: Literal["sum", "mean"] = "mean"
+    """How beams are ranked. ``mean`` of their segment scores: length-neutral, so a beam that ended after
+    one strong segment competes on equal terms with a longer one, and a beam grows only while its new
+    segments score as well as its earlier ones. ``sum``: every segment's score is positive, so a beam that
+    goes on outranks one that stopped whatever its new segments are about (on the demo corpus, "Tell me
+    about Jane Austen and her novels." drifted to a romance-novel passage under ``sum``)."""
     name: str | None = Field(default="SelfRAGLongForm")
 
     _raw: Any = PrivateAttr(default=None)

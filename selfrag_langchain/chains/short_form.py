@@ -41,13 +41,12 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     Setup:
         .. code-block:: python
 
-            from selfrag_langchain import SelfRAG
+            from selfrag_langchain import CalibratedReflector, SelfRAG
             from selfrag_langchain.llms import TransformersLLM
-            from selfrag_langchain.reflection import CriticReflector
             from selfrag_langchain.store import default_retriever
 
-            llm = TransformersLLM()  # SmolLM2-135M-Instruct, as generator and zero-shot critic
-            rag = SelfRAG(generator=llm, reflector=CriticReflector(llm), retriever=default_retriever())
+            llm = TransformersLLM()  # SmolLM2-135M-Instruct, the generator
+            rag = SelfRAG(generator=llm, reflector=CalibratedReflector(), retriever=default_retriever())
 
     Invoke:
         .. code-block:: python

@@ -219,18 +219,22 @@ class _Session:
         a = self.args
         found = {"model": a.model, "backend": getattr(a, "backend", "transformers")}
         if judges:
-            found |= {"critic": a.critic, "critic_prompts": a.critic_prompts, "relevance": a.relevance}
+            found |= {"reflector": a.reflector}
+            if a.reflector == "calibrated":
+                found |= {"judge": str(a.judge) if a.judge else "shipped"}
+            else:
+                found |= {"critic": a.critic, "critic_prompts": a.critic_prompts, "relevance": a.relevance}
         return found
 
     def judge(self, name: str) -> Any:
-        """ASQA's citation judge: a critic's IsSup judgement (``--critic``, else the generator as zero-shot
-        critic). An inline reflector judges only its own generations, so the judge is always a critic."""
+        """ASQA's citation judge: the run's judge's IsSup judgement (the calibrated judge, or a critic). An
+        inline reflector judges only its own generations, so with it the judge is a critic."""
         if self.task.name != "asqa" or self.args.citation_judge == "none":
             return None
         from selfrag_langchain.eval.judges import IsSupJudge
 
         if self._judge is None:
-            if self.args.reflector == "critic" and name == "selfrag":
+            if self.args.reflector != "inline" and name == "selfrag":
                 reflector = self.long_form().reflector
             else:
                 critic_args = argparse.Namespace(**{**vars(self.args), "reflector": "critic"})

@@ -21,17 +21,25 @@ if TYPE_CHECKING:
     from selfrag_langchain.reflection import Reflector
 
 
+REFLECTORS = ("calibrated", "critic", "inline")
+"""The judges ``--reflector`` chooses from (see :func:`build_reflector`)."""
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     """Which models generate and judge, and on which backend."""
     model = parser.add_argument_group("models")
     model.add_argument("--model", default=DEFAULT_MODEL,
                        help="generator: hub id, local directory, .gguf file, or with --backend openai the served "
                             "model's name (default: %(default)s)")
-    model.add_argument("--reflector", choices=["critic", "inline"], default="critic",
-                       help="critic: a critic model judges (any generator); inline: a Self-RAG model judges "
-                            "itself (default: %(default)s)")
+    model.add_argument("--reflector", choices=list(REFLECTORS), default="calibrated",
+                       help="calibrated: embedding and word-overlap signals calibrated on GPT-4 critic labels "
+                            "(any generator, no extra model read); critic: a critic model judges (any generator); "
+                            "inline: a Self-RAG model judges itself (default: %(default)s)")
+    model.add_argument("--judge", type=Path, default=None,
+                       help="calibrated reflector: a calibration written by `selfrag train judge` (default: the "
+                            "one shipped with the package)")
     model.add_argument("--critic", default=None,
-                       help="critic model (default: the generator's model)")
+                       help="critic reflector: critic model (default: the generator's model)")
     model.add_argument("--critic-prompts", choices=sorted(CRITIC_PROMPT_SETS), default="zero_shot",
                        help="zero_shot for instruct models, paper for trained Self-RAG critics (default: %(default)s)")
     model.add_argument("--relevance", choices=["auto", "labels", "question_likelihood"], default="auto",
@@ -177,13 +185,18 @@ def build_generator(args: argparse.Namespace) -> BaseLLM:
 
 
 def build_reflector(args: argparse.Namespace, generator: BaseLLM) -> Reflector:
-    """The judge the flags describe. The critic runs on ``--critic-backend`` (default: ``--backend``) and
-    shares the generator when it is the same model on the same backend."""
+    """The judge the flags describe. The calibrated judge needs no model of its own; the critic runs on
+    ``--critic-backend`` (default: ``--backend``) and shares the generator when it is the same model on the
+    same backend."""
     from selfrag_langchain.llms.factory import build_llm
     from selfrag_langchain.reflection import CriticReflector, InlineReflector
 
     if args.reflector == "inline":
         return InlineReflector(generator)
+    if args.reflector == "calibrated":
+        from selfrag_langchain.judging import CalibratedReflector
+
+        return CalibratedReflector(getattr(args, "judge", None))
     backend = args.critic_backend or args.backend
     if backend == args.backend and args.critic in (None, args.model):
         critic = generator
@@ -255,9 +268,9 @@ def add_long_form_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-segment-tokens", type=int, default=48,
                        help="generation budget of one segment; --max-new-tokens caps the whole answer "
                             "(default: %(default)s)")
-    group.add_argument("--beam-score", choices=["sum", "mean"], default="sum",
-                       help="rank beams by the sum of their segment scores, or by the mean (length-neutral) "
-                            "(default: %(default)s)")
+    group.add_argument("--beam-score", choices=["sum", "mean"], default="mean",
+                       help="rank beams by the mean of their segment scores (length-neutral), or by the sum "
+                            "(longer answers win) (default: %(default)s)")
 
 
 def build_long_form(args: argparse.Namespace, retriever: BaseRetriever | None = None) -> SelfRAGLongForm:
@@ -281,5 +294,5 @@ def build_long_form(args: argparse.Namespace, retriever: BaseRetriever | None = 
         beam_width=getattr(args, "beam_width", None) or 2,
         max_depth=getattr(args, "max_depth", None) or 6,
         max_segment_tokens=getattr(args, "max_segment_tokens", None) or 48,
-        beam_score=getattr(args, "beam_score", None) or "sum",
+        beam_score=getattr(args, "beam_score", None) or "mean",
     )

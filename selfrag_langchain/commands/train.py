@@ -7,6 +7,8 @@ Examples:
     selfrag train critic-data --input pairs.jsonl --out critic_train.jsonl --model gpt-4o
     selfrag train critic --data critic_train.jsonl --out critic --lora --per-group 100 --max-length 384
     selfrag train critic-eval --model critic --data critic_dev.jsonl --out critic-eval.json
+    selfrag train judge --data critic_train.jsonl --out judge.json
+    selfrag train critic-eval --data critic_dev.jsonl      # the default judge, as SelfRAG uses it
     selfrag train generator-data --input pairs.jsonl --out generator_extra.jsonl --critic critic
     selfrag train generator --data generator_train.jsonl generator_extra.jsonl --out generator --lora
     accelerate launch --num_processes 4 -m selfrag_langchain.cli train generator --deepspeed zero3 ...
@@ -26,6 +28,7 @@ from selfrag_langchain.trainer.config import (
     CriticEvalConfig,
     GeneratorConfig,
     GeneratorDataConfig,
+    JudgeConfig,
 )
 
 
@@ -53,6 +56,15 @@ def _critic_eval(config: CriticEvalConfig) -> None:
         print(f"selfrag: table and predictions written to {config.out}", file=sys.stderr)
 
 
+def _judge(config: JudgeConfig) -> None:
+    from selfrag_langchain.trainer.judge import fit_judge
+
+    calibration = fit_judge(config)
+    for group, report in calibration.provenance["groups"].items():
+        print(f"selfrag: {group}: {report}", file=sys.stderr)
+    print(f"selfrag: judge calibration written to {config.out}", file=sys.stderr)
+
+
 def _generator_data(config: GeneratorDataConfig) -> None:
     from selfrag_langchain.trainer.generator_data import create
 
@@ -77,7 +89,10 @@ SUBCOMMANDS: dict[str, tuple[type, Callable[[Any], None], str]] = {
                     "label (x, y) pairs with a teacher LM behind an OpenAI-compatible API (paper Appendix D)"),
     "critic": (CriticConfig, _critic, "train a critic on labelled data (paper Eq. 1)"),
     "critic-eval": (CriticEvalConfig, _critic_eval,
-                    "agreement of a critic with held-out labels, per task, beside the majority baseline"),
+                    "agreement of a judge (a critic model, or the default calibrated judge) with held-out labels, "
+                    "per task, beside the majority baseline"),
+    "judge": (JudgeConfig, _judge,
+              "fit the calibrated judge (the embedded default's) to labelled critic data, in seconds on CPU"),
     "generator-data": (GeneratorDataConfig, _generator_data,
                        "insert reflection tokens and passages into (x, y) pairs with a critic (Algorithm 3)"),
     "generator": (GeneratorConfig, _generator, "train a Self-RAG generator (paper Eq. 2)"),

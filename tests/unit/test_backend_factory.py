@@ -79,11 +79,12 @@ def test_cli_flags_choose_the_generator_backend() -> None:
 
 
 def test_the_critic_shares_the_generator_unless_told_otherwise() -> None:
-    args = _args("--backend", "llamacpp", "--n-ctx", "1024")
+    args = _args("--backend", "llamacpp", "--n-ctx", "1024", "--reflector", "critic")
     generator = build_generator(args)
     reflector = build_reflector(args, generator)
     assert isinstance(reflector, CriticReflector) and reflector.llm is generator
-    args = _args("--backend", "openai", "--base-url", "http://h:1/v1", "--critic-backend", "transformers")
+    args = _args("--backend", "openai", "--base-url", "http://h:1/v1", "--critic-backend", "transformers",
+                 "--reflector", "critic")
     generator = build_generator(args)
     critic = build_reflector(args, generator).llm
     assert isinstance(generator, OpenAICompatibleLLM) and isinstance(critic, TransformersLLM)

@@ -110,4 +110,4 @@ def test_summary_lines_show_each_step_and_the_winning_beam() -> None:
     lines = result.summary_lines()
     assert lines[0] == f'depth 0 beam -: p(Retrieve)=0.82 -> retrieve query "{QUESTION}"'
     assert any(line.startswith("  * 0.1 [Paris] score 2.355") for line in lines)
-    assert lines[-2].startswith("* beam 0.1 > 1.2: score 4.960; reached max_depth (2)")
+    assert lines[-2].startswith("* beam 0.1 > 1.2: score 2.480; reached max_depth (2)")

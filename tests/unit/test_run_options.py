@@ -3,6 +3,9 @@ relevance for an instruct critic asked zero-shot and the labels for a trained cr
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from langchain_core.language_models.fake import FakeListLLM
 
@@ -18,12 +21,25 @@ from selfrag_langchain.reflection import CriticReflector
     (["--critic-prompts", "paper", "--relevance", "question_likelihood"], "question_likelihood"),
 ])
 def test_relevance_auto_follows_the_critic_prompts(flags: list[str], expected: str) -> None:
-    args = build_parser().parse_args(["ask", "Who?", *flags])
+    args = build_parser().parse_args(["ask", "Who?", "--reflector", "critic", *flags])
     assert args.relevance == ("auto" if "--relevance" not in flags else expected)
     reflector = build_reflector(args, FakeListLLM(responses=["x"]))
     assert isinstance(reflector, CriticReflector) and reflector.relevance == expected
     validate_run_options(args)
     assert args.relevance == expected  # what eval records in its settings
+
+
+def test_the_default_judge_is_the_calibrated_one_and_takes_a_calibration_file(tmp_path: Path) -> None:
+    from selfrag_langchain.judging import CalibratedReflector, JudgeCalibration
+
+    args = build_parser().parse_args(["ask", "Who?"])
+    reflector = build_reflector(args, FakeListLLM(responses=["x"]))
+    assert isinstance(reflector, CalibratedReflector) and reflector.name == "calibrated"
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps(JudgeCalibration.load().to_dict()))
+    args = build_parser().parse_args(["ask", "Who?", "--judge", str(path)])
+    judge = build_reflector(args, FakeListLLM(responses=["x"]))
+    assert judge.calibration.to_dict() == JudgeCalibration.load().to_dict()
 
 
 def test_explicit_values_pass_through() -> None:

@@ -1,0 +1,79 @@
+"""Lexical signals of evidence use that a judge reads without a language model.
+
+A small model copies its answers from the passage it read, so whether an answer's words occur in the
+passage says much about support, and whether the question's words occur in the passage says much about
+relevance. These are pure functions over text: the calibrated judge turns them, with embedding
+similarities, into the group distributions the paper's formulas consume.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Collection
+
+_STOPWORD_TEXT = (
+    "a an the and or but if of at by for with about against between into through during before after "
+    "above below to from up down in out on off over under again further then once here there when where "
+    "why how all any both each few more most other some such no nor not only own same so than too very "
+    "can will just should now is are was were be been being have has had having do does did doing i me my "
+    "we our you your he him his she her it its they them their what which who whom whose this that these "
+    "those am would could also as answer question passage"
+)
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+"""Function words, and the words of the prompts themselves, which say nothing about content."""
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that carry content: lower-cased, possessive ``'s`` dropped, stopwords removed."""
+    words = _WORD.findall(text.lower().replace("'s", "").replace("’s", ""))
+    return [w for w in words if w not in STOPWORDS]
+
+
+def content_bigrams(text: str) -> list[str]:
+    """Adjacent pairs of content words: a name or term of two words ("derek wheatley") as one unit, so a
+    passage about another Wheatley does not count as naming the question's."""
+    words = content_words(text)
+    return [f"{a} {b}" for a, b in itertools.pairwise(words)]
+
+
+HEDGES = (
+    "sorry", "unclear", "unknown", "mystery", "not sure", "cannot", "can't", "don't know", "do not know",
+    "unable", "no information", "not possible", "not provided", "don't have", "do not have",
+)
+"""Phrases with which an answer declines or hedges instead of answering."""
+
+
+def hedging(text: str) -> float:
+    """1 when the text declines or hedges ("I'm sorry", "is unclear", "a mystery"), else 0."""
+    lowered = text.lower().replace("’", "'")
+    return 1.0 if any(re.search(rf"\b{re.escape(h)}\b", lowered) for h in HEDGES) else 0.0
+
+
+def coverage(words: Collection[str], reference: Collection[str]) -> float:
+    """The fraction of ``words`` found in ``reference``; 0 when there are no words to find."""
+    if not words:
+        return 0.0
+    found = set(reference)
+    return sum(1 for w in words if w in found) / len(words)
+
+
+def novel_words(answer: str, question: str) -> list[str]:
+    """The answer's content words that the question does not already contain (what the answer adds)."""
+    asked = set(content_words(question))
+    return [w for w in content_words(answer) if w not in asked]
+
+
+def novelty(answer: str, question: str) -> float:
+    """The share of the answer's content words that are new to the question (0 for an answer that only
+    repeats the question, or an empty one)."""
+    words = content_words(answer)
+    return len(novel_words(answer, question)) / len(words) if words else 0.0
+
+
+def log_length(text: str) -> float:
+    """log(1 + number of content words): how much an answer says, on a scale where doubling adds a step."""
+    return math.log1p(len(content_words(text)))

@@ -1,0 +1,66 @@
+"""Lexical judgement signals, on hand-computed values."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from selfrag_langchain.judging.signals import (
+    content_bigrams,
+    content_words,
+    coverage,
+    hedging,
+    log_length,
+    novel_words,
+    novelty,
+)
+
+QUESTION = "What is Derek Wheatley's occupation?"
+
+
+def test_content_words_drop_function_words_case_and_possessives() -> None:
+    assert content_words(QUESTION) == ["derek", "wheatley", "occupation"]
+    assert content_words("The answer is: IN the passage.") == []
+
+
+def test_content_bigrams_pair_adjacent_content_words() -> None:
+    assert content_bigrams(QUESTION) == ["derek wheatley", "wheatley occupation"]
+    assert content_bigrams("Wheatley") == []
+
+
+@pytest.mark.parametrize(
+    ("words", "reference", "expected"),
+    [
+        (["derek", "wheatley", "occupation"], ["kevin", "wheatley", "rugby"], 1 / 3),
+        (["a", "a", "b"], ["a"], 2 / 3),  # each occurrence counts
+        ([], ["anything"], 0.0),  # nothing to find is no evidence of support
+        (["x"], [], 0.0),
+    ],
+)
+def test_coverage(words: list[str], reference: list[str], expected: float) -> None:
+    assert coverage(words, reference) == pytest.approx(expected)
+
+
+def test_novel_words_and_novelty_measure_what_the_answer_adds() -> None:
+    answer = "Derek Wheatley is an English barrister."
+    assert novel_words(answer, QUESTION) == ["english", "barrister"]
+    assert novelty(answer, QUESTION) == pytest.approx(2 / 4)
+    assert novelty("Derek Wheatley's occupation.", QUESTION) == 0.0  # repeats the question
+    assert novelty("", QUESTION) == 0.0
+
+
+def test_log_length_counts_content_words() -> None:
+    assert log_length("Derek Wheatley is an English barrister.") == pytest.approx(math.log(5))
+    assert log_length("") == 0.0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Herlyn Espinal's occupation is a mystery.", 1.0),
+    ("I'm sorry, I don't have that information.", 1.0),
+    ("I don’t know.", 1.0),  # typographic apostrophe
+    ("Herlyn Espinal is a journalist.", 0.0),
+    ("The unknowns of physics.", 0.0),  # whole words only
+])
+def test_hedging_marks_answers_that_decline(text: str, expected: float) -> None:
+    assert hedging(text) == expected
