@@ -37,7 +37,20 @@ def previous_prompt(instruction: str, passage: str | None) -> str:
             "Answer the question in one short sentence, using the passage.")
 
 
-PROMPTS = {"previous": previous_prompt, "current": rag_prompt}
+def words_at_the_end(instruction: str, passage: str | None) -> str:
+    """The previous layout, asking for the passage's words only at the end."""
+    return (f"Passage: {passage}\n\nQuestion: {instruction}\n"
+            "Answer the question in one short sentence, with the words of the passage.")
+
+
+def completion_style(instruction: str, passage: str | None) -> str:
+    """The request first, then an ``Answer:`` to complete."""
+    return ("Answer the question with the words of the passage.\n\n"
+            f"Passage: {passage}\n\nQuestion: {instruction}\nAnswer:")
+
+
+PROMPTS = {"previous": previous_prompt, "current": rag_prompt, "words-at-end": words_at_the_end,
+           "completion": completion_style}
 
 
 def main() -> None:
@@ -66,7 +79,7 @@ def main() -> None:
             ceiling += any(right)
             chosen += right[selection.selected] if selection.selected is not None else 0
         n = len(examples)
-        print(f"{name:<9} prompt: top-1 branch right {top1}/{n} ({top1 / n:.0%}), some branch right {ceiling}/{n} "
+        print(f"{name:<12} prompt: top-1 branch right {top1}/{n} ({top1 / n:.0%}), some branch right {ceiling}/{n} "
               f"({ceiling / n:.0%}), Self-RAG (calibrated judge) {chosen}/{n} ({chosen / n:.0%}); "
               f"{time.perf_counter() - start:.0f} s", flush=True)
     branch_module.rag_prompt = rag_prompt

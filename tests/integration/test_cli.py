@@ -57,7 +57,7 @@ def test_ask_prints_answer_sources_and_reflection(store: Path, capsys: pytest.Ca
                  "--max-new-tokens", "24"]) == 0
     out = capsys.readouterr().out
     assert "Sources:\n  [1] " in out
-    assert "Reflection (critic judge; mode always; retrieved: yes)" in out
+    assert "Reflection (calibrated judge; mode always; retrieved: yes)" in out
     assert out.count("IsRel [") == 2
 
 
