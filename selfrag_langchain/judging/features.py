@@ -1,12 +1,12 @@
 """The signals each reflection group is judged from, computed the same way at training and at inference.
 
 - Retrieve: the instruction's sentence embedding (what kind of request it is).
-- IsRel: embedding similarity of instruction and evidence, and the share of the instruction's content
-  words, and of its pairs of adjacent content words (names, terms), that the evidence contains.
+- IsRel: embedding similarity of instruction and evidence; the share of the instruction's content words,
+  and of its pairs of adjacent content words (names, terms), that the evidence contains; and how much of
+  the passage's title (its first line) the instruction names.
 - IsSup: embedding similarity of output and evidence, the share of the output's content words the
   evidence contains, the same share for the words the output adds to the question, and the share of
   the output's adjacent word pairs the evidence contains.
-- IsRel also reads whether the passage's title (its first line) is named in the instruction.
 - IsUse: embedding similarity of instruction and output, the share of the output's words that are new
   to the question (an answer that repeats the question says nothing), the output's length, the share of
   the question's words the output takes up, and whether the output declines or hedges.
