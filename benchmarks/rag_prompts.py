@@ -18,8 +18,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from selfrag_langchain import CalibratedReflector, TransformersLLM
-from selfrag_langchain.chains import branches as branch_module
-from selfrag_langchain.chains.branches import branch_prompts, prepare_passages, to_branches
+from selfrag_langchain.chains.branches import prepare_passages, to_branches
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.eval.loaders import load_examples
 from selfrag_langchain.eval.metrics import match
@@ -64,14 +63,13 @@ def main() -> None:
     llm = TransformersLLM(max_new_tokens=args.max_new_tokens).load()
     judge = CalibratedReflector()
     for name, prompt in PROMPTS.items():
-        branch_module.rag_prompt = prompt  # what branch_prompts builds the plain-format prompts with
         top1 = ceiling = chosen = 0
         start = time.perf_counter()
         for ex in examples:
             docs = [d for d in ex.passages if d.page_content.strip()][: args.k]
             prepared = prepare_passages(docs, llm, instruction=ex.question, max_new_tokens=args.max_new_tokens,
                                         max_tokens=None)
-            branches = to_branches(llm.generate(branch_prompts(ex.question, prepared, "rag")), prepared)
+            branches = to_branches(llm.generate([prompt(ex.question, p.evidence) for p in prepared]), prepared)
             right = [match(b.answer, ex.answers) for b in branches]
             selection = select(branches, judge.critique(ex.question, branches), weights=ScoringWeights(),
                                constraints=HardConstraints())
@@ -82,7 +80,6 @@ def main() -> None:
         print(f"{name:<12} prompt: top-1 branch right {top1}/{n} ({top1 / n:.0%}), some branch right {ceiling}/{n} "
               f"({ceiling / n:.0%}), Self-RAG (calibrated judge) {chosen}/{n} ({chosen / n:.0%}); "
               f"{time.perf_counter() - start:.0f} s", flush=True)
-    branch_module.rag_prompt = rag_prompt
 
 
 if __name__ == "__main__":

@@ -28,6 +28,17 @@ BATCH = 8
 """Rows per backend call."""
 
 
+CALIBRATED = "calibrated judge"
+"""The ``model`` an evaluation of the calibrated judge records."""
+
+
+def describe(model: str, prompts: str) -> str:
+    """The table's title: the critic model and its prompts, or the calibrated judge and its calibration."""
+    if model == CALIBRATED:
+        return f"calibrated judge (calibration: {prompts})"
+    return f"critic {model} (prompts: {prompts})"
+
+
 class Judge(Protocol):
     """What an evaluation asks: the distribution over each query's group."""
 
@@ -45,9 +56,7 @@ class CriticEvaluation:
     notes: list[str] = field(default_factory=list)
 
     def table(self) -> str:
-        title = (f"critic {self.model} (prompts: {self.prompts})" if self.model != "calibrated judge"
-                 else f"calibrated judge (calibration: {self.prompts})")
-        return format_table(self.reports, title)
+        return format_table(self.reports, describe(self.model, self.prompts))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,12 +74,11 @@ def predict(reflector: Judge, rows: list[CriticRow], *, progress: bool = True) -
 
     queries = []
     for row in rows:
-        fields = row.fields()
-        if fields is None:
+        query = row.query()
+        if query is None:
             msg = f"critic row input is not in the released layout: {row.input[:60]!r}"
             raise InputError(msg)
-        queries.append(CriticQuery(row.group, str(fields["instruction"]), evidence=fields["evidence"],
-                                   output=fields["output"], preceding=fields["preceding"]))
+        queries.append(query)
     dists: list[dict[str, float]] = []
     with tqdm(total=len(queries), desc="critic eval", disable=not progress) as bar:
         for start in range(0, len(queries), BATCH):
@@ -96,7 +104,7 @@ def evaluate(config: CriticEvalConfig, reflector: Judge | None = None, *,
     if not askable:
         msg = f"no row of {config.data} has its input in the released layout (Task instruction: ...)"
         raise InputError(msg)
-    name, prompts = (config.model, config.prompts) if config.model else ("calibrated judge", config.judge or "shipped")
+    name, prompts = (config.model, config.prompts) if config.model else (CALIBRATED, config.judge or "shipped")
     if reflector is None and not config.model:
         from selfrag_langchain.judging import CalibratedReflector
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.prompts import critic_input, paper_critic_prompt
+from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
 from selfrag_langchain.trainer.config import TASK_GROUPS
 from selfrag_langchain.trainer.data import read_jsonl
@@ -53,6 +54,16 @@ class CriticRow:
         fields = {"instruction": rest, **found}
         shown = {k: v for k, v in fields.items() if k != "instruction"}
         return fields if critic_input(rest, **shown) == self.input else None
+
+
+    def query(self) -> CriticQuery | None:
+        """The question a judge is asked about this row, exactly as inference asks it; None when the input is
+        not in the released layout."""
+        fields = self.fields()
+        if fields is None:
+            return None
+        return CriticQuery(self.group, str(fields["instruction"]), evidence=fields["evidence"],
+                           output=fields["output"], preceding=fields["preceding"])
 
 
 def _check(record: dict[str, Any]) -> str | None:

@@ -23,7 +23,8 @@ from typing import Any
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.judging.calibrated import DEFAULT_EMBEDDINGS
 from selfrag_langchain.judging.calibration import GroupCalibration, JudgeCalibration
-from selfrag_langchain.judging.features import Judgement, SignalReader
+from selfrag_langchain.judging.features import SignalReader
+from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group
 from selfrag_langchain.trainer.config import JudgeConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
@@ -47,13 +48,10 @@ class LabelledSignals:
     labels: list[str]
 
 
-def judgement(row: CriticRow) -> Judgement | None:
+def judgement(row: CriticRow) -> CriticQuery | None:
     """What :class:`CalibratedReflector` would be asked for this row; None for a row it cannot use (input
     not in the released layout, or ``[Continue to Use Evidence]``, which needs a passage in hand)."""
-    fields = row.fields()
-    if fields is None or row.output == CONTINUE_EVIDENCE:
-        return None
-    return Judgement(row.group, str(fields["instruction"]), fields["evidence"], fields["output"])
+    return None if row.output == CONTINUE_EVIDENCE else row.query()
 
 
 def labelled_signals(rows: list[CriticRow], reader: SignalReader) -> dict[Group, LabelledSignals]:
@@ -86,9 +84,11 @@ def fit_group(data: LabelledSignals, *, folds: int = 5, seed: int = 0) -> tuple[
     from sklearn.preprocessing import StandardScaler
 
     x, y = np.asarray(data.rows, dtype=float), np.asarray(data.labels)
+    # No more folds than the rarest label has rows; a label seen once cannot be in every fold anyway, and
+    # StratifiedKFold goes on without it.
     smallest = min(Counter(data.labels).values())
-    splits = StratifiedKFold(n_splits=max(2, min(folds, smallest if smallest > 1 else folds)), shuffle=True,
-                             random_state=seed)
+    n_splits = folds if smallest < 2 else max(2, min(folds, smallest))
+    splits = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     pipeline = Pipeline([("scale", StandardScaler()), ("model", LogisticRegression(max_iter=5000))])
     grid = {"model__C": list(C_GRID), "model__class_weight": class_weight_options(data.labels)}
     search = GridSearchCV(pipeline, grid, scoring=SCORING[data.group], cv=splits)

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from selfrag_langchain.judging.calibration import JudgeCalibration
-from selfrag_langchain.judging.features import Judgement, SignalReader
+from selfrag_langchain.judging.features import SignalReader
 from selfrag_langchain.reflection import Branch, CriticQuery, Critique, Reflector
 from selfrag_langchain.tokens import Group
 
@@ -66,25 +66,25 @@ class CalibratedReflector(Reflector):
             embeddings = MiniLMEmbeddings()
         self.signals = SignalReader(embeddings)
 
-    def distributions(self, judgements: Sequence[Judgement]) -> list[dict[str, float]]:
+    def distributions(self, judgements: Sequence[CriticQuery]) -> list[dict[str, float]]:
         """The group distribution of each judgement, all embedded in one batch."""
         return [self.calibration[j.group].distribution(signals)
                 for j, signals in zip(judgements, self.signals.read(judgements), strict=True)]
 
     def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float]:
         # The critic labels judge the request alone, so the answer so far does not enter.
-        (dist,) = self.distributions([Judgement(Group.RETRIEVE, instruction)])
+        (dist,) = self.distributions([CriticQuery(Group.RETRIEVE, instruction)])
         return dist
 
     def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
                  ) -> list[Critique]:
-        judgements: list[Judgement] = []
+        judgements: list[CriticQuery] = []
         for branch in branches:
             output = branch.answer
-            judgements.append(Judgement(Group.ISUSE, instruction, output=output))
+            judgements.append(CriticQuery(Group.ISUSE, instruction, output=output))
             if branch.evidence is not None:
-                judgements.append(Judgement(Group.ISREL, instruction, evidence=branch.evidence))
-                judgements.append(Judgement(Group.ISSUP, instruction, evidence=branch.evidence, output=output))
+                judgements.append(CriticQuery(Group.ISREL, instruction, evidence=branch.evidence))
+                judgements.append(CriticQuery(Group.ISSUP, instruction, evidence=branch.evidence, output=output))
         dists = iter(self.distributions(judgements))
         critiques = []
         for branch in branches:
@@ -96,7 +96,7 @@ class CalibratedReflector(Reflector):
 
     def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
         """The distribution over each query's group, read exactly as :meth:`critique` reads it."""
-        return self.distributions([Judgement(q.group, q.instruction, q.evidence, q.output) for q in queries])
+        return self.distributions(queries)
 
     def describe(self) -> dict[str, Any]:
         """Where the calibration came from, for traces and reports."""

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from langchain_core.embeddings import Embeddings
 
@@ -30,6 +29,7 @@ from selfrag_langchain.judging.signals import (
     novel_words,
     novelty,
 )
+from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import Group
 
 GROUP_FEATURES: dict[Group, tuple[str, ...]] = {
@@ -45,21 +45,11 @@ def embedding_features(vector: Sequence[float]) -> dict[str, float]:
     return {f"embedding_{i}": float(v) for i, v in enumerate(vector)}
 
 
-@dataclass(frozen=True)
-class Judgement:
-    """One thing to judge: a group, the instruction, and the evidence and output the group looks at."""
-
-    group: Group
-    instruction: str
-    evidence: str | None = None
-    output: str | None = None
-
-
 def _dot(a: Sequence[float], b: Sequence[float]) -> float:
     return float(sum(x * y for x, y in zip(a, b, strict=True)))
 
 
-def lexical_signals(j: Judgement) -> dict[str, float]:
+def lexical_signals(j: CriticQuery) -> dict[str, float]:
     """The signals of ``j`` that need no model."""
     evidence = j.evidence or ""
     evidence_words = content_words(evidence)
@@ -80,7 +70,7 @@ def lexical_signals(j: Judgement) -> dict[str, float]:
     return {}
 
 
-def _compared(j: Judgement) -> tuple[str, str] | None:
+def _compared(j: CriticQuery) -> tuple[str, str] | None:
     """The two texts whose embedding similarity the group reads."""
     if j.group is Group.ISREL:
         return j.instruction, j.evidence or ""
@@ -97,7 +87,7 @@ class SignalReader:
     def __init__(self, embeddings: Embeddings) -> None:
         self.embeddings = embeddings
 
-    def read(self, judgements: Sequence[Judgement]) -> list[dict[str, float]]:
+    def read(self, judgements: Sequence[CriticQuery]) -> list[dict[str, float]]:
         texts: list[str] = []
         for j in judgements:
             pair = _compared(j)

@@ -46,11 +46,13 @@ HEDGES = (
 )
 """Phrases with which an answer declines or hedges instead of answering."""
 
+_HEDGE = re.compile(r"\b(?:" + "|".join(re.escape(h) for h in HEDGES) + r")\b")
+
 
 def hedging(text: str) -> float:
     """1 when the text declines or hedges ("I'm sorry", "is unclear", "a mystery"), else 0."""
     lowered = text.lower().replace("’", "'")
-    return 1.0 if any(re.search(rf"\b{re.escape(h)}\b", lowered) for h in HEDGES) else 0.0
+    return 1.0 if _HEDGE.search(lowered) else 0.0
 
 
 def coverage(words: Collection[str], reference: Collection[str]) -> float:

@@ -13,7 +13,7 @@ from langchain_core.language_models import FakeListLLM
 
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.judging import CalibratedReflector, GroupCalibration, JudgeCalibration
-from selfrag_langchain.judging.features import GROUP_FEATURES, Judgement, SignalReader
+from selfrag_langchain.judging.features import GROUP_FEATURES, SignalReader
 from selfrag_langchain.reflection import Branch, CriticQuery
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
@@ -126,7 +126,7 @@ def test_retrieve_reads_the_instruction_embedding() -> None:
 
 
 def test_empty_texts_have_no_similarity() -> None:
-    (signals,) = SignalReader(BagOfWords()).read([Judgement(Group.ISSUP, QUESTION, evidence=MONA, output="")])
+    (signals,) = SignalReader(BagOfWords()).read([CriticQuery(Group.ISSUP, QUESTION, evidence=MONA, output="")])
     assert signals["similarity"] == 0.0 and signals["answer_coverage"] == 0.0
 
 

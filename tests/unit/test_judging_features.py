@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.judging.features import GROUP_FEATURES, Judgement, embedding_features, lexical_signals
+from selfrag_langchain.judging.features import GROUP_FEATURES, embedding_features, lexical_signals
+from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import Group
 
 QUESTION = "What is Derek Wheatley's occupation?"
@@ -13,18 +14,18 @@ WRONG = "Kevin Wheatley\nKevin Wheatley is a rugby player."
 
 
 def test_relevance_reads_words_names_and_title() -> None:
-    right = lexical_signals(Judgement(Group.ISREL, QUESTION, evidence=RIGHT))
-    wrong = lexical_signals(Judgement(Group.ISREL, QUESTION, evidence=WRONG))
+    right = lexical_signals(CriticQuery(Group.ISREL, QUESTION, evidence=RIGHT))
+    wrong = lexical_signals(CriticQuery(Group.ISREL, QUESTION, evidence=WRONG))
     assert right == {"question_coverage": pytest.approx(2 / 3), "question_bigram_coverage": 0.5,
                      "title_coverage": 1.0}
     assert wrong == {"question_coverage": pytest.approx(1 / 3), "question_bigram_coverage": 0.0,
                      "title_coverage": 0.5}
-    untitled = lexical_signals(Judgement(Group.ISREL, QUESTION, evidence="Derek Wheatley is a barrister."))
+    untitled = lexical_signals(CriticQuery(Group.ISREL, QUESTION, evidence="Derek Wheatley is a barrister."))
     assert untitled["title_coverage"] == 0.0
 
 
 def test_support_reads_the_answer_in_the_passage() -> None:
-    signals = lexical_signals(Judgement(Group.ISSUP, QUESTION, evidence=RIGHT,
+    signals = lexical_signals(CriticQuery(Group.ISSUP, QUESTION, evidence=RIGHT,
                                         output="Derek Wheatley is a Welsh barrister."))
     # derek wheatley welsh barrister: 3 of 4 words; new to the question: welsh barrister, 1 of 2;
     # word pairs: derek wheatley, wheatley welsh, welsh barrister: 1 of 3.
@@ -33,7 +34,7 @@ def test_support_reads_the_answer_in_the_passage() -> None:
 
 
 def test_utility_reads_what_the_answer_adds_and_whether_it_declines() -> None:
-    signals = lexical_signals(Judgement(Group.ISUSE, QUESTION, output="Derek Wheatley's occupation is unclear."))
+    signals = lexical_signals(CriticQuery(Group.ISUSE, QUESTION, output="Derek Wheatley's occupation is unclear."))
     assert signals["novelty"] == pytest.approx(1 / 4)  # unclear
     assert signals["question_coverage"] == 1.0
     assert signals["hedging"] == 1.0
@@ -41,7 +42,7 @@ def test_utility_reads_what_the_answer_adds_and_whether_it_declines() -> None:
 
 def test_every_group_feature_but_similarity_is_lexical() -> None:
     for group, names in GROUP_FEATURES.items():
-        computed = lexical_signals(Judgement(group, QUESTION, evidence=RIGHT, output="An answer."))
+        computed = lexical_signals(CriticQuery(group, QUESTION, evidence=RIGHT, output="An answer."))
         assert set(computed) | {"similarity"} == set(names)
 
 
