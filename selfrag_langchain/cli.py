@@ -24,16 +24,36 @@ COMMANDS = (index, ask, chat, eval_command, train)
 """Command modules, in the order ``selfrag --help`` lists them."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, require_command: bool = True) -> argparse.ArgumentParser:
+    """The ``selfrag`` parser; ``require_command=False`` leaves the check for a command to the caller."""
     parser = argparse.ArgumentParser(prog="selfrag", description="Self-RAG: retrieve on demand, critique, cite.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=require_command)
     for command in COMMANDS:
         command.add_parser(sub)
     return parser
 
 
+def parse_command_line(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The parsed command line; a flag nobody knows is named before a missing command.
+
+    argparse checks the required command before it reports unknown flags, so ``selfrag --frobnicate``
+    would only say that a command is required. Here the command is optional while parsing, and both
+    checks follow, unknown flags first (usage and one line, exit 2, as argparse does).
+    """
+    parser = build_parser(require_command=False)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command is None:
+        parser.error("the following arguments are required: command")
+    return args
+
+
 def _quiet_libraries() -> None:
+    """The command line's output is its own: offline, no warnings, and no third-party progress bars (the
+    "Loading weights" bars of transformers would land in the middle of answers); indexing shows its own."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     import warnings
@@ -43,13 +63,14 @@ def _quiet_libraries() -> None:
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
     except ImportError:
         pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: user errors print one line and exit 2; an interrupt exits 130."""
-    args = build_parser().parse_args(argv)
+    args = parse_command_line(argv)
     _quiet_libraries()
     try:
         return args.run(args)

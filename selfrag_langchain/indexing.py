@@ -4,7 +4,8 @@ Every chunk gets an id derived from where it came from and what it says, so inde
 files twice adds nothing, and an interrupted run (Ctrl-C, a killed process) is finished by
 running the same command again: batches already committed are skipped, the rest are added.
 All input is read and checked before the store is touched, so a typo in a path never leaves a
-half-created store behind.
+half-created store behind. A file that cannot be read (not UTF-8, say) or a malformed line is
+skipped and listed, and the rest is indexed; ``strict=True`` refuses the whole run instead.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from langchain_core.embeddings import Embeddings
 from selfrag_langchain.errors import ConfigurationError, InputError, StoreError
 from selfrag_langchain.retrievers.passages import document_from_ctx
 from selfrag_langchain.store import open_store, resolve_store_dir
-from selfrag_langchain.text_files import read_user_text
+from selfrag_langchain.text_files import UnreadableFileError, read_user_text
 
 if TYPE_CHECKING:
     from langchain_chroma import Chroma
@@ -58,6 +59,8 @@ class IndexReport:
 
     files: int = 0
     """Files read."""
+    files_skipped: int = 0
+    """Files that could not be read (each is also in ``problems``)."""
     chunks_added: int = 0
     """Chunks embedded and written in this run."""
     chunks_skipped: int = 0
@@ -65,7 +68,7 @@ class IndexReport:
     chunks_removed: int = 0
     """Chunks of a re-indexed .txt/.md file that no longer occur in it."""
     problems: list[str] = field(default_factory=list)
-    """Input that was skipped, one ``"path, line N: why"`` message each."""
+    """Input that was skipped, one ``"path: why"`` (a file) or ``"path, line N: why"`` message each."""
 
 
 @dataclass
@@ -73,8 +76,12 @@ class LoadedCorpus:
     """Files read and the chunks they yield, before anything is embedded."""
 
     files: list[Path]
+    """Files read."""
     documents: list[Document]
     problems: list[str] = field(default_factory=list)
+    """What was skipped: unreadable files and malformed lines, one message each."""
+    files_skipped: list[Path] = field(default_factory=list)
+    """Files that could not be read."""
     text_sources: list[str] = field(default_factory=list)
     """``source`` of every .txt/.md file read: their chunks are replaced on re-indexing."""
 
@@ -199,7 +206,7 @@ def _ctx_documents(ctxs: list[Any], origin: dict[str, Any], problems: list[str])
         try:
             doc = document_from_ctx(ctx, index)
         except InputError as e:
-            problems.append(f"{origin['source']}, line {origin['line']}: {e}; skipped")
+            problems.append(f"{origin['source']}, line {origin['line']}: {e}")
             continue
         kept = {k: v for k, v in doc.metadata.items() if k in ("title", "id")}
         docs.append(_passage_document(doc.page_content, {**origin, **kept}))
@@ -243,12 +250,12 @@ def _jsonl_documents(path: Path, problems: list[str]) -> list[Document]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as e:
-            problems.append(f"{path}, line {number}: not valid JSON ({e.msg}); skipped")
+            problems.append(f"{path}, line {number}: not valid JSON ({e.msg})")
             continue
         try:
             docs.extend(_jsonl_line_documents(record, path, number, problems))
         except InputError as e:
-            problems.append(f"{path}, line {number}: {e}; skipped")
+            problems.append(f"{path}, line {number}: {e}")
     return docs
 
 
@@ -262,32 +269,66 @@ def _check_chunking(chunk_size: int, chunk_overlap: int) -> None:
 
 
 def load_documents(
-    paths: Sequence[Path | str], *, chunk_size: int = 1000, chunk_overlap: int = 150
+    paths: Sequence[Path | str],
+    *,
+    chunk_size: int = 1000,
+    chunk_overlap: int = 150,
+    strict: bool = False,
 ) -> LoadedCorpus:
     """Read and chunk files without touching any store or model.
+
+    A file that cannot be read (not UTF-8, unreadable) and a malformed .jsonl line are skipped
+    and listed in ``problems``, so one bad file does not keep the others out.
 
     Args:
         paths: Files and directories (see ``collect_files``).
         chunk_size: Maximum characters per .txt/.md chunk.
         chunk_overlap: Characters shared by consecutive chunks.
+        strict: Refuse the whole input when anything in it would be skipped.
 
     Returns:
-        The files, their chunks (each with its deterministic ``id``) and skipped-line notes.
+        The files read, their chunks (each with its deterministic ``id``) and what was skipped.
 
     Raises:
-        InputError: If a path is missing or unsupported, or a file cannot be read as UTF-8.
+        InputError: If a path is missing or unsupported; if everything given was skipped; with
+            ``strict``, if anything was. The message lists what was skipped, one line each.
         ConfigurationError: If the chunk sizes are unusable.
     """
     _check_chunking(chunk_size, chunk_overlap)
-    files = collect_files(paths)
-    corpus = LoadedCorpus(files=files, documents=[])
-    for path in files:
-        if path.suffix.lower() in JSONL_SUFFIXES:
-            corpus.documents.extend(_jsonl_documents(path, corpus.problems))
-        else:
-            corpus.documents.extend(_text_file_documents(path, chunk_size, chunk_overlap))
-            corpus.text_sources.append(str(path))
+    corpus = LoadedCorpus(files=[], documents=[])
+    for path in collect_files(paths):
+        try:
+            if path.suffix.lower() in JSONL_SUFFIXES:
+                corpus.documents.extend(_jsonl_documents(path, corpus.problems))
+            else:
+                corpus.documents.extend(_text_file_documents(path, chunk_size, chunk_overlap))
+                corpus.text_sources.append(str(path))
+        except UnreadableFileError as e:
+            corpus.problems.append(f"{e.path}: {e.reason}")
+            corpus.files_skipped.append(path)
+            continue
+        corpus.files.append(path)
+    _refuse_unusable(corpus, strict=strict)
     return corpus
+
+
+def _refuse_unusable(corpus: LoadedCorpus, *, strict: bool) -> None:
+    """Raise when nothing usable is left, or (strict) when anything was skipped.
+
+    An empty but readable file is not a problem: re-indexing it removes its old chunks.
+    """
+    if not corpus.problems or (corpus.documents and not strict):
+        return
+    if strict:
+        head = f"nothing indexed (strict): {_count(len(corpus.problems), 'problem')} in the input"
+    else:
+        head = "nothing to index: everything given was skipped"
+    msg = "\n  ".join([f"{head}:", *corpus.problems])
+    raise InputError(msg)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _ensure_ids(docs: Iterable[Document]) -> list[Document]:
@@ -417,6 +458,7 @@ def index_paths(
     batch_size: int = 64,
     progress: bool = True,
     embeddings: Embeddings | None = None,
+    strict: bool = False,
 ) -> IndexReport:
     """Index .txt, .md and .jsonl files (or directories of them) into the store.
 
@@ -425,8 +467,9 @@ def index_paths(
     replaces its old chunks (a moved file counts as a new one). Each .jsonl line is one
     passage (``text`` required; ``title``, ``id`` and other fields kept as metadata, a
     ``source`` field of the record wins over the file path) or a Self-RAG eval record whose
-    non-empty ``ctxs`` are each indexed. Malformed lines are skipped and listed in
-    ``IndexReport.problems``.
+    non-empty ``ctxs`` are each indexed. Files that cannot be read and malformed lines are
+    skipped, the rest is indexed, and what was skipped is listed in ``IndexReport.problems``;
+    with ``strict``, anything skipped stops the run before the store is touched.
 
     Args:
         paths: Files and directories.
@@ -436,25 +479,22 @@ def index_paths(
         batch_size: Chunks embedded and committed together.
         progress: Show a progress bar (on stderr).
         embeddings: The embedding model; ``None`` uses ``MiniLMEmbeddings()``.
+        strict: Index nothing when any file or line would be skipped.
 
     Returns:
-        Files read, chunks added, skipped and removed, and the skipped lines.
+        Files read and skipped, chunks added, skipped and removed, and what was skipped.
 
     Raises:
-        InputError: If a path is missing, has an unsupported type, or cannot be read; raised
-            before the store is created or changed.
+        InputError: If a path is missing or has an unsupported type, if nothing given could be
+            used, or (``strict``) if anything would be skipped; raised before the store is
+            created or changed.
         ConfigurationError: If a size parameter is unusable.
         StoreError: If the store cannot be created, read or written.
     """
     _check_batch_size(batch_size)
-    corpus = load_documents(paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
-    if corpus.problems:
-        more = len(corpus.problems) - 1
-        logger.warning(
-            "%s%s",
-            corpus.problems[0],
-            f" (and {more} more: see IndexReport.problems)" if more else "",
-        )
+    corpus = load_documents(
+        paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap, strict=strict
+    )
     store = open_store(store_dir, create=True, embeddings=embeddings)
     logger.info("Indexing %d files into %s", len(corpus.files), resolve_store_dir(store_dir))
     added, skipped = _guarded_write(
@@ -463,6 +503,7 @@ def index_paths(
     removed = _remove_stale(store, corpus.text_sources, corpus.documents)
     return IndexReport(
         files=len(corpus.files),
+        files_skipped=len(corpus.files_skipped),
         chunks_added=added,
         chunks_skipped=skipped,
         chunks_removed=removed,

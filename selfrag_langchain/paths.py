@@ -7,6 +7,7 @@ Everything lives under one home directory so a user can see, move or delete it i
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -25,6 +26,13 @@ def home_dir() -> Path:
 def model_cache_dir() -> Path:
     """Models converted once (e.g. GGUF dequantised to safetensors) and loaded from here after."""
     return home_dir() / "models"
+
+
+def environment_model_dir() -> Path:
+    """Model files installed with this Python environment (``scripts/setup.sh`` puts the embedded
+    default's GGUF here): they belong to the environment, not to the user's home, so deleting
+    ``.venv`` removes them and ``SELFRAG_HOME`` does not hide them."""
+    return Path(sys.prefix) / "share" / APP_NAME / "models"
 
 
 def default_store_dir() -> Path:

@@ -24,6 +24,7 @@ from selfrag_langchain.prompts import (
     ZERO_SHOT_CRITIC,
     CriticPromptSet,
     generator_prompt,
+    selfrag_branch_prompt,
 )
 from selfrag_langchain.scoring import from_logprobs, normalize
 from selfrag_langchain.tokens import (
@@ -96,8 +97,18 @@ class Reflector(ABC):
                  ) -> list[Critique]:
         """IsRel, IsSup and IsUse distributions for each branch (a segment that follows ``preceding``)."""
 
+    @abstractmethod
+    def relevance_distributions(self, instruction: str, evidence: Sequence[str]) -> list[dict[str, float]]:
+        """The IsRel distribution of each passage for the question alone, before any answer is written
+        (the paper's IsRel judges x and d only): what a relevance filter in front of a retriever needs.
+        ``evidence`` holds the passages as the models read them
+        (:func:`~selfrag_langchain.prompts.format_passage`)."""
+
     def check_generator(self, generator: Any) -> None:  # noqa: B027 - optional hook
         """Raise :class:`ModelLoadError` if this judge cannot work with ``generator``."""
+
+    async def arelevance_distributions(self, instruction: str, evidence: Sequence[str]) -> list[dict[str, float]]:
+        return await asyncio.to_thread(self.relevance_distributions, instruction, evidence)
 
     async def aretrieve_distribution(self, instruction: str, *, preceding: str | None = None
                                      ) -> dict[str, float] | None:
@@ -140,6 +151,18 @@ class InlineReflector(Reflector):
     def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
                  ) -> list[Critique]:
         return [self._critique_one(b) for b in branches]
+
+    def relevance_distributions(self, instruction: str, evidence: Sequence[str]) -> list[dict[str, float]]:
+        """The exact next-token IsRel distribution after each passage's branch prompt, where the generator
+        would emit its IsRel token, all in one backend call."""
+        if not evidence:
+            return []
+        self.check_generator(self.llm)
+        requests = [ContinuationRequest(selfrag_branch_prompt(instruction, e), (RELEVANT, IRRELEVANT))
+                    for e in evidence]
+        rows = self.llm.score_continuations(requests)
+        return [from_logprobs(Group.ISREL, dict(zip(r.continuations, lps, strict=True)))
+                for r, lps in zip(requests, rows, strict=True)]
 
     @staticmethod
     def _critique_one(branch: Branch) -> Critique:
@@ -263,6 +286,16 @@ class CriticReflector(Reflector):
         if by_likelihood:
             dists[Group.ISREL] = self._relevance_from_likelihood(instruction, scores[-1][0])
         return Critique(relevance=dists.get(Group.ISREL), support=dists.get(Group.ISSUP), utility=dists[Group.ISUSE])
+
+    def relevance_distributions(self, instruction: str, evidence: Sequence[str]) -> list[dict[str, float]]:
+        """IsRel of each passage for the question, judged as :attr:`relevance` says (question likelihood or
+        the critic's labels), all passages in one backend call."""
+        if not evidence:
+            return []
+        if self.relevance == "question_likelihood":
+            rows = self.llm.score_continuations([_question_request(instruction, e) for e in evidence])
+            return [self._relevance_from_likelihood(instruction, row[0]) for row in rows]
+        return self.judge([CriticQuery(Group.ISREL, instruction, evidence=e) for e in evidence])
 
     def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
         """The distribution over each query's group, read exactly as :meth:`critique` reads it (same

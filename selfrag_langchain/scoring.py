@@ -121,22 +121,47 @@ def should_retrieve(mode: RetrieveMode, dist: Distribution | None, threshold: fl
     return p > threshold if mode is RetrieveMode.ADAPTIVE else p > 0.5
 
 
+WEIGHT_RANGE: tuple[float, float] = (0.0, 10.0)
+"""The values each critique weight may take, ends included. 0 leaves a term out; the sequence
+probability and every critique score lie within [-1, 1], so at 10 one term already outweighs all the
+others at their defaults; a negative weight would prefer passages judged irrelevant or unsupported."""
+
+
+def check_weight(name: str, value: float) -> float:
+    """``value`` if it is a usable critique weight (within :data:`WEIGHT_RANGE`).
+
+    Raises:
+        ConfigurationError: naming ``name`` (``w_sup``, ``--w-sup``), the value and the range.
+    """
+    low, high = WEIGHT_RANGE
+    if not math.isfinite(value):
+        msg = f"{name} must be a finite number, got {value}"
+        raise ConfigurationError(msg)
+    if not low <= value <= high:
+        msg = f"{name} must be between {low:g} and {high:g}, got {value:g}"
+        raise ConfigurationError(msg)
+    return value
+
+
 @dataclass(frozen=True)
 class ScoringWeights:
-    """Weights of the critique terms in the segment score, and whether the sequence term counts."""
+    """Weights of the critique terms in the segment score, and whether the sequence term counts.
+
+    Each weight lies in :data:`WEIGHT_RANGE` (0 to 10); construction refuses anything else.
+    """
 
     w_rel: float = 1.0
+    """Weight of the IsRel score s_rel (0 to 10)."""
     w_sup: float = 1.0
+    """Weight of the IsSup score s_sup (0 to 10)."""
     w_use: float = 0.5
+    """Weight of the IsUse score s_use (0 to 10)."""
     use_sequence_probability: bool = True
     """Add exp(mean token log-probability) of the segment, as the reference implementation does."""
 
     def __post_init__(self) -> None:
         for name in ("w_rel", "w_sup", "w_use"):
-            value = getattr(self, name)
-            if not math.isfinite(value):
-                msg = f"{name} must be a finite number, got {value}"
-                raise ConfigurationError(msg)
+            check_weight(name, getattr(self, name))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,9 @@ if TYPE_CHECKING:  # importing Chroma costs seconds; only commands that use a st
 
 __all__ = [
     "COLLECTION_NAME",
+    "answering_store",
     "default_retriever",
+    "has_store",
     "open_store",
     "resolve_store_dir",
     "store_metadata",
@@ -182,11 +184,34 @@ def store_size(store: Chroma) -> int:
     return store._collection.count()
 
 
+def has_store(path: Path | str | None = None) -> bool:
+    """Whether ``selfrag index`` has written a store at ``path`` (default: the default store)."""
+    return (resolve_store_dir(path) / _SQLITE_FILE).exists()
+
+
+def answering_store(path: Path | str | None = None) -> Chroma:
+    """The store questions are answered from, chosen as ``selfrag ask`` chooses it.
+
+    A given ``path`` must hold a store. Without one, the default store is used once ``selfrag index``
+    has filled it; until then the demo corpus, indexed into a store of its own on first use (minutes,
+    with a progress bar; later calls open it at once).
+
+    Raises:
+        StoreError: If ``path`` holds no store, or a store cannot be read.
+    """
+    if path is not None or has_store():
+        return open_store(path, create=False)
+    from selfrag_langchain.demo_corpus import ensure_demo_store
+
+    return ensure_demo_store()
+
+
 def default_retriever(path: Path | str | None = None, k: int = 5) -> BaseRetriever:
-    """A similarity retriever over the default store, for ``selfrag ask`` and the chains.
+    """A similarity retriever over the store ``selfrag ask`` would answer from (:func:`answering_store`):
+    ``path``, else the default store once ``selfrag index`` filled it, else the demo corpus.
 
     Args:
-        path: The store directory; ``None`` uses ``paths.default_store_dir()``.
+        path: The store directory; ``None`` chooses as the command line does.
         k: How many passages to return (a call may override it with ``invoke(q, k=...)``).
 
     Returns:
@@ -194,9 +219,9 @@ def default_retriever(path: Path | str | None = None, k: int = 5) -> BaseRetriev
 
     Raises:
         ConfigurationError: If ``k`` is below 1.
-        StoreError: If there is no store, it is empty, or it cannot be read.
+        StoreError: If ``path`` holds no store, or a store cannot be read.
     """
     if k < 1:
         msg = f"k must be at least 1, got {k}"
         raise ConfigurationError(msg)
-    return open_store(path, create=False).as_retriever(search_kwargs={"k": k})
+    return answering_store(path).as_retriever(search_kwargs={"k": k})

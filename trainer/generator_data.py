@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
@@ -229,10 +229,6 @@ def _load_critic(config: GeneratorDataConfig) -> Judge:
 
 
 def _default_retriever(config: GeneratorDataConfig) -> BaseRetriever:
-    import argparse
-    from pathlib import Path
+    from selfrag_langchain.store import answering_store
 
-    from selfrag_langchain.commands.options import build_retriever
-
-    args = argparse.Namespace(mode="always", store=Path(config.store) if config.store else None, k=config.k)
-    return cast(BaseRetriever, build_retriever(args))  # mode "always" always builds one
+    return answering_store(config.store).as_retriever(search_kwargs={"k": config.k})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.chat_history import BaseChatMessageHistory
@@ -15,6 +15,13 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSer
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
+from selfrag_langchain.chains.follow_ups import (
+    conversation_subject,
+    keeps_question,
+    refers_back,
+    turn_subject,
+    with_subject,
+)
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.segments import split_sentences
 from selfrag_langchain.chains.short_form import SelfRAG
@@ -39,6 +46,8 @@ class ChatAnswer(BaseModel):
 
     question: str
     standalone_question: str
+    subject: str | None = None
+    """The title of the article the conversation is about after this turn (see ``SelfRAGChat.fallback``)."""
     answer: str
     """The answer with its ``[n]`` markers (long form) or the short-form answer."""
     citations: list[Document]
@@ -97,9 +106,16 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     """Session id -> its history (default: :class:`SQLiteChatMessageHistory` under ``SELFRAG_HOME``)."""
     session_id: str = "default"
     """The session when the input names none."""
+    rewrite: bool = True
+    """Ask ``condense_llm`` to rewrite a follow-up; False goes straight to ``fallback``."""
+    fallback: Literal["subject", "questions"] = "subject"
+    """When the rewrite is not a standalone question (not a question, still a pronoun, or not every word of
+    the follow-up): ``subject`` puts the conversation's subject (the title of the article an earlier turn
+    retrieved, :mod:`~selfrag_langchain.chains.follow_ups`) in place of the follow-up's pronoun ("When was
+    Mona Lisa painted?"), and leaves a follow-up without a pronoun as asked; ``questions`` joins the
+    previous standalone question and this one. Either joins the questions when no subject is known."""
     history_turns: int = 3
-    """Previous turns shown to the rewrite. A rewrite that is not a question (or runs on) is replaced by the
-    previous standalone question followed by this one, at most ``history_turns`` + 1 questions long."""
+    """Previous turns shown to the rewrite; joined questions keep at most ``history_turns`` + 1 questions."""
     condense_max_tokens: int = 48
     name: str | None = Field(default="SelfRAGChat")
 
@@ -139,8 +155,16 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
         conversation survives "Where is it shown?" then "Who painted it?"."""
         line = next((ln.strip() for ln in generated.splitlines() if ln.strip()), "")
         line = re.sub(r"^(rewritten question|question)\s*:\s*", "", line, flags=re.I).strip().strip('"')
-        if line.endswith("?") and len(line) <= 3 * len(question) + 60:
+        standalone = (not refers_back(question) or not refers_back(line)) and keeps_question(line, question)
+        if line.endswith("?") and len(line) <= 3 * len(question) + 60 and standalone:
             return line
+        return self._fallback(question, messages)
+
+    def _fallback(self, question: str, messages: Sequence[BaseMessage]) -> str:
+        """The follow-up made standalone without the rewrite (see ``fallback``)."""
+        subject = conversation_subject(messages) if self.fallback == "subject" else None
+        if subject is not None:
+            return with_subject(question, subject)
         previous = next((str(m.additional_kwargs.get("standalone_question") or m.content).strip()
                          for m in reversed(messages) if m.type == "human"), "")
         return " ".join(split_sentences(f"{previous} {question}")[-(self.history_turns + 1):])
@@ -148,15 +172,21 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     def _llm(self) -> BaseLanguageModel:
         return self.condense_llm or self.rag.generator
 
-    def _answer(self, question: str, standalone: str, session: str | None, result: Any) -> ChatAnswer:
-        return ChatAnswer(question=question, standalone_question=standalone, answer=result.answer,
+    def _answer(self, question: str, standalone: str, session: str | None, result: Any,
+                messages: Sequence[BaseMessage]) -> ChatAnswer:
+        traces = result.branches if isinstance(result, SelfRAGResult) else result.candidates
+        retrieved = list(dict.fromkeys(str(t.passage.metadata.get("title") or "") for t in traces if t.passage))
+        cited = [str(d.metadata.get("title") or "") for d in result.citations]
+        subject = turn_subject(question, standalone, conversation_subject(messages), retrieved, cited)
+        return ChatAnswer(question=question, standalone_question=standalone, subject=subject, answer=result.answer,
                           citations=list(result.citations), session_id=session, result=result)
 
     @staticmethod
     def _turn(answer: ChatAnswer) -> list[BaseMessage]:
         sources = [{"citation": d.metadata.get("citation"), "title": d.metadata.get("title")}
                    for d in answer.citations]
-        return [HumanMessage(answer.question, additional_kwargs={"standalone_question": answer.standalone_question}),
+        asked = {"standalone_question": answer.standalone_question, "subject": answer.subject}
+        return [HumanMessage(answer.question, additional_kwargs=asked),
                 AIMessage(answer.answer, additional_kwargs={"citations": sources})]
 
     # ------------------------------------------------------------------ sync
@@ -164,6 +194,9 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     def _condense(self, question: str, messages: list[BaseMessage], config: RunnableConfig) -> str:
         if not messages:
             return question
+        if not self.rewrite:
+            return RunnableLambda(lambda q: self._fallback(q, messages), name="condense_question").invoke(
+                question, config)
 
         def rewrite(prompt: str) -> str:
             llm = self._llm()
@@ -189,7 +222,7 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
                     result = item
         else:
             result = self.rag.invoke(standalone, config)
-        answer = self._answer(question, standalone, session, result)
+        answer = self._answer(question, standalone, session, result, messages)
         if history is not None:
             history.add_messages(self._turn(answer))  # only a finished turn is stored
         yield answer
@@ -199,6 +232,9 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     async def _acondense(self, question: str, messages: list[BaseMessage], config: RunnableConfig) -> str:
         if not messages:
             return question
+        if not self.rewrite:
+            return await RunnableLambda(lambda q: self._fallback(q, messages), name="condense_question").ainvoke(
+                question, config)
 
         async def rewrite(prompt: str) -> str:
             llm = self._llm()
@@ -224,7 +260,7 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
                     result = item
         else:
             result = await self.rag.ainvoke(standalone, config)
-        answer = self._answer(question, standalone, session, result)
+        answer = self._answer(question, standalone, session, result, messages)
         if history is not None:
             await history.aadd_messages(self._turn(answer))
         yield answer

@@ -36,6 +36,14 @@ def at_least_one(value: int, info: ValidationInfo) -> int:
     return value
 
 
+def in_unit_interval(value: float, info: ValidationInfo) -> float:
+    """Field validator: a probability threshold, within [0, 1]."""
+    if not 0.0 <= value <= 1.0:
+        msg = f"{info.field_name} must be in [0, 1], got {value}"
+        raise ConfigurationError(msg)
+    return value
+
+
 class SelfRAGControls(BaseModel):
     """The three roles (generator, judge, retriever) and the knobs of the paper's control loop."""
 
@@ -54,8 +62,11 @@ class SelfRAGControls(BaseModel):
     k: int = 5
     """Passages retrieved, one branch each."""
     w_rel: float = 1.0
+    """Weight of the IsRel score in a branch's score, 0 to 10 (``scoring.WEIGHT_RANGE``)."""
     w_sup: float = 1.0
+    """Weight of the IsSup score, 0 to 10."""
     w_use: float = 0.5
+    """Weight of the IsUse score, 0 to 10."""
     use_sequence_probability: bool = True
     """Add exp(mean token log-probability) of a branch to its score, as the reference code does."""
     drop_unsupported: bool = False
@@ -70,19 +81,12 @@ class SelfRAGControls(BaseModel):
     """``selfrag``: the released generator's format with reflection tokens; ``rag``: a plain prompt for
     instruct models; ``auto``: ``selfrag`` with the inline reflector, else ``rag``."""
 
-    @field_validator("threshold")
-    @classmethod
-    def _threshold_in_unit_interval(cls, value: float) -> float:
-        if not 0.0 <= value <= 1.0:
-            msg = f"threshold must be in [0, 1], got {value}"
-            raise ConfigurationError(msg)
-        return value
-
+    _threshold = field_validator("threshold")(in_unit_interval)
     _positive = field_validator("k", "max_new_tokens")(at_least_one)
 
     @model_validator(mode="after")
-    def _weights_are_finite(self) -> SelfRAGControls:
-        self.weights()  # raises ConfigurationError for a non-finite weight
+    def _weights_in_range(self) -> SelfRAGControls:
+        self.weights()  # raises ConfigurationError for a weight outside scoring.WEIGHT_RANGE
         return self
 
     # ------------------------------------------------------------------ settings

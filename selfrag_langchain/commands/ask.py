@@ -9,15 +9,11 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from selfrag_langchain.commands.options import (
-    add_long_form_options,
-    add_run_options,
-    build_long_form,
-    build_selfrag,
-    validate_run_options,
-)
+from selfrag_langchain.commands.options import add_long_form_options, add_run_options, run_settings
+from selfrag_langchain.commands.status import StatusLine
 from selfrag_langchain.errors import SelfRAGError
 from selfrag_langchain.long_form_results import CitedSegment
+from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
 from selfrag_langchain.results import SelfRAGResult
 
 
@@ -36,10 +32,12 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise SelfRAGError("the question is empty: ask something")
-    validate_run_options(args)
+    settings = run_settings(args)
     if args.long:
-        return run_long(args)
-    result = build_selfrag(args).invoke(args.question)
+        return run_long(args, settings)
+    status = StatusLine(enabled=False if args.json else None)
+    result = build_selfrag(settings).invoke(args.question, config={"callbacks": [status]})
+    status.clear()
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
@@ -60,13 +58,14 @@ def print_result(result: SelfRAGResult) -> None:
         print(f"  note: {note}")
 
 
-def run_long(args: argparse.Namespace) -> int:
-    rag = build_long_form(args)
+def run_long(args: argparse.Namespace, settings: PipelineSettings) -> int:
+    rag = build_long_form(settings)
     if args.json:
         result = rag.invoke(args.question)
         print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return 0
-    result = stream_answer(rag.stream(args.question))
+    status = StatusLine()
+    result = stream_answer(rag.stream(args.question, config={"callbacks": [status]}), status=status)
     print_sources(result.citations)
     print(f"\nSearch ({result.reflector} judge; mode {result.settings.get('mode')}; "
           f"{result.retrievals} retrieval{'s' if result.retrievals != 1 else ''}; "
@@ -78,20 +77,30 @@ def run_long(args: argparse.Namespace) -> int:
     return 0
 
 
-def stream_answer(items: Iterable[Any]) -> Any:
+def stream_answer(items: Iterable[Any], status: StatusLine | None = None, prefix: str = "") -> Any:
     """Print segments as they arrive (each with its marker), or the answer of a result that comes whole;
-    returns the last item, the result."""
+    returns the last item, the result. The status line is cleared, and ``prefix`` printed, just before
+    the first words of the answer."""
     result: Any = None
     started = False
+
+    def start() -> None:
+        if status is not None:
+            status.clear()
+        print(prefix, end="", flush=True)
+
     for item in items:
         if isinstance(item, CitedSegment):
             marked = item.marked()
+            if not started:
+                start()
             gap = "" if not started or marked[:1] in ",.;:!?)" else " "
             print(gap + marked, end="", flush=True)
             started = True
         else:
             result = item
     if not started:
+        start()
         print(getattr(result, "answer", "") or "(no answer)", end="")
     print()
     return result

@@ -15,15 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.commands.ask import print_sources, stream_answer
-from selfrag_langchain.commands.options import (
-    add_long_form_options,
-    add_run_options,
-    build_long_form,
-    build_selfrag,
-    validate_run_options,
-)
+from selfrag_langchain.commands.options import add_long_form_options, add_run_options, run_settings
+from selfrag_langchain.commands.status import StatusLine
 from selfrag_langchain.errors import SelfRAGError
 from selfrag_langchain.history import SQLiteChatMessageHistory, default_history_path
+from selfrag_langchain.pipeline import build_long_form, build_selfrag
 
 PROMPT = "you> "
 EMPTY_TURN = "(empty question: type a question, or press Ctrl-D to leave)"
@@ -45,13 +41,13 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from selfrag_langchain.chains.chat import SelfRAGChat
 
-    validate_run_options(args)
     if not args.session.strip():
         raise SelfRAGError("--session must not be empty")
+    settings = run_settings(args)
     history = SQLiteChatMessageHistory(args.session, args.history)
     if history.recovered:
         print(f"selfrag: warning: {history.recovered}", file=sys.stderr)
-    rag = build_selfrag(args) if args.short else build_long_form(args)
+    rag = build_selfrag(settings) if args.short else build_long_form(settings)
     chat = SelfRAGChat(rag=rag, session_id=args.session,
                        history_factory=lambda session: SQLiteChatMessageHistory(session, history.path))
     return chat_loop(chat, history, echo=not sys.stdin.isatty())
@@ -91,8 +87,8 @@ def chat_loop(chat: Any, history: SQLiteChatMessageHistory, read: Callable[[str]
 
 
 def _turn(chat: Any, question: str) -> Any:
-    print("selfrag> ", end="", flush=True)
-    answer = stream_answer(chat.stream(question))
+    status = StatusLine()
+    answer = stream_answer(chat.stream(question, config={"callbacks": [status]}), status=status, prefix="selfrag> ")
     if answer.standalone_question != answer.question:
         print(f"(answered as: {answer.standalone_question})")
     return answer

@@ -19,13 +19,19 @@ from typing import Any
 from selfrag_langchain.commands.options import (
     add_long_form_options,
     add_run_options,
-    build_generator,
-    build_reflector,
-    build_retriever,
-    selfrag_settings,
-    validate_run_options,
+    note_demo_corpus,
+    settings_from_args,
 )
 from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.pipeline import (
+    PipelineSettings,
+    build_generator,
+    build_long_form,
+    build_reflector,
+    build_retriever,
+    build_selfrag,
+)
+from selfrag_langchain.scoring import RetrieveMode, check_weight
 
 DEFAULT_OUT = Path("selfrag-eval")
 
@@ -89,10 +95,10 @@ def _methods(args: argparse.Namespace) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _validate(args: argparse.Namespace, task: Any) -> tuple[list[str], dict[str, list[float]]]:
+def _validate(args: argparse.Namespace, task: Any) -> tuple[PipelineSettings, list[str], dict[str, list[float]]]:
     from selfrag_langchain.eval.sweep import DEFAULT_VALUES, SWEEPABLE
 
-    validate_run_options(args)
+    settings = settings_from_args(args)
     if args.limit is not None and args.limit < 1:
         raise ConfigurationError(f"--limit must be >= 1, got {args.limit}")
     methods = _methods(args)
@@ -105,9 +111,11 @@ def _validate(args: argparse.Namespace, task: Any) -> tuple[list[str], dict[str,
         sweeps[knob] = given or list(DEFAULT_VALUES[knob])
     if any(not 0 <= v <= 1 for v in sweeps.get("threshold", [])):
         raise ConfigurationError("--thresholds must lie in [0, 1]")
+    for value in sweeps.get("w_sup", []):
+        check_weight("--w-sup-values", value)
     if sweeps and task.form != "short":
         raise ConfigurationError(f"--sweep works on the short-form tasks, not {task.name}")
-    return methods, sweeps
+    return settings, methods, sweeps
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
     from selfrag_langchain.eval.tasks import get_task
 
     task = get_task(args.task)
-    methods, sweeps = _validate(args, task)
+    settings, methods, sweeps = _validate(args, task)
     loaded = load_examples(args.file, task.name)
     for problem in loaded.problems[:10]:
         print(f"selfrag: {problem}", file=sys.stderr)
@@ -139,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"selfrag: ... and {len(loaded.problems) - 10} more lines skipped", file=sys.stderr)
     examples = loaded.examples[: args.limit] if args.limit else loaded.examples
     out = args.out or DEFAULT_OUT / f"{args.file.stem}.{task.name}"
-    session = _Session(args, task, examples)
+    session = _Session(settings, task, examples, citation_judge=args.citation_judge)
 
     summaries = []
     for name in methods:
@@ -154,10 +162,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 class _Session:
-    """The models and retriever of one command, built once and shared by its methods."""
+    """The models and retriever of one command, built once from its settings and shared by its methods."""
 
-    def __init__(self, args: argparse.Namespace, task: Any, examples: list[Any]) -> None:
-        self.args, self.task = args, task
+    def __init__(self, settings: PipelineSettings, task: Any, examples: list[Any], citation_judge: str) -> None:
+        self.settings, self.task, self.citation_judge = settings, task, citation_judge
         self.needs_store = any(ex.passages is None for ex in examples)
         self._generator: Any = None
         self._retriever: Any = None
@@ -168,38 +176,37 @@ class _Session:
     @property
     def generator(self) -> Any:
         if self._generator is None:
-            self._generator = build_generator(self.args)
+            self._generator = build_generator(self.settings)
         return self._generator
 
     @property
     def retriever(self) -> Any:
         """The store, only when some question comes without passages (baselines always need it)."""
         if self._retriever is None and self.needs_store:
-            self._retriever = build_retriever(argparse.Namespace(**{**vars(self.args), "mode": "always"}))
+            note_demo_corpus(self.settings)
+            self._retriever = build_retriever(self.settings)
         return self._retriever
 
-    def selfrag(self) -> Any:
-        from selfrag_langchain.chains.short_form import SelfRAG
+    @property
+    def retrieves(self) -> bool:
+        return self.settings.mode != RetrieveMode.NEVER
 
+    def selfrag(self) -> Any:
         if self._selfrag is None:
-            retriever = self.retriever if self.args.mode != "never" else None
-            self._selfrag = SelfRAG(generator=self.generator, reflector=build_reflector(self.args, self.generator),
-                                    retriever=retriever, **selfrag_settings(self.args))
+            self._selfrag = build_selfrag(self.settings, generator=self.generator,
+                                          reflector=build_reflector(self.settings, self.generator),
+                                          retriever=self.retriever if self.retrieves else None)
         return self._selfrag
 
     def long_form(self) -> Any:
-        from selfrag_langchain.commands import options
         from selfrag_langchain.retrievers import PassageRetriever
 
         if self._long_form is None:
-            builder = getattr(options, "build_long_form", None)
-            if builder is None:
-                raise ConfigurationError(f"task {self.task.name} needs the long-form Self-RAG Runnable, which this "
-                                         "installation does not provide")
-            # The questions' own passages come first; without a store, an empty retriever keeps the builder
-            # from opening the default one.
-            retriever = self.retriever if self.args.mode != "never" and self.needs_store else PassageRetriever()
-            self._long_form = builder(self.args, retriever=retriever)
+            # The questions' own passages come first; without a store, an empty retriever stands in for it.
+            retriever = self.retriever if self.retrieves and self.needs_store else PassageRetriever()
+            self._long_form = build_long_form(self.settings, generator=self.generator,
+                                              reflector=build_reflector(self.settings, self.generator),
+                                              retriever=retriever)
         return self._long_form
 
     def method(self, name: str) -> Any:
@@ -209,36 +216,35 @@ class _Session:
             if self.task.form == "long":
                 return LongFormMethod(self.long_form(), models=self.models(judges=True))
             return SelfRAGMethod(self.selfrag(), models=self.models(judges=True))
-        prompt_format = "selfrag" if self.args.reflector == "inline" else "rag"
-        return BaselineMethod(name, self.generator, k=self.args.k, max_new_tokens=self.args.max_new_tokens,
+        prompt_format = "selfrag" if self.settings.reflector == "inline" else "rag"
+        return BaselineMethod(name, self.generator, k=self.settings.k, max_new_tokens=self.settings.max_new_tokens,
                               prompt_format=prompt_format, retriever=self.retriever,
                               models=self.models(judges=False))
 
     def models(self, *, judges: bool) -> dict[str, Any]:
-        """The model flags a result depends on: the generator's, and the judge's when ``judges``."""
-        a = self.args
-        found = {"model": a.model, "backend": getattr(a, "backend", "transformers")}
+        """The model settings a result depends on: the generator's, and the judge's when ``judges``."""
+        s = self.settings
+        found = {"model": s.model, "backend": s.backend}
         if judges:
-            found |= {"reflector": a.reflector}
-            if a.reflector == "calibrated":
-                found |= {"judge": str(a.judge) if a.judge else "shipped"}
+            found |= {"reflector": s.reflector}
+            if s.reflector == "calibrated":
+                found |= {"judge": str(s.judge) if s.judge else "shipped"}
             else:
-                found |= {"critic": a.critic, "critic_prompts": a.critic_prompts, "relevance": a.relevance}
+                found |= {"critic": s.critic, "critic_prompts": s.critic_prompts, "relevance": s.resolved_relevance}
         return found
 
     def judge(self, name: str) -> Any:
         """ASQA's citation judge: the run's judge's IsSup judgement (the calibrated judge, or a critic). An
         inline reflector judges only its own generations, so with it the judge is a critic."""
-        if self.task.name != "asqa" or self.args.citation_judge == "none":
+        if self.task.name != "asqa" or self.citation_judge == "none":
             return None
         from selfrag_langchain.eval.judges import IsSupJudge
 
         if self._judge is None:
-            if self.args.reflector != "inline" and name == "selfrag":
+            if self.settings.reflector != "inline" and name == "selfrag":
                 reflector = self.long_form().reflector
             else:
-                critic_args = argparse.Namespace(**{**vars(self.args), "reflector": "critic"})
-                reflector = build_reflector(critic_args, self.generator)
+                reflector = build_reflector(self.settings.with_changes(reflector="critic"), self.generator)
             self._judge = IsSupJudge(reflector)
         return self._judge
 
@@ -262,7 +268,6 @@ def _run_sweeps(args: argparse.Namespace, session: _Session, task: Any, examples
     from selfrag_langchain.eval.records import write_json
     from selfrag_langchain.eval.runner import Progress, json_settings, run_questions
     from selfrag_langchain.eval.sweep import Decision, generation_settings, reusable_lines, sweep, sweep_record
-    from selfrag_langchain.scoring import RetrieveMode
 
     runnable = session.selfrag()
     settings = {"task": task.name, "kind": "sweep", **session.models(judges=True),
@@ -273,17 +278,19 @@ def _run_sweeps(args: argparse.Namespace, session: _Session, task: Any, examples
     run_questions(examples, out / "sweep.jsonl", settings,
                   lambda ex: sweep_record(runnable, task, ex, prior.get(ex.key)),
                   desc="sweep", show_progress=not args.no_progress, progress=progress)
-    base = Decision(RetrieveMode(args.mode), args.threshold, runnable.weights(), runnable.constraints())
-    baselines = _baseline_accuracies(out, args.model)
+    pipeline = session.settings
+    base = Decision(pipeline.mode, pipeline.threshold, runnable.weights(), runnable.constraints())
+    baselines = _baseline_accuracies(out, pipeline.model)
     result: dict[str, Any] = {"task": task.name, "file": str(args.file), "questions": len(examples),
-                              "settings": settings, "base": {"mode": args.mode, "threshold": args.threshold,
+                              "settings": settings, "base": {"mode": str(pipeline.mode),
+                                                             "threshold": pipeline.threshold,
                                                              **runnable.weights().__dict__},
                               "generation_seconds": round(sum(r["seconds"] for r in progress.records.values()), 2),
                               "sweeps": {}}
     for knob, values in sweeps.items():
         points = sweep(progress.records, task, examples, base, knob, values)
         png = plot_sweep(points, out / f"sweep_{knob}.png", baselines=baselines,
-                         title=f"{task.name}, {args.model}, {len(examples)} questions, k={args.k}")
+                         title=f"{task.name}, {pipeline.model}, {len(examples)} questions, k={pipeline.k}")
         result["sweeps"][knob] = {"points": [p.__dict__ for p in points], "plot": str(png)}
         print(f"\n{knob:>10}{'accuracy':>10}{'retrieval':>11}")
         for p in points:

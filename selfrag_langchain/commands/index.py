@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +14,22 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("paths", nargs="+", type=Path, help="files or directories")
     parser.add_argument("--store", type=Path, default=None, help="store directory (default: the default store)")
+    parser.add_argument("--strict", action="store_true",
+                        help="index nothing if a file cannot be read or a line is malformed (default: skip "
+                             "those, index the rest and list what was skipped)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Index, print the counts, then name each skipped file or line on stderr with what to do."""
     from selfrag_langchain.indexing import index_paths
 
-    report = index_paths(args.paths, args.store)
+    report = index_paths(args.paths, args.store, strict=args.strict)
     print(f"indexed {report.files} file(s): {report.chunks_added} chunk(s) added, "
           f"{report.chunks_skipped} already present, {report.chunks_removed} removed")
     for problem in report.problems:
-        print(f"  skipped: {problem}")
+        print(f"skipped {problem}", file=sys.stderr)
+    if report.problems:
+        print("fix or remove what was skipped and run the same command again (nothing is added twice); "
+              "--strict indexes nothing while anything would be skipped", file=sys.stderr)
     return 0

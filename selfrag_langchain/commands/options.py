@@ -1,28 +1,19 @@
-"""Options shared by the commands that run Self-RAG, and the objects they describe."""
+"""Options shared by the commands that run Self-RAG, parsed once into
+:class:`~selfrag_langchain.pipeline.PipelineSettings`; :mod:`selfrag_langchain.pipeline` builds from them."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from selfrag_langchain.errors import SelfRAGError
+from pydantic import ValidationError
+
+from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
+from selfrag_langchain.pipeline import REFLECTORS, PipelineSettings, uses_demo_corpus
 from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
 from selfrag_langchain.scoring import RetrieveMode
-
-if TYPE_CHECKING:
-    from langchain_core.language_models import BaseLLM
-    from langchain_core.retrievers import BaseRetriever
-
-    from selfrag_langchain.chains.long_form import SelfRAGLongForm
-    from selfrag_langchain.chains.short_form import SelfRAG
-    from selfrag_langchain.reflection import Reflector
-
-
-REFLECTORS = ("calibrated", "critic", "inline")
-"""The judges ``--reflector`` chooses from (see :func:`build_reflector`)."""
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -103,27 +94,6 @@ def _json_object(text: str) -> dict[str, object]:
     return value
 
 
-def _backend_options(args: argparse.Namespace, backend: str) -> dict[str, object]:
-    """The backend flags the user gave that ``backend`` takes."""
-    from selfrag_langchain.llms.factory import backend_options
-
-    accepted = backend_options(backend)
-    given = {name: getattr(args, name, None) for name in _BACKEND_FLAGS}
-    return {name: value for name, value in given.items() if value is not None and name in accepted}
-
-
-def _check_backend_flags(args: argparse.Namespace) -> None:
-    """A backend flag that neither the generator's nor the critic's backend takes is a mistake."""
-    from selfrag_langchain.llms.factory import backend_options
-
-    backends = {args.backend, args.critic_backend or args.backend}
-    accepted = set().union(*(backend_options(b) for b in backends))
-    for name in _BACKEND_FLAGS:
-        if getattr(args, name, None) is not None and name not in accepted:
-            flag = "--" + name.replace("_", "-")
-            raise SelfRAGError(f"{flag} does not apply to --backend {' or '.join(sorted(backends))}")
-
-
 def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
     """The knobs of the control loop (PAPER.md §3)."""
     knobs = parser.add_argument_group("Self-RAG")
@@ -132,9 +102,9 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
     knobs.add_argument("--threshold", type=float, default=0.2,
                        help="adaptive mode retrieves when p(Retrieve) > threshold (default: %(default)s)")
     knobs.add_argument("--k", type=int, default=5, help="passages, one branch each (default: %(default)s)")
-    knobs.add_argument("--w-rel", type=float, default=1.0, help="IsRel weight (default: %(default)s)")
-    knobs.add_argument("--w-sup", type=float, default=1.0, help="IsSup weight (default: %(default)s)")
-    knobs.add_argument("--w-use", type=float, default=0.5, help="IsUse weight (default: %(default)s)")
+    knobs.add_argument("--w-rel", type=float, default=1.0, help="IsRel weight, 0 to 10 (default: %(default)s)")
+    knobs.add_argument("--w-sup", type=float, default=1.0, help="IsSup weight, 0 to 10 (default: %(default)s)")
+    knobs.add_argument("--w-use", type=float, default=0.5, help="IsUse weight, 0 to 10 (default: %(default)s)")
     knobs.add_argument("--no-sequence-probability", action="store_true",
                        help="leave the sequence probability out of the branch score")
     knobs.add_argument("--drop-unsupported", action="store_true",
@@ -156,108 +126,57 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     add_store_option(parser)
 
 
-def validate_run_options(args: argparse.Namespace) -> None:
-    """Reject values the parser accepts but the loop cannot use, with one clear line."""
-    if not 0.0 <= args.threshold <= 1.0:
-        raise SelfRAGError(f"--threshold must be in [0, 1], got {args.threshold}")
-    if args.k < 1:
-        raise SelfRAGError(f"--k must be >= 1, got {args.k}")
-    if args.max_new_tokens < 1:
-        raise SelfRAGError(f"--max-new-tokens must be >= 1, got {args.max_new_tokens}")
-    _check_backend_flags(args)
-    args.relevance = relevance_mode(args.relevance, args.critic_prompts)
+def settings_from_args(args: argparse.Namespace) -> PipelineSettings:
+    """The parsed flags as :class:`~selfrag_langchain.pipeline.PipelineSettings`, validated once, at the edge.
 
+    Flags a command does not define keep the settings' defaults. A value the pipeline cannot use is one
+    line naming the flag (``--threshold must be in [0, 1], got 1.5``).
 
-def relevance_mode(relevance: str, critic_prompts: str) -> str:
-    """The IsRel judgement ``--relevance`` names, ``auto`` resolved for ``--critic-prompts``."""
-    from selfrag_langchain.reflection import resolve_relevance
-
-    return resolve_relevance(relevance, CRITIC_PROMPT_SETS[critic_prompts])
-
-
-def build_generator(args: argparse.Namespace) -> BaseLLM:
-    """The generator LLM the flags describe, on ``--backend`` (it loads at first use)."""
-    from selfrag_langchain.llms.factory import build_llm
-
-    _check_backend_flags(args)
-    return build_llm(args.backend, args.model, max_new_tokens=args.max_new_tokens,
-                     **_backend_options(args, args.backend))
-
-
-def build_reflector(args: argparse.Namespace, generator: BaseLLM) -> Reflector:
-    """The judge the flags describe. The calibrated judge needs no model of its own; the critic runs on
-    ``--critic-backend`` (default: ``--backend``) and shares the generator when it is the same model on the
-    same backend."""
-    from selfrag_langchain.llms.factory import build_llm
-    from selfrag_langchain.reflection import CriticReflector, InlineReflector
-
-    if args.reflector == "inline":
-        return InlineReflector(generator)
-    if args.reflector == "calibrated":
-        from selfrag_langchain.judging import CalibratedReflector
-
-        return CalibratedReflector(getattr(args, "judge", None))
-    backend = args.critic_backend or args.backend
-    if backend == args.backend and args.critic in (None, args.model):
-        critic = generator
-    else:
-        model = args.critic if args.critic is not None else args.model
-        critic = build_llm(backend, model, **_backend_options(args, backend))
-    relevance = relevance_mode(args.relevance, args.critic_prompts)
-    return CriticReflector(critic, prompts=args.critic_prompts, relevance=relevance)
-
-
-def selfrag_settings(args: argparse.Namespace) -> dict[str, object]:
-    """The control-loop fields of the Runnables, from the flags."""
-    return {
-        "mode": args.mode,
-        "threshold": args.threshold,
-        "k": args.k,
-        "w_rel": args.w_rel,
-        "w_sup": args.w_sup,
-        "w_use": args.w_use,
-        "use_sequence_probability": not args.no_sequence_probability,
-        "drop_unsupported": args.drop_unsupported,
-        "drop_irrelevant": args.drop_irrelevant,
-        "max_new_tokens": args.max_new_tokens,
-    }
-
-
-def build_selfrag(args: argparse.Namespace, retriever: BaseRetriever | None = None) -> SelfRAG:
-    """The short-form SelfRAG Runnable the flags describe (models load at first use).
-
-    ``retriever`` overrides the store the flags name (the eval harness passes each question's passages).
+    Raises:
+        ConfigurationError: for a value the settings refuse.
     """
-    from selfrag_langchain.chains.short_form import SelfRAG
+    given = vars(args)
+    fields = {name: given[name] for name in PipelineSettings.model_fields if given.get(name) is not None}
+    fields["backend_options"] = {name: given[name] for name in _BACKEND_FLAGS if given.get(name) is not None}
+    if "no_sequence_probability" in given:
+        fields["use_sequence_probability"] = not given["no_sequence_probability"]
+    try:
+        return PipelineSettings(**fields)
+    except ValidationError as e:
+        reasons = "; ".join(_as_flags(err["loc"], err["msg"]) for err in e.errors())
+        raise ConfigurationError(reasons) from None
 
-    generator = build_generator(args)
-    return SelfRAG(
-        generator=generator,
-        reflector=build_reflector(args, generator),
-        retriever=retriever if retriever is not None else build_retriever(args),
-        **selfrag_settings(args),
-    )
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
-def build_retriever(args: argparse.Namespace) -> BaseRetriever | None:
-    """The store named by ``--store``; else the default store if ``selfrag index`` filled it; else the
-    demo corpus (indexed on first use into a store of its own)."""
-    from selfrag_langchain.paths import default_store_dir
-    from selfrag_langchain.store import open_store
+def _as_flags(loc: tuple[int | str, ...], message: str) -> str:
+    """A settings message in the command line's words: ``w_sup must ...`` becomes ``--w-sup must ...``."""
+    message = message.removeprefix("Value error, ")
+    field = str(loc[0]) if loc else message.split(" ", 1)[0]
+    if field in PipelineSettings.model_fields or field in _BACKEND_FLAGS:
+        if message.startswith(field + " "):
+            message = _flag(field) + message[len(field):]
+        elif loc:
+            message = f"{_flag(field)}: {message}"
+    return message.replace(" to backend ", " to --backend ")
 
-    if args.mode == RetrieveMode.NEVER.value:
-        return None
-    if args.store is not None:
-        store = open_store(args.store, create=False)
-    elif (default_store_dir() / "chroma.sqlite3").exists():
-        store = open_store(default_store_dir(), create=False)
-    else:
-        from selfrag_langchain.demo_corpus import ensure_demo_store
 
+def note_demo_corpus(settings: PipelineSettings) -> None:
+    """Tell the user, on stderr, when the answers come from the demo corpus."""
+    if uses_demo_corpus(settings):
         print("selfrag: answering from the demo corpus (index your own files with `selfrag index PATH`)",
               file=sys.stderr)
-        store = ensure_demo_store()
-    return store.as_retriever(search_kwargs={"k": args.k})
+
+
+def run_settings(args: argparse.Namespace) -> PipelineSettings:
+    """:func:`settings_from_args`, and the demo-corpus notice when the pipeline will retrieve from it
+    (``ask`` and ``chat``; ``eval`` tells only when it opens the store)."""
+    settings = settings_from_args(args)
+    if settings.mode != RetrieveMode.NEVER:
+        note_demo_corpus(settings)
+    return settings
 
 
 def add_long_form_options(parser: argparse.ArgumentParser) -> None:
@@ -271,28 +190,3 @@ def add_long_form_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--beam-score", choices=["sum", "mean"], default="mean",
                        help="rank beams by the mean of their segment scores (length-neutral), or by the sum "
                             "(longer answers win) (default: %(default)s)")
-
-
-def build_long_form(args: argparse.Namespace, retriever: BaseRetriever | None = None) -> SelfRAGLongForm:
-    """The long-form SelfRAGLongForm Runnable the flags describe (models load at first use).
-
-    ``retriever`` overrides the store the flags name (the eval harness passes each question's passages).
-    Commands without the long-form flags get their defaults.
-    """
-    from selfrag_langchain.chains.long_form import SelfRAGLongForm
-
-    for flag in ("beam_width", "max_depth", "max_segment_tokens"):
-        value = getattr(args, flag, None)
-        if value is not None and value < 1:
-            raise SelfRAGError(f"--{flag.replace('_', '-')} must be >= 1, got {value}")
-    generator = build_generator(args)
-    return SelfRAGLongForm(
-        generator=generator,
-        reflector=build_reflector(args, generator),
-        retriever=retriever if retriever is not None else build_retriever(args),
-        **selfrag_settings(args),
-        beam_width=getattr(args, "beam_width", None) or 2,
-        max_depth=getattr(args, "max_depth", None) or 6,
-        max_segment_tokens=getattr(args, "max_segment_tokens", None) or 48,
-        beam_score=getattr(args, "beam_score", None) or "mean",
-    )

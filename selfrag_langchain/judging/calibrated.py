@@ -94,6 +94,10 @@ class CalibratedReflector(Reflector):
             critiques.append(critique)
         return critiques
 
+    def relevance_distributions(self, instruction: str, evidence: Sequence[str]) -> list[dict[str, float]]:
+        """IsRel of each passage, read as :meth:`critique` reads it, all passages in one embedding batch."""
+        return self.distributions([CriticQuery(Group.ISREL, instruction, evidence=e) for e in evidence])
+
     def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
         """The distribution over each query's group, read exactly as :meth:`critique` reads it."""
         return self.distributions(queries)

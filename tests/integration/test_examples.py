@@ -63,3 +63,48 @@ def test_chatbot_answers_a_conversation_with_citations(smollm2: TransformersLLM,
         assert {s.citation for s in t.result.segments} - {None} == set(range(1, len(t.citations) + 1))
     history = SQLiteChatMessageHistory("example", tmp_path / "chat.sqlite3").messages
     assert [m.content for m in history] == [QUESTIONS[0], turns[0].answer, QUESTIONS[1], turns[1].answer]
+
+
+def test_relevance_filter_retriever_keeps_only_the_relevant_passage() -> None:
+    from examples.relevance_filter_retriever import main
+
+    result = main()
+    assert len(result.plain) == 3 and result.plain[0].metadata["title"] == "Eiffel Tower"  # and two others
+    assert [d.metadata["title"] for d in result.filtered] == ["Eiffel Tower"]
+    assert result.filtered[0].metadata["selfrag"]["relevant"] is True
+    assert "Gustave Eiffel" in result.prompt and "Mona Lisa" not in result.prompt
+
+
+def _check_annotations(message) -> None:
+    """Each citation spans its segment, and its marker ``[n]`` stands inside that span."""
+    (block,) = message.content_blocks
+    assert block["annotations"]
+    for note in block["annotations"]:
+        n, extras = note["extras"]["citation"], note["extras"]
+        assert block["text"][extras["marker_start"]:extras["marker_end"]] == f"[{n}]"
+        assert note["start_index"] <= extras["marker_start"] < extras["marker_end"] <= note["end_index"]
+
+
+def test_chat_model_in_a_chain_and_under_runnable_with_message_history(smollm2: TransformersLLM) -> None:
+    from examples.chat_model_chain import QUESTIONS, main
+
+    demo = main()
+    assert "[1]" in "".join(demo.streamed) and demo.streamed[-1] == ""  # the last chunk brings the citations
+    first, second = demo.turns
+    assert first.content_blocks[0]["annotations"][0]["title"] == "Mona Lisa"
+    for reply in demo.turns:
+        _check_annotations(reply)
+    # The follow-up's "it" was resolved from the conversation the history handed back.
+    assert second.response_metadata["selfrag"]["standalone_question"] != QUESTIONS[1]
+
+
+def test_chat_model_as_a_langgraph_chatbot(smollm2: TransformersLLM) -> None:
+    from examples.chat_model_chain import QUESTIONS
+    from examples.chat_model_langgraph import main
+
+    demo = main()
+    assert [m.type for m in demo.messages] == ["human", "ai", "human", "ai"]
+    reply = demo.messages[-1]
+    assert "".join(demo.streamed) == reply.text and reply.text.strip()  # streamed segment by segment
+    _check_annotations(reply)  # the checkpointer kept the citations
+    assert reply.response_metadata["selfrag"]["standalone_question"] != QUESTIONS[1]  # "it" resolved

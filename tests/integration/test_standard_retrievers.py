@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.vectorstores import InMemoryVectorStore
 from langchain_tests.integration_tests import (
     EmbeddingsIntegrationTests,
     RetrieversIntegrationTests,
@@ -18,7 +19,8 @@ from langchain_tests.integration_tests import (
 from selfrag_langchain.demo_corpus import load_demo_documents
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.indexing import index_documents
-from selfrag_langchain.retrievers import EvalFileRetriever, PassageRetriever, documents_from_ctxs
+from selfrag_langchain.judging import CalibratedReflector
+from selfrag_langchain.retrievers import EvalFileRetriever, PassageRetriever, SelfRAGRetriever, documents_from_ctxs
 from selfrag_langchain.store import default_retriever
 
 DATA = Path(__file__).parents[2].parent / "shared" / "data"
@@ -90,6 +92,51 @@ class TestDefaultStoreRetrieverStandard(RetrieversIntegrationTests):
     @property
     def retriever_query_example(self) -> str:
         return "Which painting is the most famous?"
+
+
+EIFFEL_PASSAGES = [
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.",
+    "The Eiffel Tower was designed by the engineers Maurice Koechlin and Emile Nouguier of Gustave Eiffel's company.",
+    "The Eiffel Tower is 330 metres tall and was the tallest man-made structure in the world until 1930.",
+    "The Eiffel Tower was built as the entrance arch to the 1889 World's Fair in Paris.",
+]
+
+
+@pytest.mark.slow
+class TestSelfRAGRetrieverStandard(RetrieversIntegrationTests):
+    """The relevance filter over LangChain's in-memory store with MiniLM and the default judge. The suite asks
+    for exactly k documents, so four passages answer the query and two off-topic ones do not."""
+
+    store: InMemoryVectorStore
+    judge: CalibratedReflector
+
+    @pytest.fixture(scope="class", autouse=True)
+    def _store(self, request: pytest.FixtureRequest, minilm: MiniLMEmbeddings) -> None:
+        docs = [Document(page_content=text, metadata={"title": "Eiffel Tower"}) for text in EIFFEL_PASSAGES]
+        docs += [Document(page_content="Photosynthesis is the process by which plants make glucose from sunlight.",
+                          metadata={"title": "Photosynthesis"}),
+                 Document(page_content="Hamlet is a tragedy written by William Shakespeare.",
+                          metadata={"title": "Hamlet"})]
+        request.cls.store = InMemoryVectorStore.from_documents(docs, minilm)
+        request.cls.judge = CalibratedReflector(embeddings=minilm)
+
+    @property
+    def retriever_constructor(self) -> type[SelfRAGRetriever]:
+        return SelfRAGRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"retriever": self.store.as_retriever(), "judge": self.judge, "k": 4}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return "Who designed the Eiffel Tower?"
+
+    def test_off_topic_passages_are_dropped(self) -> None:
+        retriever = SelfRAGRetriever(retriever=self.store.as_retriever(), judge=self.judge, k=6)
+        docs = retriever.invoke(self.retriever_query_example)
+        assert [d.metadata["title"] for d in docs] == ["Eiffel Tower"] * 4
+        assert "designed" in docs[0].page_content
 
 
 @pytest.mark.slow

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import Embeddings
 
-from selfrag_langchain.demo_corpus import ensure_demo_store, load_demo_documents
+from selfrag_langchain.demo_corpus import DEMO_COMPLETE_KEY, ensure_demo_store, load_demo_documents
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.errors import StoreError
 from selfrag_langchain.indexing import index_documents, index_paths, load_documents
-from selfrag_langchain.store import default_retriever, open_store, store_size
+from selfrag_langchain.store import default_retriever, has_store, open_store, store_size, update_store_metadata
 
 TEXTS = {
     "volcano.md": "# Volcanoes\n\n"
@@ -97,8 +97,28 @@ def test_missing_store_says_to_index_and_creates_nothing(store_home: Path) -> No
     with pytest.raises(StoreError, match=r"No store at .*: run `selfrag index PATH` first"):
         open_store(create=False)
     with pytest.raises(StoreError, match="No store at"):
-        default_retriever()
+        default_retriever(store_home / "elsewhere")
     assert not store_home.exists()
+
+
+@pytest.mark.slow
+def test_default_retriever_answers_from_the_demo_corpus_until_the_user_indexes(
+    store_home: Path, files: Path, minilm: MiniLMEmbeddings
+) -> None:
+    # A small demo store marked complete stands in for the full corpus (indexing it all takes minutes).
+    demo = ensure_demo_store(limit=12, progress=False)
+    update_store_metadata(demo, **{DEMO_COMPLETE_KEY: True})
+    demo_titles = {d.metadata["title"] for d in load_demo_documents(limit=12)}
+
+    assert not has_store()
+    before = default_retriever(k=3).invoke("a famous painting")
+    assert before and {d.metadata["title"] for d in before} <= demo_titles
+    assert not (store_home / "store").exists(), "the fallback must not create the user's store"
+
+    index_paths([files], progress=False)
+    assert has_store()
+    after = default_retriever(k=1).invoke("how is green tea processed after harvest")
+    assert after[0].metadata["source"] == str(files / "tea.txt")
 
 
 def test_empty_store_is_no_store(tmp_path: Path) -> None:

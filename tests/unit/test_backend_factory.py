@@ -1,17 +1,19 @@
-"""One choice point for the backend: ``build_llm`` and the ``--backend`` flags of every run command."""
+"""One choice point for the backend: ``build_llm``, the pipeline builders, and the ``--backend`` flags of every
+run command."""
 
 from __future__ import annotations
 
 import pytest
 
 from selfrag_langchain.cli import build_parser
-from selfrag_langchain.commands.options import build_generator, build_reflector, validate_run_options
+from selfrag_langchain.commands.options import settings_from_args
 from selfrag_langchain.errors import ConfigurationError, SelfRAGError
 from selfrag_langchain.llms.factory import BACKENDS, build_llm
 from selfrag_langchain.llms.llamacpp import LlamaCppLLM
 from selfrag_langchain.llms.openai import OpenAICompatibleLLM
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.llms.vllm import VllmLLM
+from selfrag_langchain.pipeline import PipelineSettings, build_generator, build_reflector
 from selfrag_langchain.reflection import CriticReflector
 
 
@@ -59,14 +61,13 @@ def test_openai_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
     assert build_llm("openai", api_key="other").api_key.get_secret_value() == "other"
 
 
-def _args(*flags: str):
-    return build_parser().parse_args(["ask", "q", *flags])
+def _args(*flags: str) -> PipelineSettings:
+    return settings_from_args(build_parser().parse_args(["ask", "q", *flags]))
 
 
 def test_cli_flags_choose_the_generator_backend() -> None:
     args = _args("--backend", "openai", "--base-url", "http://10.0.0.1:8000/v1", "--model", "served",
                  "--timeout", "5", "--max-retries", "4", "--concurrency", "3", "--extra-body", '{"repeat_penalty": 1}')
-    validate_run_options(args)
     llm = build_generator(args)
     assert isinstance(llm, OpenAICompatibleLLM)
     assert (llm.base_url, llm.model, llm.timeout, llm.max_retries, llm.concurrency) == (
@@ -96,9 +97,8 @@ def test_the_critic_shares_the_generator_unless_told_otherwise() -> None:
     ("--backend", "openai", "--device", "cuda"),
 ])
 def test_a_flag_for_another_backend_is_a_clear_error(flags: tuple[str, ...]) -> None:
-    args = _args(*flags)
     with pytest.raises(SelfRAGError, match="does not apply to --backend"):
-        validate_run_options(args)
+        _args(*flags)
 
 
 def test_extra_body_must_be_a_json_object(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from langchain_core.chat_history import InMemoryChatMessageHistory
 from langchain_core.language_models.fake import FakeListLLM
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableLambda
 from langchain_core.runnables.history import RunnableWithMessageHistory
 from pydantic import Field
@@ -118,14 +118,48 @@ def test_empty_turn_is_an_input_error(tmp_path: Path) -> None:
         chat.invoke("   ")
 
 
-@pytest.mark.parametrize("rewrite", ["   \n", "Leonardo da Vinci painted it.", "Where? " * 40 + "?"])
-def test_a_rewrite_that_is_no_question_falls_back_to_both_questions(tmp_path: Path, rewrite: str) -> None:
+NOT_STANDALONE = ["   \n", "Leonardo da Vinci painted it.", "Where? " * 40 + "?", "Where is it shown?"]
+
+
+@pytest.mark.parametrize("rewrite", NOT_STANDALONE)
+def test_a_rewrite_that_is_no_standalone_question_puts_the_cited_subject_in_place_of_the_pronoun(
+    tmp_path: Path, rewrite: str
+) -> None:
+    path = tmp_path / "h.sqlite3"
+    chat, _, _ = _chat(path)
+    assert chat.invoke(FIRST).citations[0].metadata["title"] == "Mona Lisa"
+    chat, _, retriever = _chat(path, rewrites=[rewrite])
+    assert chat.invoke(FOLLOW_UP).standalone_question == "Where is Mona Lisa shown?"
+    assert retriever.queries[0] == "Where is Mona Lisa shown?"
+
+
+@pytest.mark.parametrize("rewrite", NOT_STANDALONE)
+def test_the_questions_fallback_joins_both_questions(tmp_path: Path, rewrite: str) -> None:
     path = tmp_path / "h.sqlite3"
     chat, _, _ = _chat(path)
     chat.invoke(FIRST)
     chat, _, retriever = _chat(path, rewrites=[rewrite])
+    chat.fallback = "questions"
     assert chat.invoke(FOLLOW_UP).standalone_question == f"{FIRST} {FOLLOW_UP}"
     assert retriever.queries[0] == f"{FIRST} {FOLLOW_UP}"
+
+
+def test_without_rewrite_no_model_is_asked_and_a_question_without_pronoun_stays_as_asked(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    chat, _, _ = _chat(path)
+    chat.invoke(FIRST)
+    chat, condense, _ = _chat(path)
+    chat.rewrite = False
+    assert chat.invoke("When was it painted?").standalone_question == "When was Mona Lisa painted?"
+    assert chat.invoke("Who built the Louvre?").standalone_question == "Who built the Louvre?"
+    assert condense.prompts == []
+
+
+def test_without_a_cited_answer_the_subject_fallback_joins_the_questions() -> None:
+    rag, _ = _rag()
+    history = [HumanMessage(FIRST), AIMessage("Leonardo da Vinci.")]  # no citations recorded
+    chat = SelfRAGChat(rag=rag, rewrite=False, history_factory=lambda s: pytest.fail("history is passed"))
+    assert chat.invoke({"question": FOLLOW_UP, "history": history}).standalone_question == f"{FIRST} {FOLLOW_UP}"
 
 
 def test_works_under_runnable_with_message_history() -> None:
@@ -203,7 +237,7 @@ def test_ctrl_c_at_the_prompt_or_mid_answer_exits_cleanly(tmp_path: Path, capsys
     assert chat_loop(object(), history, read=ctrl_c) == 0
 
     class Interrupted:
-        def stream(self, _: str):
+        def stream(self, _: str, config: object = None):
             raise KeyboardInterrupt
             yield
 
@@ -224,7 +258,32 @@ def test_chained_fallbacks_keep_the_subject_of_the_conversation(tmp_path: Path) 
     for follow_up in follow_ups:
         chat, _, _ = _chat(path, rewrites=["Leonardo da Vinci painted it."])
         chat.history_turns = 2
+        chat.fallback = "questions"
         asked.append(chat.invoke(follow_up).standalone_question)
     assert asked[0] == f"{FIRST} {follow_ups[0]}"
     assert asked[1] == f"{FIRST} {follow_ups[0]} {follow_ups[1]}"
     assert asked[2] == " ".join(follow_ups)  # the first question has aged out: three questions at most
+
+
+def test_the_subject_survives_an_answer_that_cites_another_article(tmp_path: Path) -> None:
+    """The second answer cites the Louvre; the third follow-up's "it" is still the Mona Lisa."""
+    path = tmp_path / "h.sqlite3"
+    chat, _, _ = _chat(path)
+    assert chat.invoke(FIRST).subject == "Mona Lisa"
+    chat, _, _ = _chat(path, rewrites=[STANDALONE])
+    second = chat.invoke(FOLLOW_UP)
+    assert second.standalone_question == STANDALONE
+    assert [d.metadata["title"] for d in second.citations] == ["Louvre"]
+    assert second.subject == "Mona Lisa"
+    chat, _, retriever = _chat(path)
+    chat.rewrite = False
+    assert chat.invoke("When was it painted?").standalone_question == "When was Mona Lisa painted?"
+    assert retriever.queries[0] == "When was Mona Lisa painted?"
+
+
+def test_a_rewrite_that_drops_words_of_the_follow_up_is_not_taken(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    chat, _, _ = _chat(path)
+    chat.invoke(FIRST)
+    chat, _, _ = _chat(path, rewrites=["Who painted the Mona Lisa?"])  # the previous question asked again
+    assert chat.invoke(FOLLOW_UP).standalone_question == "Where is Mona Lisa shown?"

@@ -81,14 +81,12 @@ def test_asqa_without_a_judge_leaves_citation_metrics_out(tmp_path: Path) -> Non
 def test_selfrag_eval_task_asqa_runs_the_long_form_runnable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from selfrag_langchain.cli import main
     from selfrag_langchain.commands import eval as eval_command
-    from selfrag_langchain.commands import options
     from selfrag_langchain.reflection import InlineReflector
     from tests.unit.test_eval_rescoring import EIFFEL, scripted
 
     llm = scripted(EIFFEL)
-    for module in (eval_command, options):
-        monkeypatch.setattr(module, "build_generator", lambda args: llm)
-        monkeypatch.setattr(module, "build_reflector", lambda args, generator: InlineReflector(generator))
+    monkeypatch.setattr(eval_command, "build_generator", lambda settings: llm)
+    monkeypatch.setattr(eval_command, "build_reflector", lambda settings, generator: InlineReflector(generator))
     record = {"question": "Who built the Eiffel Tower?", "qa_pairs": [{"short_answers": ["Gustave Eiffel"]}],
               "annotations": [{"long_answer": "Gustave Eiffel's company built it."}],
               "docs": [{"title": "Louvre", "text": "The Louvre is a museum in Paris."},

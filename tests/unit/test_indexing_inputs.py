@@ -155,3 +155,53 @@ def test_a_byte_order_mark_is_not_indexed(tmp_path: Path) -> None:
     (doc,) = load_documents([path]).documents
     assert doc.metadata["title"] == "Title"
     assert not doc.page_content.startswith("\ufeff")
+
+
+def _with_a_latin1_file(corpus: Path) -> Path:
+    bad = corpus / "sub" / "latin1.txt"
+    bad.write_bytes("Volcans en été".encode("latin-1"))
+    return bad
+
+
+def test_an_unreadable_file_is_skipped_and_named_and_the_others_are_read(corpus: Path) -> None:
+    bad = _with_a_latin1_file(corpus)
+    loaded = load_documents([corpus])
+    assert sorted(p.name for p in loaded.files) == ["guide.md", "notes.txt", "passages.jsonl"]
+    assert loaded.files_skipped == [bad]
+    assert str(bad) not in {d.metadata["source"] for d in loaded.documents}
+    assert str(bad) not in loaded.text_sources
+    assert {d.metadata["source"] for d in loaded.documents} == {str(p) for p in loaded.files}
+    file_problems = [p for p in loaded.problems if p.startswith(str(bad))]
+    assert file_problems == [f"{bad}: not UTF-8 text (byte 0xe9 at offset 11): convert it to UTF-8 "
+                             "(e.g. `iconv -f latin1 -t utf-8`)"]
+    assert len(loaded.problems) == 4  # the file and the three bad lines of passages.jsonl
+
+
+def test_strict_refuses_the_whole_input_and_lists_every_problem(corpus: Path, store_home: Path) -> None:
+    bad = _with_a_latin1_file(corpus)
+    with pytest.raises(InputError) as caught:
+        index_paths([corpus], progress=False, strict=True)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "nothing indexed (strict): 4 problems in the input:"
+    assert len(lines) == 5  # one line per problem
+    assert f"  {bad}: not UTF-8 text (byte 0xe9 at offset 11)" in [line.split(": convert")[0] for line in lines]
+    assert not store_home.exists()
+
+
+def test_strict_accepts_clean_input(corpus: Path) -> None:
+    (corpus / "passages.jsonl").unlink()
+    assert len(load_documents([corpus], strict=True).files) == 2
+
+
+def test_nothing_usable_is_an_error_before_the_store_is_created(tmp_path: Path, store_home: Path) -> None:
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"caf\xe9")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{broken\n")
+    with pytest.raises(InputError) as caught:
+        index_paths([tmp_path], progress=False)
+    message = str(caught.value)
+    assert message.splitlines()[0] == "nothing to index: everything given was skipped:"
+    assert f"\n  {bad}: not UTF-8 text (byte 0xe9 at offset 3)" in message
+    assert f"\n  {broken}, line 1: not valid JSON" in message
+    assert not store_home.exists()

@@ -8,7 +8,8 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["selfrag_langchain", "selfrag_langchain.llms", "selfrag_langchain.chains",
-                                    "selfrag_langchain.retrievers", "selfrag_langchain.judging"])
+                                    "selfrag_langchain.retrievers", "selfrag_langchain.judging",
+                                    "selfrag_langchain.pipeline"])
 def test_public_names_import(module: str) -> None:
     mod = importlib.import_module(module)
     assert mod.__all__
@@ -20,7 +21,8 @@ def test_top_level_exports() -> None:
     import selfrag_langchain
 
     assert {"SelfRAG", "SelfRAGResult", "TransformersLLM", "InlineReflector", "CriticReflector",
-            "CalibratedReflector"} <= set(selfrag_langchain.__all__)
+            "CalibratedReflector", "SelfRAGRetriever", "ChatSelfRAG", "PipelineSettings", "build_selfrag",
+            "build_long_form"} <= set(selfrag_langchain.__all__)
 
 
 def test_trainer_is_installed_under_the_package() -> None:

@@ -11,12 +11,15 @@ PUBLIC = {
     "selfrag_langchain.retrievers": [
         "EvalFileRetriever",
         "PassageRetriever",
+        "SelfRAGRetriever",
         "documents_from_ctxs",
         "normalize_question",
     ],
     "selfrag_langchain.store": [
         "COLLECTION_NAME",
+        "answering_store",
         "default_retriever",
+        "has_store",
         "open_store",
         "resolve_store_dir",
         "store_metadata",

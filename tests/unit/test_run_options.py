@@ -10,7 +10,8 @@ import pytest
 from langchain_core.language_models.fake import FakeListLLM
 
 from selfrag_langchain.cli import build_parser
-from selfrag_langchain.commands.options import build_reflector, relevance_mode, validate_run_options
+from selfrag_langchain.commands.options import settings_from_args
+from selfrag_langchain.pipeline import PipelineSettings, build_reflector
 from selfrag_langchain.reflection import CriticReflector
 
 
@@ -23,28 +24,29 @@ from selfrag_langchain.reflection import CriticReflector
 def test_relevance_auto_follows_the_critic_prompts(flags: list[str], expected: str) -> None:
     args = build_parser().parse_args(["ask", "Who?", "--reflector", "critic", *flags])
     assert args.relevance == ("auto" if "--relevance" not in flags else expected)
-    reflector = build_reflector(args, FakeListLLM(responses=["x"]))
+    settings = settings_from_args(args)
+    reflector = build_reflector(settings, FakeListLLM(responses=["x"]))
     assert isinstance(reflector, CriticReflector) and reflector.relevance == expected
-    validate_run_options(args)
-    assert args.relevance == expected  # what eval records in its settings
+    assert settings.resolved_relevance == expected  # what eval records in its settings
 
 
 def test_the_default_judge_is_the_calibrated_one_and_takes_a_calibration_file(tmp_path: Path) -> None:
     from selfrag_langchain.judging import CalibratedReflector, JudgeCalibration
 
-    args = build_parser().parse_args(["ask", "Who?"])
+    args = settings_from_args(build_parser().parse_args(["ask", "Who?"]))
     reflector = build_reflector(args, FakeListLLM(responses=["x"]))
     assert isinstance(reflector, CalibratedReflector) and reflector.name == "calibrated"
     path = tmp_path / "judge.json"
     path.write_text(json.dumps(JudgeCalibration.load().to_dict()))
-    args = build_parser().parse_args(["ask", "Who?", "--judge", str(path)])
+    args = settings_from_args(build_parser().parse_args(["ask", "Who?", "--judge", str(path)]))
     judge = build_reflector(args, FakeListLLM(responses=["x"]))
     assert judge.calibration.to_dict() == JudgeCalibration.load().to_dict()
 
 
 def test_explicit_values_pass_through() -> None:
-    assert relevance_mode("labels", "zero_shot") == "labels"
-    assert relevance_mode("question_likelihood", "paper") == "question_likelihood"
+    assert PipelineSettings(relevance="labels", critic_prompts="zero_shot").resolved_relevance == "labels"
+    assert PipelineSettings(relevance="question_likelihood",
+                            critic_prompts="paper").resolved_relevance == "question_likelihood"
 
 
 def test_the_python_default_is_the_same_rule() -> None:

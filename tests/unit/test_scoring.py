@@ -8,6 +8,7 @@ import pytest
 
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.scoring import (
+    WEIGHT_RANGE,
     HardConstraints,
     RetrieveMode,
     ScoringWeights,
@@ -122,3 +123,20 @@ def test_closed_set_sums_per_option() -> None:
 def test_non_finite_weight_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="w_use must be a finite number"):
         ScoringWeights(w_use=float("nan"))
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [({"w_sup": -100.0}, "w_sup must be between 0 and 10, got -100"),
+     ({"w_rel": -0.5}, "w_rel must be between 0 and 10, got -0.5"),
+     ({"w_use": 10.01}, "w_use must be between 0 and 10, got 10.01")],
+)
+def test_a_weight_outside_the_documented_range_is_refused(weights: dict[str, float], message: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        ScoringWeights(**weights)
+    assert str(caught.value) == message
+
+
+def test_the_ends_of_the_range_are_accepted() -> None:
+    assert WEIGHT_RANGE == (0.0, 10.0)
+    assert ScoringWeights(w_rel=0.0, w_sup=10.0, w_use=0.0).w_sup == 10.0

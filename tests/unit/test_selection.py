@@ -94,7 +94,8 @@ def test_bad_inputs(value: object, message: str) -> None:
     ("field", "value", "message"),
     [("threshold", 1.5, "threshold must be in"), ("threshold", -0.1, "threshold must be in"),
      ("k", 0, "k must be >= 1"), ("k", -3, "k must be >= 1"), ("mode", "sometimes", "mode"),
-     ("w_sup", float("inf"), "w_sup must be a finite number")],
+     ("w_sup", float("inf"), "w_sup must be a finite number"),
+     ("w_sup", -100, "w_sup must be between 0 and 10, got -100"), ("w_use", 11, "w_use must be between 0 and 10")],
 )
 def test_bad_knobs(field: str, value: object, message: str) -> None:
     from pydantic import ValidationError

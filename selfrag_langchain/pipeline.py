@@ -1,0 +1,349 @@
+"""One place that builds a Self-RAG pipeline from settings: generator, judge, retriever, and the Runnables.
+
+:class:`PipelineSettings` is every choice the command line offers (``selfrag ask --help``), as one typed,
+validated value with the command line's defaults. The builders turn it into objects; models load at first
+use. The command line parses its flags into these settings once and calls the same builders, so Python and
+the terminal build the same pipeline.
+
+Example:
+    .. code-block:: python
+
+        from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
+
+        rag = build_selfrag(PipelineSettings(k=3, reflector="critic"))
+        rag.invoke("Who painted the Mona Lisa?").answer
+
+        settings = PipelineSettings(backend="openai", model="selfrag/selfrag_llama2_7b",
+                                    backend_options={"base_url": "http://gpu-box:8000/v1"},
+                                    critic_backend="transformers", reflector="critic", critic="smollm2-135m-instruct")
+        long_form = build_long_form(settings.with_changes(max_depth=3))
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+
+from selfrag_langchain.chains.controls import at_least_one, in_unit_interval
+from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
+from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
+from selfrag_langchain.scoring import RetrieveMode, check_weight
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseLLM
+    from langchain_core.retrievers import BaseRetriever
+
+    from selfrag_langchain.chains.long_form import SelfRAGLongForm
+    from selfrag_langchain.chains.short_form import SelfRAG
+    from selfrag_langchain.reflection import Reflector
+
+REFLECTORS = ("calibrated", "critic", "inline")
+"""The judges :attr:`PipelineSettings.reflector` chooses from (see :func:`build_reflector`)."""
+
+_OWN_FIELDS = ("model", "max_new_tokens")
+"""Settings of their own, never backend options."""
+
+
+class PipelineSettings(BaseModel):
+    """Everything that decides a Self-RAG pipeline: generator, judge, store, control loop and long-form search.
+
+    Field names are the command line's flags (``w_sup`` is ``--w-sup``; ``backend_options`` holds the backend
+    flags such as ``--device`` and ``--base-url``), and the defaults are its defaults. A value the pipeline
+    cannot use is refused when the settings are made, with a message naming the field.
+
+    Example:
+        .. code-block:: python
+
+            from selfrag_langchain.pipeline import PipelineSettings, build_selfrag
+
+            settings = PipelineSettings(k=3, reflector="critic", mode="always")
+            rag = build_selfrag(settings)
+            PipelineSettings(threshold=1.5)  # ValidationError: threshold must be in [0, 1], got 1.5
+
+    Raises:
+        pydantic.ValidationError: for a value out of range, an unknown backend, a backend option that neither
+            the generator's nor the critic's backend takes, or an unknown field.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # ---------------------------------------------------------------- generator
+    backend: str = "transformers"
+    """Where the generator runs: ``transformers``, ``vllm``, ``openai`` or ``llamacpp``."""
+    model: str = DEFAULT_MODEL
+    """The generator: hub id, local directory, ``.gguf`` file, or the served model's name on ``openai``."""
+    backend_options: dict[str, Any] = {}
+    """Options of the backends (``device``, ``base_url``, ``tensor_parallel_size``, ...): each model gets those
+    its backend takes (docs/backends.md); None values are left out."""
+    max_new_tokens: int = 60
+    """Generation budget of an answer."""
+
+    # ---------------------------------------------------------------- judge
+    reflector: Literal["calibrated", "critic", "inline"] = "calibrated"
+    """``calibrated``: signals calibrated on GPT-4 critic labels, no extra model; ``critic``: a critic model
+    judges; ``inline``: a Self-RAG generator judges itself."""
+    judge: Path | None = None
+    """Calibrated judge: a calibration written by ``selfrag train judge``; None: the shipped one."""
+    critic: str | None = None
+    """Critic judge: the critic model; None: the generator's model (then the generator itself when it runs on
+    the same backend)."""
+    critic_backend: str | None = None
+    """Critic judge: the critic's backend; None: :attr:`backend`."""
+    critic_prompts: Literal["zero_shot", "paper"] = "zero_shot"
+    """Critic judge: ``zero_shot`` for instruct models, ``paper`` for trained Self-RAG critics."""
+    relevance: Literal["auto", "labels", "question_likelihood"] = "auto"
+    """Critic judge: how IsRel is judged; ``auto`` follows :attr:`critic_prompts` (:attr:`resolved_relevance`)."""
+
+    # ---------------------------------------------------------------- store
+    store: Path | None = None
+    """Chroma store directory; None: the default store once ``selfrag index`` filled it, else the demo corpus
+    (:func:`uses_demo_corpus`)."""
+
+    # ---------------------------------------------------------------- control loop (PAPER.md §3)
+    mode: RetrieveMode = RetrieveMode.ADAPTIVE
+    """The retrieve decision: ``adaptive``, ``hard``, ``always`` or ``never``."""
+    threshold: float = 0.2
+    """Adaptive mode retrieves when p(Retrieve) > threshold, in [0, 1]."""
+    k: int = 5
+    """Passages retrieved, one branch each."""
+    w_rel: float = 1.0
+    """IsRel weight, 0 to 10."""
+    w_sup: float = 1.0
+    """IsSup weight, 0 to 10."""
+    w_use: float = 0.5
+    """IsUse weight, 0 to 10."""
+    use_sequence_probability: bool = True
+    """Add the branch's sequence probability to its score."""
+    drop_unsupported: bool = False
+    """Hard constraint: drop branches judged [No support / Contradictory]."""
+    drop_irrelevant: bool = False
+    """Hard constraint: drop branches judged [Irrelevant]."""
+
+    # ---------------------------------------------------------------- long-form search
+    beam_width: int = 2
+    """Beams kept after each segment."""
+    max_depth: int = 6
+    """Most segments in an answer."""
+    max_segment_tokens: int = 48
+    """Generation budget of one segment (:attr:`max_new_tokens` caps the whole answer)."""
+    beam_score: Literal["sum", "mean"] = "mean"
+    """Rank beams by the mean of their segment scores (length-neutral) or by the sum (longer answers win)."""
+
+    _counts = field_validator("max_new_tokens", "k", "beam_width", "max_depth", "max_segment_tokens")(at_least_one)
+    _threshold = field_validator("threshold")(in_unit_interval)
+
+    @field_validator("w_rel", "w_sup", "w_use")
+    @classmethod
+    def _weight_in_range(cls, value: float, info: ValidationInfo) -> float:
+        return check_weight(str(info.field_name), value)
+
+    @field_validator("backend", "critic_backend")
+    @classmethod
+    def _known_backend(cls, value: str | None) -> str | None:
+        from selfrag_langchain.llms.factory import backend_class
+
+        if value is not None:
+            backend_class(value)  # ConfigurationError naming the backends
+        return value
+
+    @field_validator("backend_options")
+    @classmethod
+    def _options_given(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for name in _OWN_FIELDS:
+            if name in value:
+                msg = f"{name} is a setting of its own: pass {name}=..., not backend_options={{'{name}': ...}}"
+                raise ValueError(msg)
+        return {name: option for name, option in value.items() if option is not None}
+
+    @model_validator(mode="after")
+    def _options_apply(self) -> PipelineSettings:
+        """Both backends exist, and every backend option is taken by the generator's or the critic's backend."""
+        from selfrag_langchain.llms.factory import backend_options
+
+        backends = sorted({self.backend, self.resolved_critic_backend})
+        accepted = set().union(*(backend_options(b) for b in backends))
+        for name in self.backend_options:
+            if name not in accepted:
+                msg = f"{name} does not apply to backend {' or '.join(backends)}"
+                raise ValueError(msg)
+        return self
+
+    @property
+    def resolved_critic_backend(self) -> str:
+        """The critic's backend: :attr:`critic_backend`, else the generator's."""
+        return self.critic_backend or self.backend
+
+    @property
+    def resolved_relevance(self) -> str:
+        """The critic's IsRel judgement, ``auto`` resolved for :attr:`critic_prompts`."""
+        from selfrag_langchain.reflection import resolve_relevance
+
+        return resolve_relevance(self.relevance, CRITIC_PROMPT_SETS[self.critic_prompts])
+
+    def options_for(self, backend: str) -> dict[str, Any]:
+        """The :attr:`backend_options` that ``backend`` takes (each model gets only its own backend's)."""
+        from selfrag_langchain.llms.factory import backend_options
+
+        accepted = backend_options(backend)
+        return {name: value for name, value in self.backend_options.items() if name in accepted}
+
+    def with_changes(self, **changes: Any) -> PipelineSettings:
+        """A copy with ``changes``, validated again (``model_copy(update=...)`` would not check them)."""
+        return type(self).model_validate({**self.model_dump(), **changes})
+
+    def loop_settings(self) -> dict[str, Any]:
+        """The control-loop fields both Runnables take (:class:`~selfrag_langchain.chains.controls.SelfRAGControls`)."""
+        return self.model_dump(include={"mode", "threshold", "k", "w_rel", "w_sup", "w_use", "use_sequence_probability",
+                                        "drop_unsupported", "drop_irrelevant", "max_new_tokens"})
+
+    def long_form_settings(self) -> dict[str, Any]:
+        """The beam-search fields of :class:`~selfrag_langchain.chains.long_form.SelfRAGLongForm`."""
+        return self.model_dump(include={"beam_width", "max_depth", "max_segment_tokens", "beam_score"})
+
+
+class _FromSettings(Enum):
+    STORE = "the store the settings name"
+
+
+FROM_SETTINGS = _FromSettings.STORE
+"""Default of the builders' ``retriever``: the store the settings name (:func:`build_retriever`)."""
+
+
+def build_generator(settings: PipelineSettings | None = None) -> BaseLLM:
+    """The generator on :attr:`~PipelineSettings.backend`, with the backend options it takes (loads at first use).
+
+    Example:
+        ``build_generator(PipelineSettings(backend="vllm", backend_options={"tensor_parallel_size": 2}))``
+    """
+    from selfrag_langchain.llms.factory import build_llm
+
+    settings = settings or PipelineSettings()
+    return build_llm(settings.backend, settings.model, max_new_tokens=settings.max_new_tokens,
+                     **settings.options_for(settings.backend))
+
+
+def build_reflector(settings: PipelineSettings | None = None, generator: BaseLLM | None = None) -> Reflector:
+    """The judge the settings name.
+
+    The calibrated judge needs no language model; the inline judge is ``generator``; the critic runs on
+    :attr:`~PipelineSettings.critic_backend` and is ``generator`` itself when it is the same model on the same
+    backend. A ``generator`` that is needed and not given is built from the settings.
+
+    Example:
+        ``build_reflector(PipelineSettings(reflector="critic", critic="./critic", critic_prompts="paper"))``
+    """
+    from selfrag_langchain.llms.factory import build_llm
+    from selfrag_langchain.reflection import CriticReflector, InlineReflector
+
+    settings = settings or PipelineSettings()
+    if settings.reflector == "calibrated":
+        from selfrag_langchain.judging import CalibratedReflector
+
+        return CalibratedReflector(settings.judge)
+    if settings.reflector == "inline":
+        return InlineReflector(generator if generator is not None else build_generator(settings))
+    backend = settings.resolved_critic_backend
+    if backend == settings.backend and settings.critic in (None, settings.model):
+        critic = generator if generator is not None else build_generator(settings)
+    else:
+        critic = build_llm(backend, settings.critic or settings.model, **settings.options_for(backend))
+    return CriticReflector(critic, prompts=settings.critic_prompts, relevance=settings.resolved_relevance)
+
+
+def uses_demo_corpus(settings: PipelineSettings | None = None) -> bool:
+    """Whether :func:`build_retriever` answers from the demo corpus: no store named and none indexed yet.
+
+    The library prints nothing; a caller that wants to tell its user (the command line does) asks this.
+    """
+    from selfrag_langchain.store import has_store
+
+    return (settings or PipelineSettings()).store is None and not has_store()
+
+
+def build_retriever(settings: PipelineSettings | None = None) -> BaseRetriever:
+    """A retriever of :attr:`~PipelineSettings.k` passages from the store the settings name:
+    :func:`~selfrag_langchain.store.answering_store` (the named store, else the default store once
+    ``selfrag index`` filled it, else the demo corpus, indexed on first use).
+
+    Raises:
+        StoreError: if the named directory holds no store, or a store cannot be read.
+    """
+    from selfrag_langchain.store import answering_store
+
+    settings = settings or PipelineSettings()
+    return answering_store(settings.store).as_retriever(search_kwargs={"k": settings.k})
+
+
+def _roles(settings: PipelineSettings, generator: BaseLLM | None, reflector: Reflector | None,
+           retriever: BaseRetriever | _FromSettings | None) -> dict[str, Any]:
+    """Generator, judge and retriever of a Runnable: the given ones, the rest built from the settings."""
+    generator = generator if generator is not None else build_generator(settings)
+    if retriever is FROM_SETTINGS:
+        retriever = None if settings.mode == RetrieveMode.NEVER else build_retriever(settings)
+    return {"generator": generator,
+            "reflector": reflector if reflector is not None else build_reflector(settings, generator),
+            "retriever": retriever}
+
+
+def build_selfrag(settings: PipelineSettings | None = None, *, generator: BaseLLM | None = None,
+                  reflector: Reflector | None = None,
+                  retriever: BaseRetriever | _FromSettings | None = FROM_SETTINGS) -> SelfRAG:
+    """The short-form :class:`~selfrag_langchain.chains.short_form.SelfRAG` Runnable the settings describe.
+
+    Args:
+        settings: the choices; None: the defaults (``selfrag ask`` with no flags).
+        generator: a generator to use instead of building one (e.g. one already loaded).
+        reflector: a judge to use instead of building one.
+        retriever: a retriever instead of the store the settings name; None: no store (questions bring their
+            own passages). With ``mode="never"`` no store is opened.
+
+    Example:
+        .. code-block:: python
+
+            from selfrag_langchain.pipeline import PipelineSettings, build_selfrag
+
+            rag = build_selfrag(PipelineSettings(k=3, reflector="critic"))
+            result = rag.invoke("Who painted the Mona Lisa?")
+    """
+    from selfrag_langchain.chains.short_form import SelfRAG
+
+    settings = settings or PipelineSettings()
+    return SelfRAG(**_roles(settings, generator, reflector, retriever), **settings.loop_settings())
+
+
+def build_long_form(settings: PipelineSettings | None = None, *, generator: BaseLLM | None = None,
+                    reflector: Reflector | None = None,
+                    retriever: BaseRetriever | _FromSettings | None = FROM_SETTINGS) -> SelfRAGLongForm:
+    """The long-form :class:`~selfrag_langchain.chains.long_form.SelfRAGLongForm` Runnable the settings
+    describe; arguments as :func:`build_selfrag`.
+
+    Example:
+        .. code-block:: python
+
+            from selfrag_langchain.pipeline import PipelineSettings, build_long_form
+
+            rag = build_long_form(PipelineSettings(max_depth=3, beam_width=2))
+            for item in rag.stream("Tell me about the Louvre."):
+                print(item)  # CitedSegments as they become final, then the LongFormResult
+    """
+    from selfrag_langchain.chains.long_form import SelfRAGLongForm
+
+    settings = settings or PipelineSettings()
+    return SelfRAGLongForm(**_roles(settings, generator, reflector, retriever), **settings.loop_settings(),
+                           **settings.long_form_settings())
+
+
+__all__ = [
+    "FROM_SETTINGS",
+    "REFLECTORS",
+    "PipelineSettings",
+    "build_generator",
+    "build_long_form",
+    "build_reflector",
+    "build_retriever",
+    "build_selfrag",
+    "uses_demo_corpus",
+]

@@ -1,0 +1,57 @@
+"""User mistakes on the command line: argparse's usage and one line naming the mistake, exit 2, before any
+model loads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from selfrag_langchain.cli import build_parser, main
+from selfrag_langchain.commands import ask as ask_command
+from selfrag_langchain.commands.options import settings_from_args
+
+
+@pytest.mark.parametrize(
+    ("argv", "unknown"),
+    [(["--frobnicate"], "--frobnicate"), (["--frobnicate", "ask", "Q"], "--frobnicate"),
+     (["ask", "Q", "--frobnicate", "3"], "--frobnicate 3"), (["index", "x.txt", "--no-such-flag"], "--no-such-flag")],
+)
+def test_an_unknown_flag_is_named(argv: list[str], unknown: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: selfrag ")
+    assert err.splitlines()[-1] == f"selfrag: error: unrecognized arguments: {unknown}"
+    assert "required" not in err
+
+
+def test_a_missing_command_is_still_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "selfrag: error: the following arguments are required: command"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [(["--w-sup", "-100"], "--w-sup must be between 0 and 10, got -100"),
+     (["--w-rel", "10.5"], "--w-rel must be between 0 and 10, got 10.5"),
+     (["--w-use", "-0.1"], "--w-use must be between 0 and 10, got -0.1"),
+     (["--w-use", "inf"], "--w-use must be a finite number, got inf")],
+)
+def test_a_weight_outside_its_range_is_refused_in_one_line(
+    flags: list[str], message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_model(args: Any) -> None:
+        raise AssertionError("no model may load for a user mistake")
+
+    monkeypatch.setattr(ask_command, "build_selfrag", no_model)
+    assert main(["ask", "Who?", *flags]) == 2
+    assert capsys.readouterr().err == f"selfrag: error: {message}\n"
+
+
+@pytest.mark.parametrize("flags", [["--w-sup", "0"], ["--w-rel", "10"], ["--w-use", "0.5"]])
+def test_weights_at_the_ends_of_the_range_pass(flags: list[str]) -> None:
+    settings_from_args(build_parser().parse_args(["ask", "Who?", *flags]))
