@@ -4,7 +4,7 @@ from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGChat
 from selfrag_langchain.chains.chat_model import ChatSelfRAG
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
-from selfrag_langchain.judging import CalibratedReflector
+from selfrag_langchain.judging import CalibratedReflector, ChatCriticReflector
 from selfrag_langchain.llms.factory import build_llm
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
@@ -16,6 +16,7 @@ from selfrag_langchain.retrievers import SelfRAGRetriever
 __all__ = [
     "CalibratedReflector",
     "ChatAnswer",
+    "ChatCriticReflector",
     "ChatSelfRAG",
     "CitedSegment",
     "CriticReflector",

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from langchain_core.documents import Document
 
 from selfrag_langchain.errors import ConfigurationError, ModelLoadError
-from selfrag_langchain.llms.base import ContinuationRequest, GenerationStats, ReflectiveLLM
+from selfrag_langchain.llms.base import ContinuationRequest, GenerationStats, GroupReading, ReflectiveLLM
 from selfrag_langchain.prompts import (
     CRITIC_PROMPT_SETS,
     ZERO_SHOT_CRITIC,
@@ -183,9 +183,7 @@ class InlineReflector(Reflector):
             critique.notes.append("generator emitted no IsUse token: IsUse term omitted")
         for reading in (rel, sup, uses[-1] if uses else None):
             if reading is not None and not reading.exact:
-                critique.notes.append(
-                    f"{reading.group}: {', '.join(reading.missing)} outside the backend's top-k, taken as 0"
-                )
+                critique.notes.append(top_k_note(reading))
         return critique
 
 
@@ -253,30 +251,22 @@ class CriticReflector(Reflector):
         self._question_logprob: dict[str, float] = {}
 
     def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float] | None:
-        request, tokens = self._request(Group.RETRIEVE, instruction, preceding=_sentences(preceding))
+        request, tokens = self._request(Group.RETRIEVE, instruction, preceding=preceding_sentences(preceding))
         (logprobs,) = self.llm.score_continuations([request])
         return self._distribution(Group.RETRIEVE, tokens, logprobs)
 
     def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
                  ) -> list[Critique]:
-        return [self._critique_one(instruction, b, _sentences(preceding)) for b in branches]
+        return [self._critique_one(instruction, b, preceding_sentences(preceding)) for b in branches]
 
     def _critique_one(self, instruction: str, branch: Branch, preceding: str | None = None) -> Critique:
         evidence = branch.evidence
-        output = branch.answer or "(empty)"
-        groups = [Group.ISREL, Group.ISSUP, Group.ISUSE] if evidence is not None else [Group.ISUSE]
         by_likelihood = evidence is not None and self.relevance == "question_likelihood"
-        if by_likelihood:
-            groups.remove(Group.ISREL)
-        requests, token_lists = [], []
-        for group in groups:
-            # Zero-shot prompts put the evidence in every group's prompt, so all three share a prefix.
-            shown = evidence if (group is not Group.ISUSE or self.prompts.context_first) else None
-            # The released critic judges IsRel from the instruction and evidence alone (its training data).
-            said = output if (group is not Group.ISREL or self.prompts.context_first) else None
-            request, tokens = self._request(group, instruction, evidence=shown, output=said, preceding=preceding)
-            requests.append(request)
-            token_lists.append(tokens)
+        queries = branch_queries(self.prompts, instruction, branch, preceding, relevance=not by_likelihood)
+        groups = [q.group for q in queries]
+        built = [self._query_request(q) for q in queries]
+        requests = [request for request, _ in built]
+        token_lists = [tokens for _, tokens in built]
         if by_likelihood:
             requests.append(_question_request(instruction, evidence))
         scores = self.llm.score_continuations(requests)
@@ -302,10 +292,7 @@ class CriticReflector(Reflector):
         prompts, labels and calibration), all queries in one backend call."""
         if not queries:
             return []
-        built = [
-            self._request(q.group, q.instruction, evidence=q.evidence, output=q.output, preceding=q.preceding)
-            for q in queries
-        ]
+        built = [self._query_request(q) for q in queries]
         scores = self.llm.score_continuations([request for request, _ in built])
         return [
             self._distribution(q.group, tokens, logprobs)
@@ -337,14 +324,41 @@ class CriticReflector(Reflector):
             self._priors[group] = from_logprobs(group, dict(zip(tokens, logprobs, strict=True)))
         return self._priors[group]
 
+    def _query_request(self, query: CriticQuery) -> tuple[ContinuationRequest, list[str]]:
+        return self._request(query.group, query.instruction, evidence=query.evidence, output=query.output,
+                             preceding=query.preceding)
+
     def _request(self, group: Group, instruction: str, **fields: str | None) -> tuple[ContinuationRequest, list[str]]:
         labels = self.prompts.labels(group)
         prompt = self.prompts.prompt(group, instruction, **fields)
         return ContinuationRequest(prompt, tuple(text for _, text in labels)), [tok for tok, _ in labels]
 
 
+def branch_queries(prompts: CriticPromptSet, instruction: str, branch: Branch, preceding: str | None, *,
+                   relevance: bool = True) -> list[CriticQuery]:
+    """A critic's questions about one branch (IsRel unless ``relevance`` is False, IsSup, IsUse; IsUse alone
+    without a passage), with the fields each prompt shows, for every critic that asks by labels."""
+    output = branch.answer or "(empty)"
+    if branch.evidence is None:
+        groups = [Group.ISUSE]
+    else:
+        groups = [Group.ISREL, Group.ISSUP, Group.ISUSE] if relevance else [Group.ISSUP, Group.ISUSE]
+    queries = []
+    for group in groups:
+        # Zero-shot prompts put the evidence in every group's prompt, so all three share a prefix.
+        shown = branch.evidence if (group is not Group.ISUSE or prompts.context_first) else None
+        # The released critic judges IsRel from the instruction and evidence alone (its training data).
+        said = output if (group is not Group.ISREL or prompts.context_first) else None
+        queries.append(CriticQuery(group, instruction, evidence=shown, output=said, preceding=preceding))
+    return queries
 
-def _sentences(preceding: str | None) -> str | None:
+
+def top_k_note(reading: GroupReading) -> str:
+    """The trace note for a reading whose group tokens fell outside a backend's top-k."""
+    return f"{reading.group}: {', '.join(reading.missing)} outside the backend's top-k, taken as 0"
+
+
+def preceding_sentences(preceding: str | None) -> str | None:
     """The answer so far as the critic reads it (the paper's "preceding sentences"): no tokens, no passages."""
     return (strip_reflection_tokens(preceding) or None) if preceding else None
 

@@ -1,6 +1,8 @@
-"""Judges of reflection beyond asking a critic: calibrated signals (the embedded default's judge)."""
+"""Judges of reflection beside the backends' own critic: calibrated signals (the embedded default's judge),
+and a critic on any chat model that returns top log-probabilities."""
 
 from selfrag_langchain.judging.calibrated import CalibratedReflector
 from selfrag_langchain.judging.calibration import GroupCalibration, JudgeCalibration
+from selfrag_langchain.judging.chat_critic import ChatCriticReflector
 
-__all__ = ["CalibratedReflector", "GroupCalibration", "JudgeCalibration"]
+__all__ = ["CalibratedReflector", "ChatCriticReflector", "GroupCalibration", "JudgeCalibration"]

@@ -21,8 +21,8 @@ def test_top_level_exports() -> None:
     import selfrag_langchain
 
     assert {"SelfRAG", "SelfRAGResult", "TransformersLLM", "InlineReflector", "CriticReflector",
-            "CalibratedReflector", "SelfRAGRetriever", "ChatSelfRAG", "PipelineSettings", "build_selfrag",
-            "build_long_form"} <= set(selfrag_langchain.__all__)
+            "CalibratedReflector", "ChatCriticReflector", "SelfRAGRetriever", "ChatSelfRAG", "PipelineSettings",
+            "build_selfrag", "build_long_form"} <= set(selfrag_langchain.__all__)
 
 
 def test_trainer_is_installed_under_the_package() -> None:
