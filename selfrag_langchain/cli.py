@@ -54,6 +54,9 @@ def _quiet_libraries() -> None:
     "Loading weights" bars of transformers would land in the middle of answers); indexing shows its own."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    # tqdm reads this when first imported: bars that libraries start with their defaults (transformers'
+    # GGUF conversion) stay off; the indexing bar asks for itself explicitly.
+    os.environ.setdefault("TQDM_DISABLE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     import warnings
