@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
     IRRELEVANT,
@@ -237,4 +238,18 @@ ZERO_SHOT_CRITIC = CriticPromptSet(
 """Plain-word questions for any instruct model used as a zero-shot critic."""
 
 CRITIC_PROMPT_SETS: dict[str, CriticPromptSet] = {s.name: s for s in (PAPER_CRITIC, ZERO_SHOT_CRITIC)}
+
+
+def critic_prompt_set(prompts: str | CriticPromptSet) -> CriticPromptSet:
+    """A critic prompt set given by name (``"paper"``, ``"zero_shot"``) or as itself.
+
+    Raises:
+        ModelLoadError: for an unknown name.
+    """
+    if not isinstance(prompts, str):
+        return prompts
+    if prompts not in CRITIC_PROMPT_SETS:
+        msg = f"unknown critic prompts '{prompts}': choose one of {sorted(CRITIC_PROMPT_SETS)}"
+        raise ModelLoadError(msg)
+    return CRITIC_PROMPT_SETS[prompts]
 

@@ -20,9 +20,9 @@ from langchain_core.documents import Document
 from selfrag_langchain.errors import ConfigurationError, ModelLoadError
 from selfrag_langchain.llms.base import ContinuationRequest, GenerationStats, GroupReading, ReflectiveLLM
 from selfrag_langchain.prompts import (
-    CRITIC_PROMPT_SETS,
     ZERO_SHOT_CRITIC,
     CriticPromptSet,
+    critic_prompt_set,
     generator_prompt,
     selfrag_branch_prompt,
 )
@@ -229,11 +229,7 @@ class CriticReflector(Reflector):
         relevance: Literal["auto", "labels", "question_likelihood"] = "auto",
     ) -> None:
         self.llm = llm
-        if isinstance(prompts, str):
-            if prompts not in CRITIC_PROMPT_SETS:
-                msg = f"unknown critic prompts '{prompts}': choose one of {sorted(CRITIC_PROMPT_SETS)}"
-                raise ModelLoadError(msg)
-            prompts = CRITIC_PROMPT_SETS[prompts]
+        prompts = critic_prompt_set(prompts)
         self.prompts = prompts
         self.calibrate = prompts.context_first if calibrate is None else calibrate
         """Divide each label's likelihood by its likelihood for a content-free input (contextual

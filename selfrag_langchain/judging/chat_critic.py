@@ -19,9 +19,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from selfrag_langchain.errors import BackendError, ConfigurationError, ModelLoadError
+from selfrag_langchain.errors import BackendError, ConfigurationError
 from selfrag_langchain.llms.base import GroupReading
-from selfrag_langchain.prompts import CRITIC_PROMPT_SETS, ZERO_SHOT_CRITIC, CriticPromptSet
+from selfrag_langchain.prompts import ZERO_SHOT_CRITIC, CriticPromptSet, critic_prompt_set
 from selfrag_langchain.reflection import (
     Branch,
     CriticQuery,
@@ -183,11 +183,7 @@ class ChatCriticReflector(Reflector):
         if max_concurrency is not None and max_concurrency < 1:
             msg = f"max_concurrency must be >= 1 or None, got {max_concurrency}"
             raise ConfigurationError(msg)
-        if isinstance(prompts, str):
-            if prompts not in CRITIC_PROMPT_SETS:
-                msg = f"unknown critic prompts '{prompts}': choose one of {sorted(CRITIC_PROMPT_SETS)}"
-                raise ModelLoadError(msg)
-            prompts = CRITIC_PROMPT_SETS[prompts]
+        prompts = critic_prompt_set(prompts)
         self.model = model
         self.prompts = prompts
         self.top_logprobs = top_logprobs
