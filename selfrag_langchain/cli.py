@@ -49,16 +49,18 @@ def parse_command_line(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def _quiet_libraries() -> None:
+def _quiet_libraries(*, progress_bars: bool = False) -> None:
     """The command line's output is its own: offline, no warnings, and no third-party progress bars (the
-    "Loading weights" bars of transformers would land in the middle of answers); indexing shows its own."""
+    "Loading weights" bars of transformers would land in the middle of answers); indexing shows its own.
+    ``progress_bars`` keeps the libraries' bars, for ``selfrag train``, whose trainer shows its progress so."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    # tqdm reads this when first imported: bars that libraries start with their defaults (transformers'
-    # GGUF conversion) stay off; the indexing bar asks for itself explicitly.
-    os.environ.setdefault("TQDM_DISABLE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    if not progress_bars:
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        # tqdm reads this when first imported: bars that libraries start with their defaults (transformers'
+        # GGUF conversion) stay off; the indexing bar asks for itself explicitly.
+        os.environ.setdefault("TQDM_DISABLE", "1")
     import warnings
 
     warnings.filterwarnings("ignore")
@@ -66,7 +68,8 @@ def _quiet_libraries() -> None:
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()
-        hf_logging.disable_progress_bar()
+        if not progress_bars:
+            hf_logging.disable_progress_bar()
     except ImportError:
         pass
 
@@ -74,7 +77,7 @@ def _quiet_libraries() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: user errors print one line and exit 2; an interrupt exits 130."""
     args = parse_command_line(argv)
-    _quiet_libraries()
+    _quiet_libraries(progress_bars=args.command == "train")
     try:
         return args.run(args)
     except SelfRAGError as e:

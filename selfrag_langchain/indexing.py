@@ -317,7 +317,7 @@ def _refuse_unusable(corpus: LoadedCorpus, *, strict: bool) -> None:
 
     An empty but readable file is not a problem: re-indexing it removes its old chunks.
     """
-    if not corpus.problems or (corpus.documents and not strict):
+    if not corpus.problems or ((corpus.documents or corpus.text_sources) and not strict):
         return
     if strict:
         head = f"nothing indexed (strict): {_count(len(corpus.problems), 'problem')} in the input"

@@ -54,17 +54,16 @@ def chat_input(messages: Sequence[BaseMessage]) -> dict[str, Any]:
 
 def _history(turns: Sequence[BaseMessage]) -> list[BaseMessage]:
     """The earlier turns as ``SelfRAGChat`` writes them: an answer's cited titles (from its annotations)
-    and, when ChatSelfRAG answered it, the standalone question it answered."""
+    and, when ChatSelfRAG answered it, the standalone question it answered and the conversation's subject."""
     history: list[BaseMessage] = []
     for i, message in enumerate(turns):
         if message.type == "ai":
             history.append(AIMessage(message.text, additional_kwargs={"citations": cited_sources(message)}))
             continue
         reply = turns[i + 1] if i + 1 < len(turns) and turns[i + 1].type == "ai" else None
-        standalone = ((reply.response_metadata.get(RESULT_KEY) or {}).get("standalone_question")
-                      if reply is not None else None)
-        history.append(HumanMessage(message.text,
-                                    additional_kwargs={"standalone_question": standalone} if standalone else {}))
+        answered = (reply.response_metadata.get(RESULT_KEY) or {}) if reply is not None else {}
+        asked = {key: answered[key] for key in ("standalone_question", "subject") if answered.get(key)}
+        history.append(HumanMessage(message.text, additional_kwargs=asked))
     return history
 
 
@@ -217,7 +216,7 @@ class ChatSelfRAG(BaseChatModel):
     def _metadata(self, answer: ChatAnswer) -> dict[str, Any]:
         return {"model_name": self._model_name(),
                 RESULT_KEY: {"question": answer.question, "standalone_question": answer.standalone_question,
-                             "result": answer.result.model_dump(mode="json")}}
+                             "subject": answer.subject, "result": answer.result.model_dump(mode="json")}}
 
     def _message(self, answer: ChatAnswer) -> AIMessage:
         return AIMessage(content=[text_block(answer.answer, annotations_for(answer.result))],

@@ -46,8 +46,10 @@ def refers_back(question: str) -> bool:
 
 def keeps_question(rewrite: str, question: str) -> bool:
     """Whether a rewrite still asks the follow-up: every content word of the follow-up is in it (a small
-    model's "rewrite" is often the previous question asked again)."""
-    return coverage(content_words(question), content_words(rewrite)) == 1.0
+    model's "rewrite" is often the previous question asked again). A follow-up without content words
+    ("Why?") has nothing to lose."""
+    words = content_words(question)
+    return not words or coverage(words, content_words(rewrite)) == 1.0
 
 
 def conversation_subject(messages: Sequence[BaseMessage]) -> str | None:

@@ -35,9 +35,8 @@ def run(args: argparse.Namespace) -> int:
     settings = run_settings(args)
     if args.long:
         return run_long(args, settings)
-    status = StatusLine(enabled=False if args.json else None)
-    result = build_selfrag(settings).invoke(args.question, config={"callbacks": [status]})
-    status.clear()
+    with StatusLine(enabled=False if args.json else None) as status:
+        result = build_selfrag(settings).invoke(args.question, config={"callbacks": [status]})
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
@@ -64,8 +63,8 @@ def run_long(args: argparse.Namespace, settings: PipelineSettings) -> int:
         result = rag.invoke(args.question)
         print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return 0
-    status = StatusLine()
-    result = stream_answer(rag.stream(args.question, config={"callbacks": [status]}), status=status)
+    with StatusLine() as status:
+        result = stream_answer(rag.stream(args.question, config={"callbacks": [status]}), status=status)
     print_sources(result.citations)
     print(f"\nSearch ({result.reflector} judge; mode {result.settings.get('mode')}; "
           f"{result.retrievals} retrieval{'s' if result.retrievals != 1 else ''}; "

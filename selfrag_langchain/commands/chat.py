@@ -87,8 +87,9 @@ def chat_loop(chat: Any, history: SQLiteChatMessageHistory, read: Callable[[str]
 
 
 def _turn(chat: Any, question: str) -> Any:
-    status = StatusLine()
-    answer = stream_answer(chat.stream(question, config={"callbacks": [status]}), status=status, prefix="selfrag> ")
+    with StatusLine() as status:
+        answer = stream_answer(chat.stream(question, config={"callbacks": [status]}), status=status,
+                               prefix="selfrag> ")
     if answer.standalone_question != answer.question:
         print(f"(answered as: {answer.standalone_question})")
     return answer

@@ -40,7 +40,8 @@ def step_text(name: str, inputs: Any) -> str | None:
 
 
 class StatusLine(BaseCallbackHandler):
-    """Shows the running step as ``selfrag: <step>...`` on one terminal line until :meth:`clear`."""
+    """Shows the running step as ``selfrag: <step>...`` on one terminal line until :meth:`clear` (or the end
+    of a ``with`` block)."""
 
     def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
@@ -56,6 +57,13 @@ class StatusLine(BaseCallbackHandler):
         self.stream.write(f"\r\033[Kselfrag: {text}...")
         self.stream.flush()
         self.shown = True
+
+    def __enter__(self) -> StatusLine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Cleared however the step ends: an error or Ctrl-C is then printed on a line of its own."""
+        self.clear()
 
     def clear(self) -> None:
         """Erase the line and show nothing more (the answer is about to be printed)."""

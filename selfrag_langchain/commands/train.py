@@ -66,10 +66,14 @@ def _judge(config: JudgeConfig) -> None:
 
 
 def _generator_data(config: GeneratorDataConfig) -> None:
+    from selfrag_langchain.store import has_store
     from selfrag_langchain.trainer.generator_data import create
 
+    from_demo = config.store is None and not has_store()
     stats = create(config)
     print(f"selfrag: {stats.summary()} -> {config.out}", file=sys.stderr)
+    if from_demo:
+        print("selfrag: the passages came from the demo corpus (--store names your own store)", file=sys.stderr)
 
 
 def _generator(config: GeneratorConfig) -> None:

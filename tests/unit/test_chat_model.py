@@ -165,6 +165,17 @@ def test_the_subject_fallback_reads_the_cited_title_from_the_earlier_answers_ann
     assert retriever.queries[2] == f"{FIRST} {FOLLOW_UP}"  # nothing cited: the questions joined
 
 
+def test_the_subject_travels_with_the_replies_past_an_answer_that_cites_another_article() -> None:
+    model, _, _ = _model()
+    first = model.invoke(FIRST)
+    second = model.invoke([HumanMessage(FIRST), first, HumanMessage(FOLLOW_UP)])  # answered from the Louvre
+    assert second.response_metadata["selfrag"]["subject"] == "Mona Lisa"
+    subject_only, retriever, _ = _model(rewrite=False)
+    subject_only.invoke([HumanMessage(FIRST), first, HumanMessage(FOLLOW_UP), second,
+                         HumanMessage("When was it made?")])
+    assert retriever.queries[0] == "When was Mona Lisa made?"
+
+
 def test_the_questions_fallback_builds_on_the_standalone_question_of_the_previous_reply() -> None:
     model, retriever, _ = _model(rewrites=[STANDALONE, "no"], fallback="questions")
     first = model.invoke(FIRST)

@@ -25,18 +25,20 @@ def test_transformers_progress_bars_are_off_once_the_command_line_starts(monkeyp
         hf_logging.enable_progress_bar()
 
 
-def test_library_tqdm_bars_are_off_and_the_indexing_bar_still_shows() -> None:
-    """tqdm takes its defaults from the environment when first imported, so this runs in a fresh process."""
+@pytest.mark.parametrize(("progress_bars", "library_bar"), [(False, False), (True, True)])
+def test_library_tqdm_bars_are_off_and_the_indexing_bar_still_shows(progress_bars: bool, library_bar: bool) -> None:
+    """tqdm takes its defaults from the environment when first imported, so this runs in a fresh process.
+    ``selfrag train`` (``progress_bars=True``) keeps the trainer's bars."""
     script = (
         "import io\n"
         "from selfrag_langchain import cli\n"
-        "cli._quiet_libraries()\n"
+        f"cli._quiet_libraries(progress_bars={progress_bars})\n"
         "from tqdm.auto import tqdm\n"
         "library, ours = io.StringIO(), io.StringIO()\n"
         "for _ in tqdm(range(3), file=library): pass\n"
         "for _ in tqdm(range(3), file=ours, disable=False): pass\n"
-        "print(len(library.getvalue()), len(ours.getvalue()) > 0)\n"
+        "print(len(library.getvalue()) > 0, len(ours.getvalue()) > 0)\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != "TQDM_DISABLE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS")}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.split() == ["0", "True"]
+    assert done.stdout.split() == [str(library_bar), "True"]

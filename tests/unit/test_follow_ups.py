@@ -55,6 +55,7 @@ def test_the_subject_is_the_first_citation_of_the_latest_cited_answer() -> None:
 def test_a_rewrite_must_keep_every_word_of_the_follow_up() -> None:
     assert keeps_question("Which ship did Charles Darwin sail on?", "Which ship did he sail on?")
     assert not keeps_question("Who was Charles Darwin?", "Which ship did he sail on?")
+    assert keeps_question("Why did Leonardo paint the Mona Lisa?", "Why?")  # nothing to lose
 
 
 def test_named_title_is_the_longest_title_the_question_names() -> None:

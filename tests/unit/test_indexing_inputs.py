@@ -205,3 +205,13 @@ def test_nothing_usable_is_an_error_before_the_store_is_created(tmp_path: Path, 
     assert f"\n  {bad}: not UTF-8 text (byte 0xe9 at offset 3)" in message
     assert f"\n  {broken}, line 1: not valid JSON" in message
     assert not store_home.exists()
+
+
+def test_an_empty_readable_file_beside_an_unreadable_one_is_not_nothing(tmp_path: Path) -> None:
+    """Re-indexing an emptied file must still remove its old chunks, so it counts as usable input."""
+    (tmp_path / "emptied.txt").write_text("", encoding="utf-8")
+    (tmp_path / "latin1.txt").write_bytes(b"caf\xe9")
+    loaded = load_documents([tmp_path])
+    assert loaded.documents == []
+    assert loaded.text_sources == [str(tmp_path / "emptied.txt")]
+    assert len(loaded.problems) == 1

@@ -78,3 +78,12 @@ def test_the_line_is_cleared_before_the_first_words_of_a_streamed_answer(capsys:
 
     assert stream_answer(items(), status=status, prefix="selfrag> ") == "the result"
     assert capsys.readouterr().out == "selfrag> Leonardo painted it [1].\n"
+
+
+def test_a_step_that_fails_leaves_no_status_line_behind() -> None:
+    out = io.StringIO()
+    with pytest.raises(RuntimeError), StatusLine(out, enabled=True) as status:
+        status.on_chain_start(None, [], run_id=None, name="critique")  # type: ignore[arg-type]
+        raise RuntimeError("the judge failed")
+    assert out.getvalue().endswith(CLEAR)
+    assert not status.enabled
