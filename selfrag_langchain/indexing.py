@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import os
+import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -360,17 +361,19 @@ def _write_documents(
     for doc in _ensure_ids(docs):
         unique.setdefault(str(doc.id), doc)
     present = _existing_ids(store, list(unique))
-    # Similar lengths in a batch waste less padding: about 1.5x faster on CPU.
     todo = sorted(
         (doc for doc_id, doc in unique.items() if doc_id not in present),
         key=lambda doc: len(doc.page_content),
     )
+    # Batches of similar lengths waste less padding (about 1.5x faster on CPU); taking them in a
+    # fixed shuffled order keeps the rate steady, so the bar's time estimate holds from the start.
+    batches = [todo[start : start + batch_size] for start in range(0, len(todo), batch_size)]
+    random.Random(0).shuffle(batches)
     skipped = len(docs) - len(todo)
     with tqdm(
         total=len(todo), desc="Indexing", unit="chunk", disable=not progress or not todo
     ) as bar:
-        for start in range(0, len(todo), batch_size):
-            batch = todo[start : start + batch_size]
+        for batch in batches:
             store.add_texts(
                 [doc.page_content for doc in batch],
                 metadatas=[_scalar_metadata(doc.metadata) for doc in batch],
@@ -403,7 +406,7 @@ def index_documents(
     docs: Sequence[Document],
     store_dir: Path | str | None = None,
     *,
-    batch_size: int = 64,
+    batch_size: int = 256,
     progress: bool = True,
     embeddings: Embeddings | None = None,
 ) -> IndexReport:
@@ -455,7 +458,7 @@ def index_paths(
     *,
     chunk_size: int = 1000,
     chunk_overlap: int = 150,
-    batch_size: int = 64,
+    batch_size: int = 256,
     progress: bool = True,
     embeddings: Embeddings | None = None,
     strict: bool = False,

@@ -117,7 +117,7 @@ def fit_judge(config: JudgeConfig, reader: SignalReader | None = None) -> JudgeC
     if reader is None:
         from selfrag_langchain.embeddings import MiniLMEmbeddings
 
-        reader = SignalReader(MiniLMEmbeddings())
+        reader = SignalReader(MiniLMEmbeddings(runtime="torch"))  # as CalibratedReflector reads them
     by_group = labelled_signals(rows, reader)
     for group in Group:
         labels = set(by_group[group].labels) if group in by_group else set()

@@ -56,14 +56,15 @@ class CalibratedReflector(Reflector):
         """Args:
             calibration: a :class:`JudgeCalibration`, the path of one written by ``selfrag train judge``,
                 or None for the one shipped with the package.
-            embeddings: the embedding model the calibration was fitted with; None loads all-MiniLM-L6-v2.
+            embeddings: the embedding model the calibration was fitted with; None loads all-MiniLM-L6-v2
+                in full precision (``runtime="torch"``), the vectors the shipped calibration was fitted on.
         """
         self.calibration = (calibration if isinstance(calibration, JudgeCalibration)
                             else JudgeCalibration.load(calibration))
         if embeddings is None:
             from selfrag_langchain.embeddings import MiniLMEmbeddings
 
-            embeddings = MiniLMEmbeddings()
+            embeddings = MiniLMEmbeddings(runtime="torch")
         self.signals = SignalReader(embeddings)
 
     def distributions(self, judgements: Sequence[CriticQuery]) -> list[dict[str, float]]:

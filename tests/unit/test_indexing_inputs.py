@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 import pytest
+from langchain_core.documents import Document
 
 from selfrag_langchain.errors import ConfigurationError, InputError
-from selfrag_langchain.indexing import chunk_id, collect_files, index_paths, load_documents
+from selfrag_langchain.indexing import _write_documents, chunk_id, collect_files, index_paths, load_documents
 
 PARAGRAPH = (
     "Volcanoes form where magma rises through the crust. Eruptions release lava, ash and gas. "
@@ -215,3 +217,38 @@ def test_an_empty_readable_file_beside_an_unreadable_one_is_not_nothing(tmp_path
     assert loaded.documents == []
     assert loaded.text_sources == [str(tmp_path / "emptied.txt")]
     assert len(loaded.problems) == 1
+
+
+class _RecordingStore:
+    """Just enough of a Chroma store for ``_write_documents``: empty, and it records each batch."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def get(self, ids: list[str], include: list[str]) -> dict[str, list[str]]:
+        return {"ids": []}
+
+    def add_texts(self, texts: list[str], metadatas: list[dict], ids: list[str]) -> None:
+        self.batches.append(texts)
+
+
+def test_batches_hold_similar_lengths_in_a_steady_fixed_order() -> None:
+    docs = [Document(id=f"d{n}", page_content="x" * (1 + (n * 37) % 400)) for n in range(400)]
+    runs = []
+    for _ in range(2):
+        store = _RecordingStore()
+        added, skipped = _write_documents(store, docs, batch_size=20, progress=False)  # type: ignore[arg-type]
+        assert (added, skipped) == (400, 0)
+        runs.append(store.batches)
+    assert runs[0] == runs[1], "the order is fixed, so an interrupted run resumes the same way"
+    batches = runs[0]
+    assert sorted(len(t) for b in batches for t in b) == sorted(len(d.page_content) for d in docs)
+    ordered = sorted(batches, key=lambda batch: min(map(len, batch)))
+    assert all(max(map(len, a)) <= min(map(len, b)) for a, b in itertools.pairwise(ordered)), (
+        "each batch is a run of neighbouring lengths"
+    )
+    firsts = [min(map(len, b)) for b in batches]
+    assert firsts != sorted(firsts), "batches are not taken shortest first (the rate would fall all run)"
+    half = len(batches) // 2
+    early, late = (sum(len(text) for batch in part for text in batch) for part in (batches[:half], batches[half:]))
+    assert 0.6 < early / late < 1.6, "the work is spread evenly over the run"

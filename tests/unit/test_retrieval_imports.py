@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 PUBLIC = {
-    "selfrag_langchain.embeddings": ["MiniLMEmbeddings", "default_model_path"],
+    "selfrag_langchain.embeddings": ["EmbeddingRuntime", "MiniLMEmbeddings", "default_model_path"],
     "selfrag_langchain.retrievers": [
         "EvalFileRetriever",
         "PassageRetriever",
