@@ -19,8 +19,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
-import tempfile
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -145,14 +143,8 @@ def _cache_dirs() -> list[Path]:
 
 
 def _build(model_dir: Path, cache: Path, target_name: str) -> Path:
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".building-", dir=cache.parent))
-    try:
+    with paths.building(cache) as work:
         _export(model_dir, work / target_name)
-        cache.mkdir(exist_ok=True)
-        os.replace(work / target_name, cache / target_name)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return cache / target_name
 
 

