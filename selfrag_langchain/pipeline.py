@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
 
-from selfrag_langchain.chains.controls import at_least_one, in_unit_interval
+from selfrag_langchain.chains.controls import at_least_one, branch_count, in_unit_interval
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
 from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
 from selfrag_langchain.scoring import RetrieveMode, check_weight
@@ -132,7 +132,8 @@ class PipelineSettings(BaseModel):
     beam_score: Literal["sum", "mean"] = "mean"
     """Rank beams by the mean of their segment scores (length-neutral) or by the sum (longer answers win)."""
 
-    _counts = field_validator("max_new_tokens", "k", "beam_width", "max_depth", "max_segment_tokens")(at_least_one)
+    _counts = field_validator("max_new_tokens", "beam_width", "max_depth", "max_segment_tokens")(at_least_one)
+    _branches = field_validator("k")(branch_count)
     _threshold = field_validator("threshold")(in_unit_interval)
 
     @field_validator("w_rel", "w_sup", "w_use")

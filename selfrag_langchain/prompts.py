@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from selfrag_langchain.boundary import DEFAULT_BOUNDARY, Boundary
 from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
@@ -24,7 +25,6 @@ from selfrag_langchain.tokens import (
     RETRIEVAL,
     UTILITY,
     Group,
-    escape_passage,
 )
 
 TASK_INSTRUCTIONS: dict[str, str] = {
@@ -56,10 +56,11 @@ def generator_prompt(instruction: str) -> str:
     return f"### Instruction:\n{instruction}\n\n### Response:\n"
 
 
-def format_passage(title: str | None, text: str) -> str:
-    """Passage body ``{title}\\n{text}``, escaped so its text cannot carry reflection tokens."""
+def format_passage(title: str | None, text: str, boundary: Boundary = DEFAULT_BOUNDARY) -> str:
+    """Passage body ``{title}\\n{text}``, neutralised at ``boundary`` so a document cannot carry reflection
+    strings or the model's control tokens into a prompt."""
     body = f"{title}\n{text}" if title else text
-    return escape_passage(body)
+    return boundary.clean(body)
 
 
 def selfrag_branch_prompt(instruction: str, passage: str | None) -> str:

@@ -17,8 +17,10 @@ from typing import Any, Literal
 
 from langchain_core.documents import Document
 
+from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import ConfigurationError, ModelLoadError
 from selfrag_langchain.llms.base import ContinuationRequest, GenerationStats, GroupReading, ReflectiveLLM
+from selfrag_langchain.llms.traced import score
 from selfrag_langchain.prompts import (
     ZERO_SHOT_CRITIC,
     CriticPromptSet,
@@ -145,7 +147,7 @@ class InlineReflector(Reflector):
         # After a segment the model may also keep its passage ([Continue to Use Evidence]).
         tokens = (RETRIEVAL, NO_RETRIEVAL, CONTINUE_EVIDENCE) if preceding else (RETRIEVAL, NO_RETRIEVAL)
         request = ContinuationRequest(generator_prompt(instruction) + (preceding or ""), tokens)
-        (logprobs,) = self.llm.score_continuations([request])
+        (logprobs,) = score(self.llm, [request])
         return from_logprobs(Group.RETRIEVE, dict(zip(request.continuations, logprobs, strict=True)))
 
     def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
@@ -160,7 +162,7 @@ class InlineReflector(Reflector):
         self.check_generator(self.llm)
         requests = [ContinuationRequest(selfrag_branch_prompt(instruction, e), (RELEVANT, IRRELEVANT))
                     for e in evidence]
-        rows = self.llm.score_continuations(requests)
+        rows = score(self.llm, requests)
         return [from_logprobs(Group.ISREL, dict(zip(r.continuations, lps, strict=True)))
                 for r, lps in zip(requests, rows, strict=True)]
 
@@ -248,7 +250,7 @@ class CriticReflector(Reflector):
 
     def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float] | None:
         request, tokens = self._request(Group.RETRIEVE, instruction, preceding=preceding_sentences(preceding))
-        (logprobs,) = self.llm.score_continuations([request])
+        (logprobs,) = score(self.llm, [request])
         return self._distribution(Group.RETRIEVE, tokens, logprobs)
 
     def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
@@ -264,8 +266,8 @@ class CriticReflector(Reflector):
         requests = [request for request, _ in built]
         token_lists = [tokens for _, tokens in built]
         if by_likelihood:
-            requests.append(_question_request(instruction, evidence))
-        scores = self.llm.score_continuations(requests)
+            requests.append(self._question_request(instruction, evidence))
+        scores = score(self.llm, requests)
         dists = {
             g: self._distribution(g, toks, lps) for g, toks, lps in zip(groups, token_lists, scores, strict=False)
         }
@@ -279,7 +281,7 @@ class CriticReflector(Reflector):
         if not evidence:
             return []
         if self.relevance == "question_likelihood":
-            rows = self.llm.score_continuations([_question_request(instruction, e) for e in evidence])
+            rows = score(self.llm, [self._question_request(instruction, e) for e in evidence])
             return [self._relevance_from_likelihood(instruction, row[0]) for row in rows]
         return self.judge([CriticQuery(Group.ISREL, instruction, evidence=e) for e in evidence])
 
@@ -289,7 +291,7 @@ class CriticReflector(Reflector):
         if not queries:
             return []
         built = [self._query_request(q) for q in queries]
-        scores = self.llm.score_continuations([request for request, _ in built])
+        scores = score(self.llm, [request for request, _ in built])
         return [
             self._distribution(q.group, tokens, logprobs)
             for q, (_, tokens), logprobs in zip(queries, built, scores, strict=True)
@@ -297,12 +299,18 @@ class CriticReflector(Reflector):
 
     def _relevance_from_likelihood(self, instruction: str, with_passage: float) -> dict[str, float]:
         if instruction not in self._question_logprob:
-            (row,) = self.llm.score_continuations([_question_request(instruction, None)])
+            (row,) = score(self.llm, [self._question_request(instruction, None)])
             self._question_logprob[instruction] = row[0]
         per_token = (with_passage - self._question_logprob[instruction]) / max(
             self.llm.count_tokens(" " + instruction), 1)
         p_rel = 1.0 / (1.0 + math.exp(-per_token))
         return {RELEVANT: p_rel, IRRELEVANT: 1.0 - p_rel}
+
+    def _question_request(self, instruction: str, evidence: str | None) -> ContinuationRequest:
+        """The question as a continuation of the passage (or of nothing), scored as raw text."""
+        clean = boundary_for(self.llm)
+        prefix = f"{clean(evidence)}\n\nQuestion:" if evidence is not None else "Question:"
+        return ContinuationRequest(prefix, (" " + clean(instruction),), chat=False)
 
     def _distribution(self, group: Group, tokens: list[str], logprobs: list[float]) -> dict[str, float]:
         dist = from_logprobs(group, dict(zip(tokens, logprobs, strict=True)))
@@ -316,7 +324,7 @@ class CriticReflector(Reflector):
         if group not in self._priors:
             fields = {} if group is Group.RETRIEVE else {"evidence": "N/A", "output": "N/A"}
             request, tokens = self._request(group, "N/A", **fields)
-            (logprobs,) = self.llm.score_continuations([request])
+            (logprobs,) = score(self.llm, [request])
             self._priors[group] = from_logprobs(group, dict(zip(tokens, logprobs, strict=True)))
         return self._priors[group]
 
@@ -326,7 +334,8 @@ class CriticReflector(Reflector):
 
     def _request(self, group: Group, instruction: str, **fields: str | None) -> tuple[ContinuationRequest, list[str]]:
         labels = self.prompts.labels(group)
-        prompt = self.prompts.prompt(group, instruction, **fields)
+        clean = boundary_for(self.llm)
+        prompt = self.prompts.prompt(group, clean(instruction), **{k: clean.optional(v) for k, v in fields.items()})
         return ContinuationRequest(prompt, tuple(text for _, text in labels)), [tok for tok, _ in labels]
 
 
@@ -357,9 +366,3 @@ def top_k_note(reading: GroupReading) -> str:
 def preceding_sentences(preceding: str | None) -> str | None:
     """The answer so far as the critic reads it (the paper's "preceding sentences"): no tokens, no passages."""
     return (strip_reflection_tokens(preceding) or None) if preceding else None
-
-
-def _question_request(instruction: str, evidence: str | None) -> ContinuationRequest:
-    """The question as a continuation of the passage (or of nothing), scored as raw text."""
-    prefix = f"{evidence}\n\nQuestion:" if evidence is not None else "Question:"
-    return ContinuationRequest(prefix, (" " + instruction,), chat=False)

@@ -2,8 +2,8 @@
 
 The strings are exact: the released generator (``selfrag/selfrag_llama2_7b``) has them as added special
 tokens (ids 32000-32014 in :data:`CHECKPOINT_TOKEN_ORDER`), so a single character off breaks
-compatibility. This module also parses generated text into segments, strips tokens from answers,
-and escapes passage text so a retrieved document cannot inject reflection tokens.
+compatibility. This module also parses generated text into segments and strips tokens from answers;
+:mod:`selfrag_langchain.boundary` keeps them out of the text users and documents write.
 """
 
 from __future__ import annotations
@@ -70,21 +70,6 @@ SPECIAL_STRINGS: tuple[str, ...] = CHECKPOINT_TOKEN_ORDER
 # Longest first so that no string is matched by a prefix of a longer one.
 _SPECIAL_RE = re.compile("|".join(re.escape(s) for s in sorted(SPECIAL_STRINGS, key=len, reverse=True)))
 _PARAGRAPH_BLOCK_RE = re.compile(re.escape(PARAGRAPH_START) + r".*?(?:" + re.escape(PARAGRAPH_END) + r"|$)", re.S)
-
-# Escaping swaps the ASCII opening bracket of a token string for its full-width twin: the text reads
-# the same to a person and to the model, but no longer equals a token string or its tokenisation.
-_ESCAPES = {"[": "［", "<": "＜"}
-
-
-def escape_passage(text: str) -> str:
-    """Neutralise every reflection-token or paragraph string inside retrieved text.
-
-    A passage that contains ``[Relevant]`` or ``</paragraph>`` would otherwise inject a judgement into
-    the prompt or end the passage early. Only the opening character of each occurrence changes, so the
-    text stays readable; text without such strings is returned unchanged.
-    """
-    return _SPECIAL_RE.sub(lambda m: _ESCAPES[m.group(0)[0]] + m.group(0)[1:], text)
-
 
 def find_special(text: str) -> list[re.Match[str]]:
     """All occurrences of the 15 strings in ``text``, left to right."""

@@ -18,8 +18,8 @@ For each pair (x = the instruction with its input, y = the output):
 3. The critic judges IsUse for (x, y), appended at the end.
 
 Every judgement is the critic's most likely label, read through
-:meth:`~selfrag_langchain.reflection.CriticReflector.judge` as inference reads it. Passages are escaped
-(:func:`~selfrag_langchain.tokens.escape_passage`) so their text cannot carry reflection tokens. Records
+:meth:`~selfrag_langchain.reflection.CriticReflector.judge` as inference reads it. Passages are neutralised
+(:mod:`selfrag_langchain.boundary`) so their text cannot carry reflection or control tokens. Records
 are appended one by one; a re-run skips ids already written.
 
 Example:
@@ -96,7 +96,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 def passage_text(doc: Document) -> str:
-    """A retrieved document as the generator reads it between ``<paragraph>`` tags: title, text, escaped."""
+    """A retrieved document as the generator reads it between ``<paragraph>`` tags: title, text, neutralised."""
     return format_passage(doc.metadata.get("title") or None, doc.page_content)
 
 

@@ -281,7 +281,8 @@ class BeamSearch:
         # The answer so far shares the context window with the passage.
         return prepare_passages(docs[: self.rag.k], self.rag.generator,
                                 instruction=f"{self.instruction}\n{beam.context}",
-                                max_new_tokens=self.rag.max_segment_tokens, max_tokens=self.rag.max_passage_tokens)
+                                max_new_tokens=self.rag.max_segment_tokens, max_tokens=self.rag.max_passage_tokens,
+                                boundary=self.rag.boundary())
 
     # ------------------------------------------------------------------ generate
 

@@ -10,6 +10,7 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import LLMResult
 
+from selfrag_langchain.boundary import DEFAULT_BOUNDARY, Boundary
 from selfrag_langchain.llms.base import stats_of
 from selfrag_langchain.prompts import format_passage, rag_prompt, selfrag_branch_prompt
 from selfrag_langchain.reflection import Branch
@@ -18,7 +19,7 @@ from selfrag_langchain.tokens import parse_generation
 
 @dataclass(frozen=True)
 class PreparedPassage:
-    """A retrieved passage and the (possibly truncated, always escaped) text the models read."""
+    """A retrieved passage and the (possibly truncated, always neutralised) text the models read."""
 
     document: Document
     evidence: str
@@ -26,9 +27,11 @@ class PreparedPassage:
 
 
 def prepare_passages(
-    docs: Sequence[Document], generator: Any, *, instruction: str, max_new_tokens: int, max_tokens: int | None
+    docs: Sequence[Document], generator: Any, *, instruction: str, max_new_tokens: int, max_tokens: int | None,
+    boundary: Boundary = DEFAULT_BOUNDARY,
 ) -> list[PreparedPassage]:
-    """Escape each passage and cut it to fit the generator's context window (and ``max_tokens``).
+    """Neutralise each passage at ``boundary`` and cut it to fit the generator's context window (and
+    ``max_tokens``).
 
     A cut passage carries a note for the trace; the citation keeps the full document.
     """
@@ -40,7 +43,7 @@ def prepare_passages(
         budget = room if budget is None else min(budget, room)
     prepared = []
     for doc in docs:
-        evidence = format_passage(doc.metadata.get("title"), doc.page_content)
+        evidence = format_passage(doc.metadata.get("title"), doc.page_content, boundary)
         note = None
         if budget is not None and count is not None:
             size = count(evidence)

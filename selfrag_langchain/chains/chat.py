@@ -14,6 +14,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
 from pydantic import BaseModel, ConfigDict, Field
 
+from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.follow_ups import (
     conversation_subject,
@@ -135,18 +136,37 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
         else:
             msg = "chat input must be a question string or a dict with 'question' (and 'session_id' or 'history')"
             raise InputError(msg)
-        if not question.strip():
+        question = self._boundary().clean(question).strip()
+        if not question:
             msg = "the question is empty: ask something"
             raise InputError(msg)
-        return question.strip(), (None if given is not None else str(session)), given
+        return question, (None if given is not None else str(session)), given
+
+    def _boundary(self) -> Boundary:
+        """Where the user's question and the history are neutralised, for every model that reads them."""
+        return boundary_for(self._llm(), self.rag.generator, self.rag.reflector)
+
+    def _neutral(self, messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+        """The history as this turn reads it: every text in it (messages, recorded standalone questions,
+        subjects and cited titles) neutralised; the stored history is left as it was."""
+        clean = self._boundary()
+        neutral = []
+        for m in messages:
+            extra = {k: clean(v) if isinstance(v, str) else v for k, v in m.additional_kwargs.items()}
+            if isinstance(extra.get("citations"), list):
+                extra["citations"] = [{**c, "title": clean(str(c.get("title") or ""))} if isinstance(c, dict) else c
+                                      for c in extra["citations"]]
+            neutral.append(m.model_copy(update={"content": clean(m.text), "additional_kwargs": extra}))
+        return neutral
 
     def condense_prompt(self, question: str, messages: Sequence[BaseMessage]) -> str:
         """The rewrite request for ``question`` after ``messages`` (the last ``history_turns`` turns)."""
+        clean = self._boundary()  # the history and the question are the user's and a model's text
         lines = []
         for m in list(messages)[-2 * self.history_turns:]:
             who = "User" if m.type == "human" else "Assistant"
-            lines.append(f"{who}: {_MARKER.sub('', str(m.content)).strip()}")
-        return CONDENSE_PROMPT.format(conversation="\n".join(lines), question=question)
+            lines.append(f"{who}: {_MARKER.sub('', clean(str(m.content))).strip()}")
+        return CONDENSE_PROMPT.format(conversation="\n".join(lines), question=clean(question))
 
     def _standalone(self, question: str, generated: str, messages: Sequence[BaseMessage]) -> str:
         """The rewritten question when it is one; otherwise the previous turn's standalone question and this
@@ -198,9 +218,10 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
             return RunnableLambda(lambda q: self._fallback(q, messages), name="condense_question").invoke(
                 question, config)
 
-        def rewrite(prompt: str) -> str:
+        def rewrite(prompt: str, config: RunnableConfig) -> str:
             llm = self._llm()
-            out = llm.generate(generation_inputs(llm, [prompt]), **generation_kwargs(llm, self.condense_max_tokens))
+            out = llm.generate(generation_inputs(llm, [prompt]), callbacks=config.get("callbacks"),
+                               **generation_kwargs(llm, self.condense_max_tokens))
             return self._standalone(question, out.generations[0][0].text, messages)
 
         return RunnableLambda(rewrite, name="condense_question").invoke(self.condense_prompt(question, messages),
@@ -211,7 +232,7 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
         """One turn: long-form segments as they come, then the answer."""
         question, session, given = self._parse(input, config)
         history = self.history_factory(session) if session is not None else None
-        messages = given if given is not None else history.messages  # type: ignore[union-attr]
+        messages = self._neutral(given if given is not None else history.messages)  # type: ignore[union-attr]
         standalone = self._condense(question, messages, config)
         result: Any = None
         if isinstance(self.rag, SelfRAGLongForm):
@@ -236,9 +257,9 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
             return await RunnableLambda(lambda q: self._fallback(q, messages), name="condense_question").ainvoke(
                 question, config)
 
-        async def rewrite(prompt: str) -> str:
+        async def rewrite(prompt: str, config: RunnableConfig) -> str:
             llm = self._llm()
-            out = await llm.agenerate(generation_inputs(llm, [prompt]),
+            out = await llm.agenerate(generation_inputs(llm, [prompt]), callbacks=config.get("callbacks"),
                                       **generation_kwargs(llm, self.condense_max_tokens))
             return self._standalone(question, out.generations[0][0].text, messages)
 
@@ -249,7 +270,7 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
                       ) -> AsyncIterator[CitedSegment | ChatAnswer]:
         question, session, given = self._parse(input, config)
         history = self.history_factory(session) if session is not None else None
-        messages = given if given is not None else await history.aget_messages()  # type: ignore[union-attr]
+        messages = self._neutral(given if given is not None else await history.aget_messages())  # type: ignore[union-attr]
         standalone = await self._acondense(question, messages, config)
         result: Any = None
         if isinstance(self.rag, SelfRAGLongForm):

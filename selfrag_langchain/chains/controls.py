@@ -15,6 +15,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
 
+from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.reflection import InlineReflector, Reflector
@@ -32,6 +33,20 @@ def at_least_one(value: int, info: ValidationInfo) -> int:
     """Field validator: a count that must be 1 or more."""
     if value < 1:
         msg = f"{info.field_name} must be >= 1, got {value}"
+        raise ConfigurationError(msg)
+    return value
+
+
+MAX_K = 20
+"""The most passages a question may take: each is a branch, generated and judged; beyond this a question
+runs for minutes on a CPU (``--k 1000`` never answered) and the paper uses 5."""
+
+
+def branch_count(value: int, info: ValidationInfo) -> int:
+    """Field validator: ``k``, 1 to :data:`MAX_K`."""
+    at_least_one(value, info)
+    if value > MAX_K:
+        msg = f"{info.field_name} must be at most {MAX_K} (each passage is a branch, generated and judged), got {value}"
         raise ConfigurationError(msg)
     return value
 
@@ -82,7 +97,8 @@ class SelfRAGControls(BaseModel):
     instruct models; ``auto``: ``selfrag`` with the inline reflector, else ``rag``."""
 
     _threshold = field_validator("threshold")(in_unit_interval)
-    _positive = field_validator("k", "max_new_tokens")(at_least_one)
+    _positive = field_validator("max_new_tokens")(at_least_one)
+    _branches = field_validator("k")(branch_count)
 
     @model_validator(mode="after")
     def _weights_in_range(self) -> SelfRAGControls:
@@ -96,6 +112,20 @@ class SelfRAGControls(BaseModel):
 
     def constraints(self) -> HardConstraints:
         return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant)
+
+    def check_budget(self, max_new_tokens: int) -> None:
+        """Refuse an answer budget the generator's context window cannot hold beside a prompt (a run that
+        would only fail, or write nothing, after minutes)."""
+        window = getattr(self.generator, "context_window", None)
+        if isinstance(window, int) and max_new_tokens >= window // 2:
+            msg = (f"max_new_tokens {max_new_tokens} leaves too little of the generator's {window}-token context "
+                   f"window for the question and passage: use at most {window // 2 - 1}")
+            raise ConfigurationError(msg)
+
+    def boundary(self) -> Boundary:
+        """Where the question and passages are neutralised for the models that read this Runnable's
+        prompts, the generator and the judge (:mod:`selfrag_langchain.boundary`)."""
+        return boundary_for(self.generator, self.reflector)
 
     def resolved_prompt_format(self) -> str:
         if self.prompt_format != "auto":

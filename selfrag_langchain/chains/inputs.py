@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.documents import Document
@@ -23,6 +23,19 @@ class Question:
     """Answer option label -> text, for closed-set questions (ARC, PubHealth)."""
     passages: list[Document] | None = None
     """Passages that come with the question (eval files' ``ctxs``); used instead of the retriever."""
+    raw: bool = False
+    """The question, instruction and choices reach the generator's prompts as written, control strings
+    and all (``{"question": ..., "raw": True}``): for a caller who builds the prompt text on purpose.
+    Passages and the judges' prompts are neutralised all the same."""
+
+    def neutralised(self, clean: Callable[[str], str]) -> Question:
+        """The question with ``clean`` (a :class:`~selfrag_langchain.boundary.Boundary`) applied to every
+        text the user wrote; itself when ``raw``."""
+        if self.raw:
+            return self
+        return replace(self, question=clean(self.question),
+                       instruction=clean(self.instruction) if self.instruction is not None else None,
+                       choices={label: clean(text) for label, text in self.choices.items()})
 
 
 def _choices(value: Any) -> dict[str, str]:
@@ -55,7 +68,7 @@ def _passages(value: Any) -> list[Document] | None:
 
 def to_question(value: Any) -> Question:
     """Accept a string, a prompt value, or a dict (``question`` with optional ``instruction``,
-    ``choices``, ``passages`` or ``ctxs``).
+    ``choices``, ``passages`` or ``ctxs``, and ``raw``).
 
     Raises:
         InputError: for an empty question or a shape that is none of these.
@@ -75,6 +88,7 @@ def to_question(value: Any) -> Question:
             instruction=value.get("instruction") or None,
             choices=_choices(value.get("choices")),
             passages=_passages(value.get("passages", value.get("ctxs"))),
+            raw=value.get("raw") is True,
         )
     else:
         msg = f"input must be a question string, a prompt value or a dict, got {type(value).__name__}"

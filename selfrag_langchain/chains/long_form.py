@@ -102,8 +102,9 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
     # ------------------------------------------------------------------ shared by every driver
 
     def _search(self, input: Any) -> BeamSearch:
-        q = input if isinstance(input, Question) else to_question(input)
+        q = (input if isinstance(input, Question) else to_question(input)).neutralised(self.boundary())
         self.reflector.check_generator(self.generator)
+        self.check_budget(self.max_new_tokens + self.max_segment_tokens)
         raw = self._raw_generator() if self.resolved_prompt_format() == "rag" else None
         return BeamSearch(self, q, raw_continuation=raw is not None)
 
@@ -134,7 +135,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
             return RunnableLambda(decide, name=effect.run_name).invoke(effect.preceding, config)
         if isinstance(effect, Retrieve):
-            def retrieve(queries: list[str]) -> list[tuple[list[Document] | None, list[str]]]:
+            def retrieve(queries: list[str], config: RunnableConfig) -> list[tuple[list[Document] | None, list[str]]]:
                 replies = []
                 for query in queries:
                     notes: list[str] = []
@@ -143,9 +144,9 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
             return RunnableLambda(retrieve, name=effect.run_name).invoke(effect.queries, config)
         if isinstance(effect, Generate):
-            def generate(prompts: list[str]) -> LLMResult:
+            def generate(prompts: list[str], config: RunnableConfig) -> LLMResult:
                 generator, inputs, kwargs = self._generate_call(effect)
-                return generator.generate(inputs, callbacks=run_manager.get_child(), **kwargs)
+                return generator.generate(inputs, callbacks=config.get("callbacks"), **kwargs)
 
             return RunnableLambda(generate, name=effect.run_name).invoke(effect.prompts, config)
         if isinstance(effect, Judge):
@@ -190,20 +191,21 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
             return await RunnableLambda(decide, name=effect.run_name).ainvoke(effect.preceding, config)
         if isinstance(effect, Retrieve):
-            async def retrieve(queries: list[str]) -> list[tuple[list[Document] | None, list[str]]]:
+            async def aretrieve(queries: list[str], config: RunnableConfig
+                                ) -> list[tuple[list[Document] | None, list[str]]]:
                 replies = []
                 for query in queries:
                     notes: list[str] = []
                     replies.append((await self._aretrieve(search.q, query, config, notes), notes))
                 return replies
 
-            return await RunnableLambda(retrieve, name=effect.run_name).ainvoke(effect.queries, config)
+            return await RunnableLambda(aretrieve, name=effect.run_name).ainvoke(effect.queries, config)
         if isinstance(effect, Generate):
-            async def generate(prompts: list[str]) -> LLMResult:
+            async def agenerate(prompts: list[str], config: RunnableConfig) -> LLMResult:
                 generator, inputs, kwargs = self._generate_call(effect)
-                return await generator.agenerate(inputs, callbacks=run_manager.get_child(), **kwargs)
+                return await generator.agenerate(inputs, callbacks=config.get("callbacks"), **kwargs)
 
-            return await RunnableLambda(generate, name=effect.run_name).ainvoke(effect.prompts, config)
+            return await RunnableLambda(agenerate, name=effect.run_name).ainvoke(effect.prompts, config)
         if isinstance(effect, Judge):
             async def judge(batches: list[Any]) -> list[list[Critique]]:
                 return [await self.reflector.acritique(search.instruction, branches, preceding=preceding)

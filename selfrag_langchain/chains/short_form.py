@@ -81,6 +81,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             instruction=build_instruction(q.question, q.instruction, q.choices),
             max_new_tokens=self.max_new_tokens,
             max_tokens=self.max_passage_tokens,
+            boundary=self.boundary(),
         )
 
     def _result(
@@ -117,8 +118,9 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         return self._call_with_config(self._invoke, input, config, **kwargs)
 
     def _invoke(self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> SelfRAGResult:
-        q = to_question(input)
+        q = to_question(input).neutralised(self.boundary())
         self.reflector.check_generator(self.generator)
+        self.check_budget(self.max_new_tokens)
         instruction = build_instruction(q.question, q.instruction, q.choices)
         child = patch_config(config, callbacks=run_manager.get_child())
         notes: list[str] = []
@@ -130,14 +132,16 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         decision = RunnableLambda(decide, name="retrieve_decision").invoke(q.question, child)
         passages: list[PreparedPassage] | None = None
         if decision.retrieve:
-            docs = RunnableLambda(lambda query: self._retrieve(q, query, child, notes),
-                                  name="retrieve").invoke(q.question, child)
+            def retrieve(query: str, config: RunnableConfig) -> list[Document] | None:
+                return self._retrieve(q, query, config, notes)
+
+            docs = RunnableLambda(retrieve, name="retrieve").invoke(q.question, child)
             if docs is not None:
                 passages = self._prepare(q, docs)
 
-        def generate(prompts: list[str]) -> list[Branch]:
+        def generate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
             result = self.generator.generate(
-                generation_inputs(self.generator, prompts), callbacks=run_manager.get_child(),
+                generation_inputs(self.generator, prompts), callbacks=config.get("callbacks"),
                 **generation_kwargs(self.generator, self.max_new_tokens),
             )
             return to_branches(result, passages)
@@ -157,8 +161,9 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     async def _ainvoke(
         self, input: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> SelfRAGResult:
-        q = to_question(input)
+        q = to_question(input).neutralised(self.boundary())
         self.reflector.check_generator(self.generator)
+        self.check_budget(self.max_new_tokens)
         instruction = build_instruction(q.question, q.instruction, q.choices)
         child = patch_config(config, callbacks=run_manager.get_child())
         notes: list[str] = []
@@ -170,16 +175,16 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         decision = await RunnableLambda(decide, name="retrieve_decision").ainvoke(q.question, child)
         passages: list[PreparedPassage] | None = None
         if decision.retrieve:
-            async def retrieve(query: str) -> list[Document] | None:
-                return await self._aretrieve(q, query, child, notes)
+            async def aretrieve(query: str, config: RunnableConfig) -> list[Document] | None:
+                return await self._aretrieve(q, query, config, notes)
 
-            docs = await RunnableLambda(retrieve, name="retrieve").ainvoke(q.question, child)
+            docs = await RunnableLambda(aretrieve, name="retrieve").ainvoke(q.question, child)
             if docs is not None:
                 passages = self._prepare(q, docs)
 
-        async def generate(prompts: list[str]) -> list[Branch]:
+        async def agenerate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
             result = await self.generator.agenerate(
-                generation_inputs(self.generator, prompts), callbacks=run_manager.get_child(),
+                generation_inputs(self.generator, prompts), callbacks=config.get("callbacks"),
                 **generation_kwargs(self.generator, self.max_new_tokens),
             )
             return to_branches(result, passages)
@@ -188,7 +193,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             return await self.reflector.acritique(instruction, branches)
 
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
-        branches = await RunnableLambda(generate, name="generate_branches").ainvoke(prompts, child)
+        branches = await RunnableLambda(agenerate, name="generate_branches").ainvoke(prompts, child)
         critiques = await RunnableLambda(critique, name="critique").ainvoke(branches, child)
         selection = await RunnableLambda(lambda c: self._select(q, branches, c), name="select").ainvoke(
             critiques, child)

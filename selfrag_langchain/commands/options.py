@@ -101,7 +101,7 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
                        help="retrieve decision (default: %(default)s)")
     knobs.add_argument("--threshold", type=float, default=0.2,
                        help="adaptive mode retrieves when p(Retrieve) > threshold (default: %(default)s)")
-    knobs.add_argument("--k", type=int, default=5, help="passages, one branch each (default: %(default)s)")
+    knobs.add_argument("--k", type=int, default=5, help="passages, one branch each, 1 to 20 (default: %(default)s)")
     knobs.add_argument("--w-rel", type=float, default=1.0, help="IsRel weight, 0 to 10 (default: %(default)s)")
     knobs.add_argument("--w-sup", type=float, default=1.0, help="IsSup weight, 0 to 10 (default: %(default)s)")
     knobs.add_argument("--w-use", type=float, default=0.5, help="IsUse weight, 0 to 10 (default: %(default)s)")

@@ -8,9 +8,10 @@ as "entailed" when ``[Fully supported]`` is its most likely label. Any object wi
 
 from __future__ import annotations
 
+from selfrag_langchain.boundary import DEFAULT_BOUNDARY
 from selfrag_langchain.reflection import Branch, Reflector
 from selfrag_langchain.scoring import argmax
-from selfrag_langchain.tokens import FULLY_SUPPORTED, escape_passage, parse_generation
+from selfrag_langchain.tokens import FULLY_SUPPORTED, parse_generation
 
 
 class IsSupJudge:
@@ -37,7 +38,7 @@ class IsSupJudge:
         from langchain_core.documents import Document
 
         self.calls += 1
-        branch = Branch(passage=Document(page_content=premise), evidence=escape_passage(premise), raw=claim,
+        branch = Branch(passage=Document(page_content=premise), evidence=DEFAULT_BOUNDARY.clean(premise), raw=claim,
                         answer=claim, parsed=parse_generation(claim))
         (critique,) = self.reflector.critique(question or claim, [branch])
         return critique.support

@@ -20,6 +20,7 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.retrievers import BaseRetriever
 
+from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.chains.branches import (
     branch_prompts,
     generation_inputs,
@@ -147,14 +148,17 @@ class BaselineMethod:
         return docs[:1] if self.name == "rag_top1" else docs[: self.k]
 
     def answer(self, example: EvalExample, task: Task) -> Outcome:
-        instruction = build_instruction(example.question, task.instruction, example.choices or None)
+        clean = boundary_for(self.generator)
+        choices = {label: clean(text) for label, text in (example.choices or {}).items()}
+        instruction = build_instruction(clean(example.question), task.instruction, choices or None)
         docs = self._documents(example)
         prepared = None
         if docs:
-            # The top-k baseline reads all passages as one context; prepare_passages escapes and fits it.
+            # The top-k baseline reads all passages as one context; prepare_passages neutralises and fits it.
             joined = [Document(page_content="\n\n".join(_premise(d) for d in docs))] if len(docs) > 1 else docs
             prepared = prepare_passages(joined, self.generator, instruction=instruction,
-                                        max_new_tokens=self.max_new_tokens, max_tokens=self.max_passage_tokens)
+                                        max_new_tokens=self.max_new_tokens, max_tokens=self.max_passage_tokens,
+                                        boundary=clean)
         prompts = branch_prompts(instruction, prepared, self.prompt_format)
         result = self.generator.generate(generation_inputs(self.generator, prompts),
                                          **generation_kwargs(self.generator, self.max_new_tokens))

@@ -180,6 +180,15 @@ class ReflectiveLLM(Protocol):
         ...
 
 
+def tokenizer_control_tokens(tokenizer: Any) -> tuple[str, ...]:
+    """The strings a Hugging Face tokenizer turns into one id whatever surrounds them: its special tokens
+    and every added token that is not only whitespace or a plain word (what the chat template and the
+    reflection tokens are made of). :mod:`selfrag_langchain.boundary` removes them from untrusted text."""
+    added = [t.content for t in getattr(tokenizer, "added_tokens_decoder", {}).values()]
+    found = {*getattr(tokenizer, "all_special_tokens", ()), *added}
+    return tuple(sorted(t for t in found if t.strip() and not t.strip().isalnum()))
+
+
 def require_at_least(settings: Any, minimum: int, *names: str) -> None:
     """Refuse the first of a backend's ``names`` set below ``minimum``, in one line that names it."""
     for name in names:

@@ -109,6 +109,7 @@ class LlamaCppLLM(BaseLLM):
 
     _shared: Any = PrivateAttr(default=None)
     _reflection_ids: dict[int, str] | None = PrivateAttr(default=None)
+    _control_tokens: tuple[str, ...] | None = PrivateAttr(default=None)
     _formatter: Any = PrivateAttr(default=None)
     _rng: Any = PrivateAttr(default=None)
 
@@ -160,6 +161,14 @@ class LlamaCppLLM(BaseLLM):
                     found[ids[0]] = token
             self._reflection_ids = found
         return self._reflection_ids
+
+    @property
+    def control_tokens(self) -> tuple[str, ...]:
+        """The vocabulary's control and user-defined tokens: what tokenizing with ``special=True`` turns into
+        one id (:mod:`selfrag_langchain.boundary` removes them from untrusted text)."""
+        if self._control_tokens is None:
+            self._control_tokens = gguf_control_tokens(self.llama._model)
+        return self._control_tokens
 
     def has_tokens(self, strings: Sequence[str]) -> bool:
         known = set(self.reflection_ids().values())
@@ -334,6 +343,16 @@ def _load(path: str, n_ctx: int, n_threads: int | None, n_gpu_layers: int, n_bat
                 raise ModelLoadError(msg) from e
             _LOADED[key] = _Shared(llama)
         return _LOADED[key]
+
+
+def gguf_control_tokens(model: Any) -> tuple[str, ...]:
+    """The text of every token a llama.cpp vocabulary marks control or user-defined (``model``: the
+    ``llama_cpp._internals.LlamaModel`` of a loaded ``Llama``)."""
+    import llama_cpp
+
+    wanted = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+    found = {model.token_get_text(i) for i in range(model.n_vocab()) if model.token_get_attr(i) & wanted}
+    return tuple(sorted(t for t in found if t.strip() and not t.strip().isalnum()))
 
 
 def log_softmax(row: Any) -> Any:

@@ -23,7 +23,14 @@ from langchain_core.utils.utils import secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from selfrag_langchain.errors import BackendError, ConfigurationError
-from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, reading_at, require_at_least
+from selfrag_langchain.llms.base import (
+    INFO_KEY,
+    ContinuationRequest,
+    GenerationStats,
+    reading_at,
+    require_at_least,
+    tokenizer_control_tokens,
+)
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.tokens import TOKEN_GROUP
 
@@ -260,6 +267,13 @@ class OpenAICompatibleLLM(BaseLLM):
         msg = (f"the server at {self.base_url} has no tokenize endpoint (tried {root}/extras/tokenize and "
                f"{root}/tokenize): pass tokenizer=... (--tokenizer) naming the served model's tokenizer")
         raise BackendError(msg)
+
+    @property
+    def control_tokens(self) -> tuple[str, ...]:
+        """The special and added tokens of the local ``tokenizer``; () without one, where the boundary's
+        patterns of the common chat templates stand in (:mod:`selfrag_langchain.boundary`)."""
+        local = self._local_tokenizer()
+        return tokenizer_control_tokens(local) if local is not None else ()
 
     def has_tokens(self, strings: Sequence[str]) -> bool:
         local = self._local_tokenizer()

@@ -19,6 +19,7 @@ from selfrag_langchain.llms.base import (
     GroupReading,
     group_reading,
     require_at_least,
+    tokenizer_control_tokens,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model
@@ -117,6 +118,11 @@ class TransformersLLM(BaseLLM):
         if self._vocab is None:
             self._vocab = self.tokenizer.get_vocab()
         return self._vocab
+
+    @property
+    def control_tokens(self) -> tuple[str, ...]:
+        """The strings the tokenizer reads as special or added tokens (:mod:`selfrag_langchain.boundary`)."""
+        return tokenizer_control_tokens(self.tokenizer)
 
     def has_tokens(self, strings: Sequence[str]) -> bool:
         return all(s in self.vocab for s in strings)

@@ -28,6 +28,7 @@ from selfrag_langchain.llms.base import (
     GroupReading,
     reading_at,
     require_at_least,
+    tokenizer_control_tokens,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
@@ -137,6 +138,11 @@ class VllmLLM(BaseLLM):
     def context_window(self) -> int | None:
         config = getattr(getattr(self.engine, "llm_engine", None), "model_config", None)
         return getattr(config, "max_model_len", None) or self.max_model_len
+
+    @property
+    def control_tokens(self) -> tuple[str, ...]:
+        """The strings the engine's tokenizer reads as special or added tokens (:mod:`selfrag_langchain.boundary`)."""
+        return tokenizer_control_tokens(self.tokenizer)
 
     def has_tokens(self, strings: Sequence[str]) -> bool:
         return all(s in self.vocab for s in strings)

@@ -17,6 +17,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
+from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.prompts import format_passage
 from selfrag_langchain.reflection import Reflector
@@ -44,9 +45,9 @@ def _resolve_k(field_k: int | None, call_k: int | None) -> int | None:
     return k
 
 
-def _evidence(docs: Sequence[Document]) -> list[str]:
-    """Each passage as the models read it in a Self-RAG branch (title line, escaped text)."""
-    return [format_passage(doc.metadata.get("title"), doc.page_content) for doc in docs]
+def _evidence(docs: Sequence[Document], boundary: Boundary) -> list[str]:
+    """Each passage as the models read it in a Self-RAG branch (title line, neutralised text)."""
+    return [format_passage(doc.metadata.get("title"), doc.page_content, boundary) for doc in docs]
 
 
 def filter_by_relevance(
@@ -167,7 +168,8 @@ class SelfRAGRetriever(BaseRetriever):
     ) -> list[Document]:
         k = _resolve_k(self.k, k)
         docs = self.retriever.invoke(query, {"callbacks": run_manager.get_child()}, **_inner_kwargs(k))[:k]
-        distributions = self.judge.relevance_distributions(query, _evidence(docs)) if docs else []
+        clean = boundary_for(self.judge)
+        distributions = self.judge.relevance_distributions(clean(query), _evidence(docs, clean)) if docs else []
         return self._filter(docs, distributions)
 
     async def _aget_relevant_documents(
@@ -176,7 +178,8 @@ class SelfRAGRetriever(BaseRetriever):
         k = _resolve_k(self.k, k)
         docs = (await self.retriever.ainvoke(query, {"callbacks": run_manager.get_child()},
                                              **_inner_kwargs(k)))[:k]
-        distributions = await self.judge.arelevance_distributions(query, _evidence(docs)) if docs else []
+        clean = boundary_for(self.judge)
+        distributions = await self.judge.arelevance_distributions(clean(query), _evidence(docs, clean)) if docs else []
         return self._filter(docs, distributions)
 
     def _filter(self, docs: Sequence[Document], distributions: Sequence[dict[str, float]]) -> list[Document]:

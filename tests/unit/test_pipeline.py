@@ -64,6 +64,7 @@ def test_flags_become_settings() -> None:
 @pytest.mark.parametrize(("fields", "message"), [
     ({"threshold": 1.5}, r"threshold must be in \[0, 1\], got 1.5"),
     ({"k": 0}, "k must be >= 1, got 0"),
+    ({"k": 1000}, r"k must be at most 20 \(each passage is a branch, generated and judged\), got 1000"),
     ({"max_new_tokens": 0}, "max_new_tokens must be >= 1, got 0"),
     ({"beam_width": 0}, "beam_width must be >= 1, got 0"),
     ({"max_depth": -1}, "max_depth must be >= 1, got -1"),
@@ -87,6 +88,7 @@ def test_unusable_values_are_refused_naming_the_field(fields: dict[str, Any], me
 @pytest.mark.parametrize(("flags", "message"), [
     (["--threshold", "1.5"], r"--threshold must be in \[0, 1\], got 1.5"),
     (["--k", "0"], "--k must be >= 1, got 0"),
+    (["--k", "1000"], r"--k must be at most 20 \(each passage is a branch, generated and judged\), got 1000"),
     (["--max-new-tokens", "0"], "--max-new-tokens must be >= 1, got 0"),
     (["--max-segment-tokens", "0"], "--max-segment-tokens must be >= 1, got 0"),
     (["--w-rel", "11"], "--w-rel must be between 0 and 10, got 11"),

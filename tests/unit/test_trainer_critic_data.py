@@ -95,9 +95,9 @@ def test_retrieval_preceding_is_asked_with_all_fields(tmp_path: Path) -> None:
     (row,) = _rows(Path(config.out))
     assert row["task"] == "retrieval" and row["output"] == "[No Retrieval]"
     assert row["instruction"] == PAPER_CRITIC.questions[Group.RETRIEVE].instruction
-    # The passage from ctxs is escaped: its text cannot smuggle a label into the critic's prompt.
+    # The passage from ctxs is neutralised: its text cannot smuggle a label into the critic's prompt.
     assert row["input"] == ("Task instruction: Explain X.\nPreceding sentences: X is a thing.\nOutput: It is blue.\n"
-                            "Evidence: X\nX is blue ［Relevant].")
+                            "Evidence: X\nX is blue .")
 
 
 def test_unreachable_teacher_is_a_clear_error(tmp_path: Path) -> None:

@@ -96,9 +96,9 @@ def test_only_irrelevant_passages_gives_a_seeded_random_one_without_issup() -> N
     assert len(outputs) == 1  # the same item always gets the same passage
     (output,) = outputs
     assert output.startswith("[Retrieval]<paragraph>") and output.endswith("</paragraph>[Irrelevant]One.[Utility:1]")
-    # Passage text is escaped: a reflection string inside it cannot be read as a judgement.
+    # Passage text is neutralised: a reflection string inside it cannot be read as a judgement.
     if "Portrait" in output:
-        assert "［Relevant]" in output and parse_generation(output).segments[0].relevance == IRRELEVANT
+        assert "Relevant" not in output and parse_generation(output).segments[0].relevance == IRRELEVANT
 
 
 def test_selection_rule() -> None:

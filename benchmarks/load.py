@@ -1,0 +1,99 @@
+"""Many questions at once on the embedded default: no error, every answer complete, memory bounded.
+
+Fifty questions (``retrieval_questions.jsonl``, repeated if fewer) go to default short-form Self-RAG
+(SmolLM2-135M, the calibrated judge, the demo corpus) three ways, in one process:
+
+1. one by one (the reference answers and time);
+2. all at once through ``abatch`` (``max_concurrency`` = the number of questions);
+3. each in its own ``SelfRAGChat`` session, all sessions in parallel threads, every turn stored in one SQLite
+   history file, as ``selfrag chat`` stores it.
+
+For 2 and 3: errors, answers that differ from the one-by-one answer, sessions whose stored history lacks
+the turn, wall time, and the process's peak resident memory (``ru_maxrss``) after each stage beside the
+peak after the one-by-one stage.
+
+    python benchmarks/load.py [--questions 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from selfrag_langchain.chains.chat import SelfRAGChat
+from selfrag_langchain.history import SQLiteChatMessageHistory
+from selfrag_langchain.pipeline import PipelineSettings, build_selfrag
+
+QUESTIONS = Path(__file__).with_name("retrieval_questions.jsonl")
+
+
+def peak_mib() -> float:
+    """Peak resident memory of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def stage(name: str, started: float, answers: list[Any], reference: list[str], extra: str = "") -> None:
+    errors = sum(isinstance(a, BaseException) for a in answers)
+    texts = [a if isinstance(a, str) else "" for a in answers]
+    empty = sum(not t.strip() for t in texts)
+    differ = sum(t != r for t, r in zip(texts, reference, strict=True))
+    print(f"| {name} | {len(answers)} | {errors} | {empty} | {differ} | {time.perf_counter() - started:.1f} | "
+          f"{peak_mib():.0f} |{extra}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=int, default=50)
+    args = parser.parse_args()
+    rows = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    questions = [rows[i % len(rows)] for i in range(args.questions)]
+
+    rag = build_selfrag(PipelineSettings())
+    rag.invoke("Who painted the Mona Lisa?")  # load the models and the store before any clock starts
+    print(f"loaded; peak resident memory {peak_mib():.0f} MiB")
+    print("| stage | questions | errors | empty answers | answers unlike one by one | wall s | peak RSS MiB | notes |")
+    print("|---|---|---|---|---|---|---|---|")
+
+    started = time.perf_counter()
+    reference = [rag.invoke(q).answer for q in questions]
+    stage("one by one", started, reference, reference)
+
+    started = time.perf_counter()
+    results = asyncio.run(rag.abatch(questions, {"max_concurrency": len(questions)}, return_exceptions=True))
+    stage("`abatch`, all at once", started, [r if isinstance(r, BaseException) else r.answer for r in results],
+          reference)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        history = Path(tmp) / "chat-history.sqlite3"
+        chat = SelfRAGChat(rag=rag, history_factory=lambda sid: SQLiteChatMessageHistory(sid, path=history))
+
+        def session(i: int) -> str:
+            return chat.invoke({"question": questions[i], "session_id": f"load-{i}"}).answer
+
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=len(questions)) as pool:
+            futures = [pool.submit(session, i) for i in range(len(questions))]
+            answers: list[Any] = []
+            for future in futures:
+                try:
+                    answers.append(future.result())
+                except Exception as e:  # counted, not raised: the figure is how many failed
+                    answers.append(e)
+        stored = sum(len(SQLiteChatMessageHistory(f"load-{i}", path=history).messages) == 2
+                     for i in range(len(questions)))
+        stage("chat sessions, one thread each", started, answers, reference,
+              f" {stored}/{len(questions)} sessions stored both messages |")
+
+
+if __name__ == "__main__":
+    main()
