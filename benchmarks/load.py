@@ -44,6 +44,8 @@ def peak_mib() -> float:
 
 def stage(name: str, started: float, answers: list[Any], reference: list[str], extra: str = "") -> None:
     errors = sum(isinstance(a, BaseException) for a in answers)
+    for failure in {f"{type(a).__name__}: {a}" for a in answers if isinstance(a, BaseException)}:
+        print(f"  {name} error: {failure}", flush=True)
     texts = [a if isinstance(a, str) else "" for a in answers]
     empty = sum(not t.strip() for t in texts)
     differ = sum(t != r for t, r in zip(texts, reference, strict=True))
@@ -54,6 +56,8 @@ def stage(name: str, started: float, answers: list[Any], reference: list[str], e
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=int, default=50)
+    parser.add_argument("--stages", nargs="+", default=["abatch", "chat"], choices=["abatch", "chat"],
+                        help="what to run after the one-by-one reference")
     args = parser.parse_args()
     rows = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
     questions = [rows[i % len(rows)] for i in range(args.questions)]
@@ -68,11 +72,17 @@ def main() -> None:
     reference = [rag.invoke(q).answer for q in questions]
     stage("one by one", started, reference, reference)
 
-    started = time.perf_counter()
-    results = asyncio.run(rag.abatch(questions, {"max_concurrency": len(questions)}, return_exceptions=True))
-    stage("`abatch`, all at once", started, [r if isinstance(r, BaseException) else r.answer for r in results],
-          reference)
+    if "abatch" in args.stages:
+        started = time.perf_counter()
+        results = asyncio.run(rag.abatch(questions, {"max_concurrency": len(questions)}, return_exceptions=True))
+        stage("`abatch`, all at once", started,
+              [r if isinstance(r, BaseException) else r.answer for r in results], reference)
+    if "chat" in args.stages:
+        chat_sessions(rag, questions, reference)
 
+
+def chat_sessions(rag: Any, questions: list[str], reference: list[str]) -> None:
+    """Each question in its own session, every session in its own thread, one SQLite history file."""
     with tempfile.TemporaryDirectory() as tmp:
         history = Path(tmp) / "chat-history.sqlite3"
         chat = SelfRAGChat(rag=rag, history_factory=lambda sid: SQLiteChatMessageHistory(sid, path=history))

@@ -17,6 +17,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.llms.model_loading import model_lock
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -172,13 +173,15 @@ class MiniLMEmbeddings(BaseModel, Embeddings):
         if self.resolved_runtime() == "onnx-int8":
             encoder = _load_onnx_encoder(self._path())
             return encoder.encode(texts).tolist()
-        vectors: Any = self._model().encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        model = self._model()
+        with model_lock(model):  # one call at a time per loaded model, as for the language models
+            vectors: Any = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return vectors.tolist()
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -16,6 +16,8 @@ import logging
 import os
 import random
 import re
+import shutil
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -432,24 +434,34 @@ def index_documents(
     """
     _check_batch_size(batch_size)
     store = open_store(store_dir, create=True, embeddings=embeddings)
-    added, skipped = _guarded_write(store, docs, batch_size=batch_size, progress=progress)
+    added, skipped = _guarded_write(store, docs, directory=resolve_store_dir(store_dir), batch_size=batch_size,
+                                    progress=progress)
     return IndexReport(chunks_added=added, chunks_skipped=skipped)
 
 
 def _guarded_write(
-    store: Chroma, docs: Sequence[Document], *, batch_size: int, progress: bool
+    store: Chroma, docs: Sequence[Document], *, directory: Path, batch_size: int, progress: bool
 ) -> tuple[int, int]:
     """``_write_documents`` with Chroma's write failures (disk full, read-only) as StoreError."""
     from chromadb.errors import ChromaError
 
     try:
         return _write_documents(store, docs, batch_size=batch_size, progress=progress)
-    except (OSError, ChromaError) as e:
+    except (OSError, ChromaError, sqlite3.Error) as e:
         msg = (
-            f"Writing to the store failed ({type(e).__name__}: {e}). Fix the cause and run "
+            f"Writing to the store failed ({type(e).__name__}: {e}){_disk_note(directory)}. Fix the cause and run "
             "the same command again: the batches already written are kept."
         )
         raise StoreError(msg) from e
+
+
+def _disk_note(directory: Path) -> str:
+    """How much room is left where the store lives, when that is likely the cause (under 64 MiB)."""
+    try:
+        free = shutil.disk_usage(directory).free
+    except OSError:
+        return ""
+    return f"; the disk holding the store has {free / 2**20:.1f} MiB free" if free < 64 * 2**20 else ""
 
 
 def index_paths(
@@ -501,7 +513,7 @@ def index_paths(
     store = open_store(store_dir, create=True, embeddings=embeddings)
     logger.info("Indexing %d files into %s", len(corpus.files), resolve_store_dir(store_dir))
     added, skipped = _guarded_write(
-        store, corpus.documents, batch_size=batch_size, progress=progress
+        store, corpus.documents, directory=resolve_store_dir(store_dir), batch_size=batch_size, progress=progress
     )
     removed = _remove_stale(store, corpus.text_sources, corpus.documents)
     return IndexReport(

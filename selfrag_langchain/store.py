@@ -8,6 +8,7 @@ reported with what to do, so the user's data stays as it was for them to inspect
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,14 @@ def _no_store(directory: Path) -> StoreError:
 
 
 def _unreadable(directory: Path, error: BaseException) -> StoreError:
+    if not os.access(directory, os.W_OK) or "readonly database" in str(error):
+        # Chroma writes as it opens, so a read-only store cannot even be read: say so, not "damaged".
+        msg = (
+            f"The store at {directory} is read-only ({type(error).__name__}: {error}); Chroma needs to "
+            "write to a store to open it. Make it writable, or copy it to a writable place and pass that "
+            "with --store; it was left untouched."
+        )
+        return StoreError(msg)
     msg = (
         f"The store at {directory} cannot be read ({type(error).__name__}: {error}). It is "
         f"damaged or was written by another Chroma version; it was left untouched. Move it "

@@ -133,8 +133,13 @@ def _drop_torn_tail(path: Path) -> None:
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
     """Write a JSON file through a temporary file and a rename, so it is never half-written."""
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write a text file through a temporary file and a rename, so it is never half-written."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)

@@ -18,10 +18,13 @@ from typing import Any
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.trainer.collators import ExampleDataset, PaddingCollator
 from selfrag_langchain.trainer.config import TrainingConfig
+from selfrag_langchain.trainer.data import write_text_atomic
 from selfrag_langchain.trainer.masks import Example
 from selfrag_langchain.trainer.models import save_trained, use_bf16
 
 CHECKPOINT_DIR = "checkpoints"
+TRAINER_STATE = "trainer_state.json"
+"""What Hugging Face's Trainer writes last into a checkpoint (``TRAINER_STATE_NAME``)."""
 LOG_FILE = "training_log.jsonl"
 SUMMARY_FILE = "selfrag_training.json"
 
@@ -100,18 +103,37 @@ def _optimizer(config: TrainingConfig, model: Any) -> Any:
     return torch.optim.AdamW(groups, lr=config.peak_learning_rate, weight_decay=config.weight_decay)
 
 
-def _resume_point(config: TrainingConfig, out: Path) -> bool | None:
-    """``True`` to resume from the latest checkpoint, None to start fresh; refuses to silently mix runs."""
-    from transformers.trainer_utils import get_last_checkpoint
-
+def _resume_point(config: TrainingConfig, out: Path, notes: list[str] | None = None) -> str | None:
+    """The checkpoint to resume from (the latest complete one) or None to start fresh; refuses to silently
+    mix runs. A checkpoint is complete once the trainer wrote its state, which it does last: a run killed
+    while saving leaves one without it, which is skipped with a note."""
     checkpoints = out / CHECKPOINT_DIR
-    last = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
-    if config.resume:
-        return True if last else None
-    if last:
+    found = sorted((p for p in checkpoints.glob("checkpoint-*") if p.is_dir() and p.name[11:].isdigit()),
+                   key=lambda p: int(p.name[11:]), reverse=True) if checkpoints.is_dir() else []
+    if found and not config.resume:
         msg = f"{checkpoints} holds checkpoints of an earlier run: pass --resume to continue it, or use another --out"
         raise ConfigurationError(msg)
+    for checkpoint in found:
+        if (checkpoint / TRAINER_STATE).is_file():
+            return str(checkpoint)
+        if notes is not None:
+            notes.append(f"{checkpoint.name} is incomplete (the run stopped while saving it): skipped")
     return None
+
+
+def _trim_log(log_path: Path, checkpoint: str) -> None:
+    """Drop the loss-log lines of steps after ``checkpoint``: the resumed run logs them again."""
+    if not log_path.is_file():
+        return
+    step = int(json.loads((Path(checkpoint) / TRAINER_STATE).read_text())["global_step"])
+    kept = []
+    for line in log_path.read_text(encoding="utf-8").splitlines():
+        try:
+            if int(json.loads(line)["step"]) <= step:
+                kept.append(line + "\n")
+        except (ValueError, KeyError, TypeError):
+            continue  # a line torn by the kill
+    write_text_atomic(log_path, "".join(kept))
 
 
 def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: list[Example],
@@ -124,12 +146,14 @@ def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: l
     from transformers import Trainer, TrainerCallback
 
     out = Path(config.out)
-    resume = _resume_point(config, out)
     notes = list(notes or [])
+    resume = _resume_point(config, out, notes)
     if config.resume and resume is None:
         notes.append("no checkpoint to resume from: started from the base model")
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / LOG_FILE
+    if resume is not None:
+        _trim_log(log_path, resume)
 
     class _LossLog(TrainerCallback):
         """Appends every logged dict (loss, learning rate, grad norm) with its step to the loss log."""

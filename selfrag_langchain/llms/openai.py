@@ -187,9 +187,11 @@ class OpenAICompatibleLLM(BaseLLM):
 
         with self._slots:
             try:
-                return fn(**params)
+                return self._checked(fn(**params))
             except openai.OpenAIError as e:
                 raise self._backend_error(e) from e
+            except ValueError as e:  # a body that is not JSON
+                raise self._malformed(f"not JSON: {e}") from e
 
     async def _acall(self, fn: Callable[..., Any], **params: Any) -> Any:
         import openai
@@ -197,11 +199,30 @@ class OpenAICompatibleLLM(BaseLLM):
         while not self._slots.acquire(blocking=False):  # one limit for threads and coroutines alike
             await asyncio.sleep(0.005)
         try:
-            return await fn(**params)
+            return self._checked(await fn(**params))
         except openai.OpenAIError as e:
             raise self._backend_error(e) from e
+        except ValueError as e:  # a body that is not JSON
+            raise self._malformed(f"not JSON: {e}") from e
         finally:
             self._slots.release()
+
+    def _checked(self, response: Any) -> Any:
+        """``response`` if it is what was asked for; a completion must have choices, each with text."""
+        from openai.types import Completion
+
+        if not isinstance(response, Completion):
+            return response
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise self._malformed("a completion without choices")
+        if any(getattr(c, "text", None) is None for c in choices):
+            raise self._malformed("a completion choice without text")
+        return response
+
+    def _malformed(self, what: str) -> BackendError:
+        return BackendError(f"the server at {self.base_url} returned a malformed response ({what}): is it an "
+                            "OpenAI-compatible completions server? check --base-url")
 
     # ----------------------------------------------------------------- model, tokens, context
 

@@ -22,7 +22,7 @@ from selfrag_langchain.llms.base import (
     tokenizer_control_tokens,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
-from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model
+from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model, model_lock
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
 
@@ -128,7 +128,8 @@ class TransformersLLM(BaseLLM):
         return all(s in self.vocab for s in strings)
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        with model_lock(self.hf_model):  # a fast tokenizer is not safe to share across threads
+            return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def get_num_tokens(self, text: str) -> int:
         return self.count_tokens(text)
@@ -160,9 +161,10 @@ class TransformersLLM(BaseLLM):
         **kwargs: Any,
     ) -> LLMResult:
         generations: list[list[Generation]] = []
-        for start in range(0, len(prompts), self.batch_size):
-            batch = prompts[start : start + self.batch_size]
-            generations.extend([g] for g in self._generate_batch(batch, stop, **kwargs))
+        with model_lock(self.hf_model):
+            for start in range(0, len(prompts), self.batch_size):
+                batch = prompts[start : start + self.batch_size]
+                generations.extend([g] for g in self._generate_batch(batch, stop, **kwargs))
         return LLMResult(generations=generations)
 
     def _generate_batch(self, prompts: list[str], stop: list[str] | None, **kwargs: Any) -> list[Generation]:
@@ -239,10 +241,15 @@ class TransformersLLM(BaseLLM):
         scored as one batch on top of the prompt's cache. Judging several labels, or several groups
         whose prompts share the passage, costs one read of the passage plus short suffixes.
         """
-        import torch
 
         if not requests:
             return []
+        with model_lock(self.hf_model):
+            return self._score_locked(requests)
+
+    def _score_locked(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
+        import torch
+
         prompts = [self._encode(self.format_prompt(req.prompt) if req.chat else req.prompt) for req in requests]
         if any(not p for p in prompts):
             msg = "score_continuations needs non-empty prompts"

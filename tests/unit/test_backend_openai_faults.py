@@ -1,5 +1,6 @@
 """Faults of an OpenAI-compatible server, against a real loopback HTTP server that misbehaves on purpose:
-unreachable, slow, HTTP 429/500 (retried, then a clear error naming the URL), no log-probabilities."""
+unreachable, slow, HTTP 429/500 (retried, then a clear error naming the URL), no log-probabilities, down in
+the middle of an answer, answering garbage."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from selfrag_langchain.llms.base import stats_of
 from selfrag_langchain.llms.openai import OpenAICompatibleLLM
 from tests.servers import free_port
 
-Reply = tuple[int, dict[str, Any]]
+Reply = tuple[int, Any]
+"""(HTTP status, JSON payload, raw bytes, or :data:`DROP`)."""
+DROP = object()
+"""A reply that closes the connection without answering, as a server that went down does."""
 
 
 def completion(text: str = " Paris", logprobs: bool = True) -> dict[str, Any]:
@@ -39,7 +43,11 @@ class Loopback:
                 loopback.requests.append((self.path, body))
                 time.sleep(loopback.delay)
                 status, payload = loopback.answer(len(loopback.requests))
-                data = json.dumps(payload).encode()
+                if payload is DROP:  # the server process dies: the connection closes without an answer
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
@@ -165,3 +173,34 @@ async def test_concurrency_limit_bounds_requests_in_flight(serve: Callable[..., 
     elapsed = time.monotonic() - start
     assert len(result.generations) == 6 and peak[0] == 2
     assert elapsed >= 0.3 - 0.05  # 6 requests, 2 at a time, 0.1 s each
+
+
+def test_a_server_that_goes_down_mid_answer_is_named_and_nothing_is_half_returned(
+        serve: Callable[..., Loopback]) -> None:
+    """The first branch is answered, then the server dies: the call fails as a whole, in one line."""
+    server = serve(lambda n: (200, completion()) if n == 1 else (200, DROP))
+    llm = _llm(server.base_url, max_retries=1, concurrency=1)
+    with pytest.raises(BackendError, match=f"^cannot reach the server at {server.base_url} \\(after 1 retry\\)"):
+        llm.generate(["first branch", "second branch"])
+    assert len(server.requests) == 3  # the answered one, then the dropped one and its retry
+
+
+def test_selfrag_stops_with_the_servers_error_when_it_dies_during_a_question(serve: Callable[..., Loopback]) -> None:
+    from selfrag_langchain import CriticReflector, SelfRAG
+
+    server = serve(lambda n: (200, completion()) if n == 1 else (200, DROP))
+    llm = _llm(server.base_url, max_retries=0)
+    rag = SelfRAG(generator=llm, reflector=CriticReflector(llm), mode="never")
+    with pytest.raises(BackendError, match=f"^cannot reach the server at {server.base_url}"):
+        rag.invoke("Who?")
+
+
+@pytest.mark.parametrize(("payload", "what"), [
+    (b"<html>502 Bad Gateway</html>", "not JSON"),
+    ({"id": "c", "object": "text_completion"}, "no choices"),
+    ({"choices": [{"text": None, "index": 0}]}, "no text"),
+])
+def test_garbage_from_the_server_is_a_clear_error(serve: Callable[..., Loopback], payload: Any, what: str) -> None:
+    server = serve(lambda n: (200, payload))
+    with pytest.raises(BackendError, match=f"server at {server.base_url} .*malformed"):
+        _llm(server.base_url, max_retries=0).invoke("hi")

@@ -3,44 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseLLM
-from langchain_core.outputs import Generation, LLMResult
+from langchain_core.outputs import LLMResult
 
 from selfrag_langchain import CriticReflector, SelfRAG, SelfRAGLongForm
-from selfrag_langchain.llms.base import ContinuationRequest
 from selfrag_langchain.retrievers import PassageRetriever
-
-
-class _PlainLLM(BaseLLM):
-    """An instruct model stand-in: a fixed answer, label scores that favour the first label."""
-
-    @property
-    def _llm_type(self) -> str:
-        return "plain-stand-in"
-
-    def _generate(self, prompts: list[str], stop: list[str] | None = None, run_manager: Any = None,
-                  **kwargs: Any) -> LLMResult:
-        return LLMResult(generations=[[Generation(text="Paris is the capital.")] for _ in prompts])
-
-    def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
-        return [[-0.5 - i for i in range(len(r.continuations))] for r in requests]
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return False
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    @property
-    def context_window(self) -> int | None:
-        return None
+from tests.plain_llm import PlainLLM
 
 
 class _Runs(BaseCallbackHandler):
@@ -69,7 +42,7 @@ class _Runs(BaseCallbackHandler):
 
 
 def _rag(cls: type = SelfRAG, **fields: Any) -> Any:
-    llm = _PlainLLM()
+    llm = PlainLLM()
     docs = [Document(page_content="Paris is the capital of France.", metadata={"title": "Paris"}),
             Document(page_content="Lyon is a city.", metadata={"title": "Lyon"})]
     return cls(generator=llm, reflector=CriticReflector(llm), retriever=PassageRetriever(passages=docs), k=2,

@@ -2,59 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import pytest
-from langchain_core.language_models import BaseLLM
-from langchain_core.outputs import Generation, LLMResult
 from pydantic import ValidationError
 
 from selfrag_langchain import CriticReflector, SelfRAG, SelfRAGLongForm
 from selfrag_langchain.chains.controls import MAX_K
 from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.llms.base import ContinuationRequest
+from tests.plain_llm import PlainLLM
 
 
-class _SmallWindow(BaseLLM):
-    """A generator with a 256-token context window that counts how often it was asked."""
-
-    calls: int = 0
-
-    @property
-    def _llm_type(self) -> str:
-        return "small-window"
-
-    def _generate(self, prompts: list[str], stop: list[str] | None = None, run_manager: Any = None,
-                  **kwargs: Any) -> LLMResult:
-        self.calls += 1
-        return LLMResult(generations=[[Generation(text="An answer.")] for _ in prompts])
-
-    def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
-        self.calls += 1
-        return [[-1.0] * len(r.continuations) for r in requests]
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return False
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    @property
-    def context_window(self) -> int | None:
-        return 256
+def _small_window() -> PlainLLM:
+    """A generator with a 256-token context window."""
+    return PlainLLM(answer="An answer.", window=256)
 
 
 @pytest.mark.parametrize("cls", [SelfRAG, SelfRAGLongForm])
 def test_more_branches_than_the_limit_are_refused(cls: type) -> None:
-    llm = _SmallWindow()
+    llm = _small_window()
     with pytest.raises(ValidationError, match=rf"k must be at most {MAX_K} \(each passage .*got 1000"):
         cls(generator=llm, reflector=CriticReflector(llm), k=1000)
     assert cls(generator=llm, reflector=CriticReflector(llm), k=MAX_K).k == MAX_K
 
 
 def test_an_answer_budget_the_context_cannot_hold_is_refused_before_any_model_call() -> None:
-    llm = _SmallWindow()
+    llm = _small_window()
     rag = SelfRAG(generator=llm, reflector=CriticReflector(llm), max_new_tokens=200, mode="never")
     with pytest.raises(ConfigurationError, match=r"max_new_tokens 200 .* 256-token context window.*at most 127$"):
         rag.invoke("Who?")
@@ -64,7 +35,7 @@ def test_an_answer_budget_the_context_cannot_hold_is_refused_before_any_model_ca
 
 
 def test_long_form_counts_the_answer_so_far_and_a_segment() -> None:
-    llm = _SmallWindow()
+    llm = _small_window()
     rag = SelfRAGLongForm(generator=llm, reflector=CriticReflector(llm), max_new_tokens=100, max_segment_tokens=48,
                           mode="never")
     with pytest.raises(ConfigurationError, match="max_new_tokens 148"):

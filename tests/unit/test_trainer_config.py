@@ -12,7 +12,7 @@ from selfrag_langchain.cli import main
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
 from selfrag_langchain.trainer.config import CriticConfig, GeneratorConfig, TrainingConfig
-from selfrag_langchain.trainer.training import _resume_point
+from selfrag_langchain.trainer.training import TRAINER_STATE, _resume_point, _trim_log
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
@@ -77,12 +77,38 @@ def test_deepspeed_presets_resolve_and_unknown_paths_fail() -> None:
         TrainingConfig(data=["d"], out="o", deepspeed="nope.json").deepspeed_file()
 
 
+def _checkpoint(root: Path, step: int, *, complete: bool = True) -> Path:
+    path = root / "checkpoints" / f"checkpoint-{step}"
+    path.mkdir(parents=True)
+    if complete:
+        (path / TRAINER_STATE).write_text(json.dumps({"global_step": step}))
+    return path
+
+
 def test_leftover_checkpoints_need_resume(tmp_path: Path) -> None:
-    (tmp_path / "checkpoints" / "checkpoint-3").mkdir(parents=True)
+    _checkpoint(tmp_path, 3)
     with pytest.raises(ConfigurationError, match="pass --resume"):
         _resume_point(TrainingConfig(data=["d"], out=str(tmp_path)), tmp_path)
-    assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), tmp_path) is True
+    resume = TrainingConfig(data=["d"], out=str(tmp_path), resume=True)
+    assert _resume_point(resume, tmp_path) == str(tmp_path / "checkpoints" / "checkpoint-3")
     assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path / "new"), resume=True), tmp_path / "new") is None
+
+
+def test_a_checkpoint_torn_by_a_kill_is_skipped_for_the_last_complete_one(tmp_path: Path) -> None:
+    _checkpoint(tmp_path, 2)
+    _checkpoint(tmp_path, 10)
+    _checkpoint(tmp_path, 12, complete=False)  # the run was killed while saving it
+    notes: list[str] = []
+    got = _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), tmp_path, notes)
+    assert got == str(tmp_path / "checkpoints" / "checkpoint-10")  # by step number, not name order
+    assert notes == ["checkpoint-12 is incomplete (the run stopped while saving it): skipped"]
+
+
+def test_the_loss_log_keeps_only_the_steps_up_to_the_resumed_checkpoint(tmp_path: Path) -> None:
+    log = tmp_path / "training_log.jsonl"
+    log.write_text("".join(json.dumps({"step": s, "loss": 1.0 / s}) + "\n" for s in (1, 2, 3, 4)) + '{"step": 5, "lo')
+    _trim_log(log, str(_checkpoint(tmp_path, 3)))
+    assert [json.loads(line)["step"] for line in log.read_text().splitlines()] == [1, 2, 3]
 
 
 def _write(path: Path, rows: list[dict[str, str]] | str) -> Path:
