@@ -2,6 +2,7 @@
 
 from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGChat
 from selfrag_langchain.chains.chat_model import ChatSelfRAG
+from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.judging import CalibratedReflector, ChatCriticReflector
@@ -23,6 +24,7 @@ __all__ = [
     "InlineReflector",
     "LongFormResult",
     "PipelineSettings",
+    "Question",
     "Reflector",
     "SelfRAG",
     "SelfRAGChat",

@@ -24,6 +24,7 @@ not control strings and are not removed: no escaping can tell them from content.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -43,10 +44,12 @@ def _lookalike(token: str) -> str:
 REFLECTION_LOOKALIKES = re.compile("|".join(_lookalike(t) for t in SPECIAL_STRINGS), re.IGNORECASE)
 """The reflection and paragraph strings, with any bracket twin, case or inner spacing."""
 
-PROMPT_HEADERS = re.compile(r"^[ \t]*#{1,6}[ \t]*(?:Instruction|Input|Response)[ \t]*:", re.IGNORECASE | re.MULTILINE)
-"""The section headers of the Self-RAG and critic prompt layouts, at a line start."""
+PROMPT_HEADERS = re.compile(r"^(?:[ \t]*#{1,6}[ \t]*(?:Instruction|Input|Response)[ \t]*:)+",
+                            re.IGNORECASE | re.MULTILINE)
+"""The section headers of the Self-RAG and critic prompt layouts, at a line start (a run of them at once,
+so a line of thousands of headers goes in one pass)."""
 
-TEMPLATE_CONTROLS = re.compile(
+TEMPLATE_CONTROLS = re.compile(  # exact case, as tokenizers match them
     r"<\|[^<>|\s]{1,64}\|>"  # ChatML, Llama 3, Phi: <|im_end|>, <|eot_id|>, <|end|>
     r"|<｜[^<>｜\s]{1,64}｜>"  # DeepSeek: <｜begin▁of▁sentence｜>
     r"|\[/?INST\]|<</?SYS>>|</?s>"  # Llama 2, Mistral
@@ -57,6 +60,7 @@ TEMPLATE_CONTROLS = re.compile(
 is not known here."""
 
 _MAX_PASSES = 64
+_LINE_HASH = re.compile(r"^([ \t]*)#", re.MULTILINE)
 _OPENERS = re.compile(f"[{re.escape(_BRACKETS['['] + _BRACKETS['<'])}]")
 
 
@@ -74,9 +78,9 @@ class Boundary:
     def __init__(self, controls: Iterable[str] = ()) -> None:
         self.controls = tuple(sorted({c for c in controls if c}, key=lambda c: (-len(c), c)))
         """The model-specific strings (special and added tokens), longest first."""
-        patterns = [re.escape(c) for c in self.controls]
-        patterns += [REFLECTION_LOOKALIKES.pattern, TEMPLATE_CONTROLS.pattern]
-        self._pattern = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+        patterns = [f"(?i:{REFLECTION_LOOKALIKES.pattern})", TEMPLATE_CONTROLS.pattern]
+        self._pattern = re.compile("|".join(f"(?:{p})" for p in patterns))
+        # Model strings are matched as the tokenizer matches them, exactly: `<FILENAME>` is ordinary text.
         self._exact = re.compile("|".join(re.escape(c) for c in self.controls)) if self.controls else None
 
     def clean(self, text: str) -> str:
@@ -88,11 +92,11 @@ class Boundary:
                 return text
             text, passes = cleaned, passes + 1
             if passes == _MAX_PASSES:
-                # Adversarial nesting: no opening bracket survives, so what is left ends in a few passes.
-                text = _OPENERS.sub("(", text)
+                # Adversarial nesting: no opening bracket or line-start header mark survives, so what is
+                # left ends in a few passes.
+                text = _LINE_HASH.sub(r"\1＃", _OPENERS.sub("(", text))
 
     def _remove(self, text: str) -> str:
-        # Model strings are matched exactly first: an uppercase special token must not hide in a lookalike.
         if self._exact is not None:
             text = self._exact.sub("", text)
         return self._pattern.sub("", text)
@@ -126,5 +130,10 @@ def control_tokens(model: Any) -> tuple[str, ...]:
 
 def boundary_for(*models: Any) -> Boundary:
     """The boundary for prompts read by all of ``models`` (a generator, a reflector, a rewriting model)."""
-    controls = [c for m in models for c in control_tokens(m)]
+    return _boundary(frozenset(c for m in models for c in control_tokens(m)))
+
+
+@functools.lru_cache(maxsize=64)
+def _boundary(controls: frozenset[str]) -> Boundary:
+    """One compiled boundary per set of control strings, made once."""
     return Boundary(controls) if controls else DEFAULT_BOUNDARY

@@ -146,7 +146,9 @@ class InlineReflector(Reflector):
     def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float] | None:
         # After a segment the model may also keep its passage ([Continue to Use Evidence]).
         tokens = (RETRIEVAL, NO_RETRIEVAL, CONTINUE_EVIDENCE) if preceding else (RETRIEVAL, NO_RETRIEVAL)
-        request = ContinuationRequest(generator_prompt(instruction) + (preceding or ""), tokens)
+        # ``preceding`` is the generator's own output, reflection tokens and all: only the question is cleaned.
+        request = ContinuationRequest(generator_prompt(boundary_for(self.llm)(instruction)) + (preceding or ""),
+                                      tokens)
         (logprobs,) = score(self.llm, [request])
         return from_logprobs(Group.RETRIEVE, dict(zip(request.continuations, logprobs, strict=True)))
 
@@ -160,7 +162,8 @@ class InlineReflector(Reflector):
         if not evidence:
             return []
         self.check_generator(self.llm)
-        requests = [ContinuationRequest(selfrag_branch_prompt(instruction, e), (RELEVANT, IRRELEVANT))
+        clean = boundary_for(self.llm)
+        requests = [ContinuationRequest(selfrag_branch_prompt(clean(instruction), clean(e)), (RELEVANT, IRRELEVANT))
                     for e in evidence]
         rows = score(self.llm, requests)
         return [from_logprobs(Group.ISREL, dict(zip(r.continuations, lps, strict=True)))
@@ -298,6 +301,7 @@ class CriticReflector(Reflector):
         ]
 
     def _relevance_from_likelihood(self, instruction: str, with_passage: float) -> dict[str, float]:
+        instruction = boundary_for(self.llm)(instruction)  # as _question_request scored it
         if instruction not in self._question_logprob:
             (row,) = score(self.llm, [self._question_request(instruction, None)])
             self._question_logprob[instruction] = row[0]

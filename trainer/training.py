@@ -10,6 +10,7 @@ of new tokens are written into whole matrices, not shards.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -114,18 +115,28 @@ def _resume_point(config: TrainingConfig, out: Path, notes: list[str] | None = N
         msg = f"{checkpoints} holds checkpoints of an earlier run: pass --resume to continue it, or use another --out"
         raise ConfigurationError(msg)
     for checkpoint in found:
-        if (checkpoint / TRAINER_STATE).is_file():
+        if _saved_step(checkpoint) is not None:
             return str(checkpoint)
         if notes is not None:
             notes.append(f"{checkpoint.name} is incomplete (the run stopped while saving it): skipped")
     return None
 
 
-def _trim_log(log_path: Path, checkpoint: str) -> None:
-    """Drop the loss-log lines of steps after ``checkpoint``: the resumed run logs them again."""
+def _saved_step(checkpoint: Path) -> int | None:
+    """The step a checkpoint's trainer state records; None while it is missing or cut short (the trainer
+    writes it last, and not atomically)."""
+    try:
+        return int(json.loads((checkpoint / TRAINER_STATE).read_text())["global_step"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _trim_log(log_path: Path, checkpoint: str | None) -> None:
+    """Drop the loss-log lines of steps after ``checkpoint`` (all of them for a fresh start): the run logs
+    them again."""
     if not log_path.is_file():
         return
-    step = int(json.loads((Path(checkpoint) / TRAINER_STATE).read_text())["global_step"])
+    step = (_saved_step(Path(checkpoint)) or 0) if checkpoint is not None else 0
     kept = []
     for line in log_path.read_text(encoding="utf-8").splitlines():
         try:
@@ -152,7 +163,7 @@ def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: l
         notes.append("no checkpoint to resume from: started from the base model")
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / LOG_FILE
-    if resume is not None:
+    if int(os.environ.get("RANK", "0")) == 0:  # one process of a multi-GPU run rewrites the log
         _trim_log(log_path, resume)
 
     class _LossLog(TrainerCallback):

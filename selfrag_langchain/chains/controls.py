@@ -113,13 +113,13 @@ class SelfRAGControls(BaseModel):
     def constraints(self) -> HardConstraints:
         return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant)
 
-    def check_budget(self, max_new_tokens: int) -> None:
-        """Refuse an answer budget the generator's context window cannot hold beside a prompt (a run that
-        would only fail, or write nothing, after minutes)."""
+    def check_budget(self, needed: int, setting: str) -> None:
+        """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window
+        cannot hold beside a prompt: a run that would only fail, or write nothing, after minutes."""
         window = getattr(self.generator, "context_window", None)
-        if isinstance(window, int) and max_new_tokens >= window // 2:
-            msg = (f"max_new_tokens {max_new_tokens} leaves too little of the generator's {window}-token context "
-                   f"window for the question and passage: use at most {window // 2 - 1}")
+        if isinstance(window, int) and needed >= window // 2:
+            msg = (f"{setting} leaves too little of the generator's {window}-token context window for the "
+                   f"question and passage: keep it under {window // 2} tokens")
             raise ConfigurationError(msg)
 
     def boundary(self) -> Boundary:

@@ -25,8 +25,10 @@ class Question:
     """Passages that come with the question (eval files' ``ctxs``); used instead of the retriever."""
     raw: bool = False
     """The question, instruction and choices reach the generator's prompts as written, control strings
-    and all (``{"question": ..., "raw": True}``): for a caller who builds the prompt text on purpose.
-    Passages and the judges' prompts are neutralised all the same."""
+    and all: for a caller who builds the prompt text on purpose, in code
+    (``rag.invoke(Question("...", raw=True))``). Input dicts cannot ask for it, so whoever only supplies
+    the text (a chat user, another model) cannot turn the boundary off. Passages and the judges' prompts
+    are neutralised all the same."""
 
     def neutralised(self, clean: Callable[[str], str]) -> Question:
         """The question with ``clean`` (a :class:`~selfrag_langchain.boundary.Boundary`) applied to every
@@ -68,7 +70,7 @@ def _passages(value: Any) -> list[Document] | None:
 
 def to_question(value: Any) -> Question:
     """Accept a string, a prompt value, or a dict (``question`` with optional ``instruction``,
-    ``choices``, ``passages`` or ``ctxs``, and ``raw``).
+    ``choices``, ``passages`` or ``ctxs``).
 
     Raises:
         InputError: for an empty question or a shape that is none of these.
@@ -88,7 +90,6 @@ def to_question(value: Any) -> Question:
             instruction=value.get("instruction") or None,
             choices=_choices(value.get("choices")),
             passages=_passages(value.get("passages", value.get("ctxs"))),
-            raw=value.get("raw") is True,
         )
     else:
         msg = f"input must be a question string, a prompt value or a dict, got {type(value).__name__}"

@@ -104,7 +104,9 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
     def _search(self, input: Any) -> BeamSearch:
         q = (input if isinstance(input, Question) else to_question(input)).neutralised(self.boundary())
         self.reflector.check_generator(self.generator)
-        self.check_budget(self.max_new_tokens + self.max_segment_tokens)
+        # The answer so far (up to max_new_tokens) is in the prompt of its next segment.
+        self.check_budget(self.max_new_tokens + self.max_segment_tokens,
+                          f"max_new_tokens + max_segment_tokens ({self.max_new_tokens} + {self.max_segment_tokens})")
         raw = self._raw_generator() if self.resolved_prompt_format() == "rag" else None
         return BeamSearch(self, q, raw_continuation=raw is not None)
 

@@ -120,7 +120,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     def _invoke(self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> SelfRAGResult:
         q = to_question(input).neutralised(self.boundary())
         self.reflector.check_generator(self.generator)
-        self.check_budget(self.max_new_tokens)
+        self.check_budget(self.max_new_tokens, f"max_new_tokens {self.max_new_tokens}")
         instruction = build_instruction(q.question, q.instruction, q.choices)
         child = patch_config(config, callbacks=run_manager.get_child())
         notes: list[str] = []
@@ -163,7 +163,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     ) -> SelfRAGResult:
         q = to_question(input).neutralised(self.boundary())
         self.reflector.check_generator(self.generator)
-        self.check_budget(self.max_new_tokens)
+        self.check_budget(self.max_new_tokens, f"max_new_tokens {self.max_new_tokens}")
         instruction = build_instruction(q.question, q.instruction, q.choices)
         child = patch_config(config, callbacks=run_manager.get_child())
         notes: list[str] = []

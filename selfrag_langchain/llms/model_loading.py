@@ -27,6 +27,7 @@ _SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], tuple[Any, Any]] = {}
 _IN_USE: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()
+_IN_USE_LOCK = threading.Lock()
 
 
 def model_lock(model: Any) -> threading.Lock:
@@ -37,7 +38,7 @@ def model_lock(model: Any) -> threading.Lock:
     for one at a time), and they would share one tokenizer, which is not safe across threads. Batching
     (one call for many prompts) is what speeds a model up.
     """
-    with _LOCK:
+    with _IN_USE_LOCK:  # not _LOCK, which a model load holds for seconds
         return _IN_USE.setdefault(model, threading.Lock())
 _TOKENIZERS: dict[str, Any] = {}
 

@@ -211,6 +211,8 @@ class OpenAICompatibleLLM(BaseLLM):
         """``response`` if it is what was asked for; a completion must have choices, each with text."""
         from openai.types import Completion
 
+        if isinstance(response, str):  # the client hands back a body that is not JSON (an HTML page) as text
+            raise self._malformed(f"not JSON: {response[:80]!r}")
         if not isinstance(response, Completion):
             return response
         choices = getattr(response, "choices", None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,6 +78,8 @@ class TransformersLLM(BaseLLM):
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
     _vocab: dict[str, int] | None = PrivateAttr(default=None)
+    _counter: Any = PrivateAttr(default=None)
+    _count_lock: Any = PrivateAttr(default_factory=threading.Lock)
 
     @model_validator(mode="after")
     def _check_ranges(self) -> TransformersLLM:
@@ -128,8 +131,12 @@ class TransformersLLM(BaseLLM):
         return all(s in self.vocab for s in strings)
 
     def count_tokens(self, text: str) -> int:
-        with model_lock(self.hf_model):  # a fast tokenizer is not safe to share across threads
-            return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        # A copy of the tokenizer of its own: a fast tokenizer is not safe to share across threads, and
+        # counting must not wait for a generation that holds the model (it runs on the event loop too).
+        with self._count_lock:
+            if self._counter is None:
+                self._counter = copy.deepcopy(self.tokenizer)
+            return len(self._counter(text, add_special_tokens=False)["input_ids"])
 
     def get_num_tokens(self, text: str) -> int:
         return self.count_tokens(text)

@@ -48,9 +48,10 @@ class Loopback:
                     self.connection.shutdown(2)
                     return
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                kind = "text/html" if data.startswith(b"<") else "application/json"
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", kind)
                     self.send_header("Content-Length", str(len(data)))
                     self.send_header("retry-after-ms", "10")  # keep the client's backoff short in tests
                     self.end_headers()
@@ -196,11 +197,12 @@ def test_selfrag_stops_with_the_servers_error_when_it_dies_during_a_question(ser
 
 
 @pytest.mark.parametrize(("payload", "what"), [
-    (b"<html>502 Bad Gateway</html>", "not JSON"),
-    ({"id": "c", "object": "text_completion"}, "no choices"),
-    ({"choices": [{"text": None, "index": 0}]}, "no text"),
+    (b"<html>502 Bad Gateway</html>", "not JSON"),  # sent as text/html
+    (b'{"choices": [', "not JSON"),  # sent as application/json
+    ({"id": "c", "object": "text_completion"}, "a completion without choices"),
+    ({"choices": [{"text": None, "index": 0}]}, "a completion choice without text"),
 ])
 def test_garbage_from_the_server_is_a_clear_error(serve: Callable[..., Loopback], payload: Any, what: str) -> None:
     server = serve(lambda n: (200, payload))
-    with pytest.raises(BackendError, match=f"server at {server.base_url} .*malformed"):
+    with pytest.raises(BackendError, match=f"server at {server.base_url} returned a malformed response \\({what}"):
         _llm(server.base_url, max_retries=0).invoke("hi")

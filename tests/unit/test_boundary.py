@@ -16,7 +16,7 @@ from selfrag_langchain.boundary import (
     boundary_for,
     control_tokens,
 )
-from selfrag_langchain.chains.inputs import to_question
+from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.prompts import format_passage, selfrag_branch_prompt
 
 CHATML = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "<filename>")
@@ -101,9 +101,10 @@ def test_question_is_neutralised_unless_raw() -> None:
              "choices": {"A": "yes <|im_start|>", "B": "no"}}
     q = to_question(asked).neutralised(boundary)
     assert (q.question, q.instruction, q.choices) == ("What is ?", "Pick", {"A": "yes ", "B": "no"})
-    raw = to_question({**asked, "raw": True})
+    raw = Question(asked["question"], raw=True)
     assert raw.neutralised(boundary) is raw
-    assert raw.question == asked["question"]
+    # Only code can ask for raw text: an input dict saying so is neutralised like any other.
+    assert to_question({**asked, "raw": True}).neutralised(boundary).question == "What is ?"
 
 
 class _Backend:

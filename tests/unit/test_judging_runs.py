@@ -69,7 +69,7 @@ def test_every_model_call_is_an_llm_run_under_its_step(mode: str) -> None:
     # Per branch: IsSup and IsUse labels, the question's likelihood given the passage; then the question
     # alone and the IsSup/IsUse priors, each once.
     assert len(critique) == 2 * 3 + 3
-    assert {r["output"].text for r in critique if "supported by the evidence" in r["prompt"]} <= {"Fully"}
+    assert {r["output"].text for r in critique if "supported by the evidence" in r["prompt"]} == {"Fully"}
     assert all(set(r["output"].generation_info["logprobs"]) for r in critique)
     assert len(generate) == 2 and all("Passage:" in r["prompt"] for r in generate)  # one run per branch
     llm_runs = [r for r in runs.runs.values() if r["kind"] == "llm"]

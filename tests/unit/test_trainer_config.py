@@ -98,10 +98,11 @@ def test_a_checkpoint_torn_by_a_kill_is_skipped_for_the_last_complete_one(tmp_pa
     _checkpoint(tmp_path, 2)
     _checkpoint(tmp_path, 10)
     _checkpoint(tmp_path, 12, complete=False)  # the run was killed while saving it
+    (_checkpoint(tmp_path, 14, complete=False) / TRAINER_STATE).write_text('{"global_st')  # killed mid-write
     notes: list[str] = []
     got = _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), tmp_path, notes)
     assert got == str(tmp_path / "checkpoints" / "checkpoint-10")  # by step number, not name order
-    assert notes == ["checkpoint-12 is incomplete (the run stopped while saving it): skipped"]
+    assert notes == [f"checkpoint-{n} is incomplete (the run stopped while saving it): skipped" for n in (14, 12)]
 
 
 def test_the_loss_log_keeps_only_the_steps_up_to_the_resumed_checkpoint(tmp_path: Path) -> None:
@@ -109,6 +110,8 @@ def test_the_loss_log_keeps_only_the_steps_up_to_the_resumed_checkpoint(tmp_path
     log.write_text("".join(json.dumps({"step": s, "loss": 1.0 / s}) + "\n" for s in (1, 2, 3, 4)) + '{"step": 5, "lo')
     _trim_log(log, str(_checkpoint(tmp_path, 3)))
     assert [json.loads(line)["step"] for line in log.read_text().splitlines()] == [1, 2, 3]
+    _trim_log(log, None)  # a fresh start: the steps of the earlier run would be logged again
+    assert log.read_text() == ""
 
 
 def _write(path: Path, rows: list[dict[str, str]] | str) -> Path:
