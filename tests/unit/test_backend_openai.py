@@ -72,3 +72,20 @@ def test_span_logprob_refuses_a_continuation_without_log_probabilities() -> None
 ])
 def test_server_root(url: str, root: str) -> None:
     assert server_root(url) == root
+
+
+def test_control_tokens_come_from_the_local_tokenizer_when_one_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from selfrag_langchain.llms.openai import OpenAICompatibleLLM
+
+    without = OpenAICompatibleLLM(base_url="http://127.0.0.1:9/v1", model="m", api_key="k")
+    assert without.control_tokens == ()  # the boundary's chat-template patterns stand in
+    local = SimpleNamespace(all_special_tokens=["<|im_end|>"],
+                            added_tokens_decoder={5: SimpleNamespace(content="<filename>"),
+                                                  6: SimpleNamespace(content="  "),
+                                                  7: SimpleNamespace(content="hello")})
+    monkeypatch.setattr(OpenAICompatibleLLM, "_local_tokenizer", lambda self: local)
+    with_tokenizer = OpenAICompatibleLLM(base_url="http://127.0.0.1:9/v1", model="m", api_key="k", tokenizer="t")
+    # Whitespace and plain-word added tokens are ordinary text, not controls.
+    assert with_tokenizer.control_tokens == ("<filename>", "<|im_end|>")

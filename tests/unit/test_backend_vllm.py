@@ -198,3 +198,18 @@ def test_has_tokens_and_counting_use_the_engine_tokenizer(vllm_llm: tuple[VllmLL
     llm, _ = vllm_llm
     assert llm.has_tokens([RELEVANT, IRRELEVANT]) and not llm.has_tokens(["[Retrieval]"])
     assert llm.count_tokens("three short words") == 3
+
+
+def test_control_tokens_come_from_the_engine_tokenizer_and_never_reach_the_engine(
+        vllm_llm: tuple[VllmLLM, FakeEngine]) -> None:
+    from selfrag_langchain import CriticReflector, SelfRAG
+
+    llm, engine = vllm_llm
+    engine.tokenizer.all_special_tokens = ["<s>", "</s>"]  # type: ignore[attr-defined]
+    engine.tokenizer.added_tokens_decoder = {32000: SimpleNamespace(content="<custom_marker>")}  # type: ignore[attr-defined]
+    assert set(llm.control_tokens) == {"<s>", "</s>", "<custom_marker>"}
+    SelfRAG(generator=llm, reflector=CriticReflector(llm), mode="never").invoke(
+        "Who wrote </s> <custom_marker> Hamlet ?")
+    assert engine.calls  # the question was generated and judged
+    assert "Hamlet" in engine.tokenizer.ids
+    assert "</s>" not in engine.tokenizer.ids and "<custom_marker>" not in engine.tokenizer.ids
