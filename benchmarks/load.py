@@ -12,7 +12,7 @@ For 2 and 3: errors, answers that differ from the one-by-one answer, sessions wh
 the turn, wall time, and the process's peak resident memory (``ru_maxrss``) after each stage beside the
 peak after the one-by-one stage.
 
-    python benchmarks/load.py [--questions 50]
+    python benchmarks/load.py [--questions 50] [--stages abatch chat] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=50)
     parser.add_argument("--stages", nargs="+", default=["abatch", "chat"], choices=["abatch", "chat"],
                         help="what to run after the one-by-one reference")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the chat stage this many times: a peak that stops rising is memory that is bounded")
     args = parser.parse_args()
     rows = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
     questions = [rows[i % len(rows)] for i in range(args.questions)]
@@ -78,10 +80,11 @@ def main() -> None:
         stage("`abatch`, all at once", started,
               [r if isinstance(r, BaseException) else r.answer for r in results], reference)
     if "chat" in args.stages:
-        chat_sessions(rag, questions, reference)
+        for round_number in range(1, args.rounds + 1):
+            chat_sessions(rag, questions, reference, round_number)
 
 
-def chat_sessions(rag: Any, questions: list[str], reference: list[str]) -> None:
+def chat_sessions(rag: Any, questions: list[str], reference: list[str], round_number: int = 1) -> None:
     """Each question in its own session, every session in its own thread, one SQLite history file."""
     with tempfile.TemporaryDirectory() as tmp:
         history = Path(tmp) / "chat-history.sqlite3"
@@ -101,7 +104,7 @@ def chat_sessions(rag: Any, questions: list[str], reference: list[str]) -> None:
                     answers.append(e)
         stored = sum(len(SQLiteChatMessageHistory(f"load-{i}", path=history).messages) == 2
                      for i in range(len(questions)))
-        stage("chat sessions, one thread each", started, answers, reference,
+        stage(f"chat sessions, one thread each (round {round_number})", started, answers, reference,
               f" {stored}/{len(questions)} sessions stored both messages |")
 
 
