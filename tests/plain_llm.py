@@ -12,9 +12,25 @@ from langchain_core.outputs import Generation, LLMResult
 from selfrag_langchain.llms.base import ContinuationRequest
 
 
-class PlainLLM(BaseLLM):
-    answer: str = "Paris is the capital."
+class InstructStandIn(BaseLLM):
+    """What every stand-in for an instruct model (no reflection tokens) answers about its vocabulary:
+    words for tokens, and ``window`` as its context window."""
+
     window: int | None = None
+
+    def has_tokens(self, strings: Sequence[str]) -> bool:
+        return False
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    @property
+    def context_window(self) -> int | None:
+        return self.window
+
+
+class PlainLLM(InstructStandIn):
+    answer: str = "Paris is the capital."
     calls: int = 0
 
     @property
@@ -29,13 +45,3 @@ class PlainLLM(BaseLLM):
     def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
         self.calls += 1
         return [[-0.5 - i for i in range(len(r.continuations))] for r in requests]
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return False
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    @property
-    def context_window(self) -> int | None:
-        return self.window

@@ -24,6 +24,7 @@ from selfrag_langchain.tokens import (
     Group,
     parse_generation,
 )
+from tests.plain_llm import InstructStandIn
 
 Step = tuple[str, GenerationStats]
 """Generated text (before stop strings are applied) and the stats a backend would report."""
@@ -144,7 +145,7 @@ class ScriptedPlainLLM(BaseLLM):
         return len(text.split())
 
 
-class ScriptedCritic(BaseLLM):
+class ScriptedCritic(InstructStandIn):
     """A critic whose label log-likelihoods come from ``judge(prompt) -> {label: logprob}``; it records
     every prompt it was asked."""
 
@@ -166,16 +167,6 @@ class ScriptedCritic(BaseLLM):
             table = self.judge(r.prompt)
             out.append([table.get(c, -5.0) for c in r.continuations])
         return out
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return False
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    @property
-    def context_window(self) -> int | None:
-        return None
 
 
 class RecordingRetriever(BaseRetriever):

@@ -19,7 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from selfrag_langchain.boundary import DEFAULT_BOUNDARY
+from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import BackendError, ConfigurationError
 from selfrag_langchain.llms.base import GroupReading
 from selfrag_langchain.prompts import ZERO_SHOT_CRITIC, CriticPromptSet, critic_prompt_set
@@ -214,8 +214,8 @@ class ChatCriticReflector(Reflector):
         return RunnableConfig(max_concurrency=self.max_concurrency) if self.max_concurrency else RunnableConfig()
 
     def _messages(self, queries: Sequence[CriticQuery]) -> list[list[BaseMessage]]:
-        # A chat API's tokenizer is not known here: the boundary removes the common templates' controls.
-        clean = DEFAULT_BOUNDARY
+        # A chat API's tokenizer is rarely known here: then the boundary removes the common templates' controls.
+        clean = boundary_for(self.model)
         return [[HumanMessage(self.prompts.prompt(q.group, clean(q.instruction), evidence=clean.optional(q.evidence),
                                                   output=clean.optional(q.output),
                                                   preceding=clean.optional(q.preceding)))] for q in queries]

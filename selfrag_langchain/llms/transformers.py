@@ -78,6 +78,7 @@ class TransformersLLM(BaseLLM):
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
     _vocab: dict[str, int] | None = PrivateAttr(default=None)
+    _controls: tuple[str, ...] | None = PrivateAttr(default=None)
     _counter: Any = PrivateAttr(default=None)
     _count_lock: Any = PrivateAttr(default_factory=threading.Lock)
 
@@ -125,7 +126,9 @@ class TransformersLLM(BaseLLM):
     @property
     def control_tokens(self) -> tuple[str, ...]:
         """The strings the tokenizer reads as special or added tokens (:mod:`selfrag_langchain.boundary`)."""
-        return tokenizer_control_tokens(self.tokenizer)
+        if self._controls is None:  # asked for every prompt a judge builds: read the tokenizer once
+            self._controls = tokenizer_control_tokens(self.tokenizer)
+        return self._controls
 
     def has_tokens(self, strings: Sequence[str]) -> bool:
         return all(s in self.vocab for s in strings)

@@ -95,6 +95,7 @@ class VllmLLM(BaseLLM):
 
     _engine: Any = PrivateAttr(default=None)
     _vocab: dict[str, int] | None = PrivateAttr(default=None)
+    _controls: tuple[str, ...] | None = PrivateAttr(default=None)
     _batcher: Any = PrivateAttr(default=None)
 
     @model_validator(mode="after")
@@ -142,7 +143,9 @@ class VllmLLM(BaseLLM):
     @property
     def control_tokens(self) -> tuple[str, ...]:
         """The strings the engine's tokenizer reads as special or added tokens (:mod:`selfrag_langchain.boundary`)."""
-        return tokenizer_control_tokens(self.tokenizer)
+        if self._controls is None:  # asked for every prompt a judge builds: read the tokenizer once
+            self._controls = tokenizer_control_tokens(self.tokenizer)
+        return self._controls
 
     def has_tokens(self, strings: Sequence[str]) -> bool:
         return all(s in self.vocab for s in strings)
