@@ -69,6 +69,8 @@ class SegmentTrace(BranchTrace):
     action: Action
     num_tokens: int | None = None
     """Tokens the backend generated for this candidate (the segment may be cut from a longer generation)."""
+    kept_tokens: int | None = None
+    """Tokens of the segment kept from that generation: the ones its sequence term is computed over."""
     finish_reason: str | None = None
     ends_beam: str | None = None
     """Why the beam ends after this segment (an IsUse token, the end of the generation, ...); None if not."""

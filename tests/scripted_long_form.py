@@ -115,6 +115,15 @@ class ScriptedPlainLLM(BaseLLM):
     """(depth, passage title) -> (generated text, finish reason)."""
     chat_template: bool | None = None
     calls: list[list[str]] = Field(default_factory=list)
+    sentence_stop: bool = False
+    """Honour ``stop_at_sentence_end`` as the in-process backends do: stop after the first word of the
+    second sentence, finishing with ``sentence``."""
+    asked_sentence_stop: list[bool] = Field(default_factory=list)
+    """Whether each generate call asked to stop at the end of the first sentence."""
+
+    @property
+    def stops_at_sentence_end(self) -> bool:
+        return self.sentence_stop
 
     @property
     def _llm_type(self) -> str:
@@ -136,9 +145,19 @@ class ScriptedPlainLLM(BaseLLM):
             if key not in self.script:
                 raise KeyError(f"no scripted step for {key}: {text!r}")
             out, finish = self.script[key]
-            info = GenerationStats(num_tokens=len(out.split()), sum_logprob=-0.1 * len(out.split()),
-                                   finish_reason=finish)
+            pieces = re.findall(r"\s*\S+", out)  # a word and the space before it is one token
+            first = len(re.match(r"\s*.*?[.!?](?=\s|$)", out, re.S).group(0)) if re.search(r"[.!?]", out) else len(out)
+            if kwargs.get("stop_at_sentence_end") and self.sentence_stop and first < len(out.rstrip()):
+                at = len(re.match(r"\s*.*?[.!?]\s*\S+", out, re.S).group(0))
+                out, finish = out[:at], "sentence"
+                pieces = re.findall(r"\s*\S+", out)
+            ends = [sum(len(p) for p in pieces[: i + 1]) for i in range(len(pieces))]
+            # Words of the first sentence are likely (-0.1 each), words after it unlikely (-2.0 each).
+            logprobs = [-0.1 if (ends[i - 1] if i else 0) < first else -2.0 for i in range(len(pieces))]
+            info = GenerationStats(num_tokens=len(pieces), sum_logprob=sum(logprobs), finish_reason=finish,
+                                   token_logprobs=tuple(logprobs), token_ends=tuple(ends))
             generations.append([Generation(text=out, generation_info={INFO_KEY: info.to_dict()})])
+        self.asked_sentence_stop.append(bool(kwargs.get("stop_at_sentence_end")))
         return LLMResult(generations=generations)
 
     def count_tokens(self, text: str) -> int:

@@ -36,9 +36,9 @@ from typing import Any, Protocol
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
-from selfrag_langchain.chains.segments import sentence_segmenter
 from selfrag_langchain.prompts import build_instruction, format_passage
 from selfrag_langchain.reflection import CriticQuery
+from selfrag_langchain.sentences import sentence_segmenter
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
     FULLY_SUPPORTED,

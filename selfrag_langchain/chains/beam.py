@@ -84,6 +84,8 @@ class Generate:
     """Use the raw-text copy of the generator (the prompts already carry its chat rendering)."""
     stop: list[str] | None
     max_tokens: int
+    sentence_end: bool = False
+    """Ask the backend to stop each generation once its first sentence has ended."""
     run_name = "generate_segments"
 
 
@@ -158,6 +160,8 @@ class _Plan:
     branches: list[Branch] = field(default_factory=list)
     cuts: list[CutSegment] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
+    generated: list[int | None] = field(default_factory=list)
+    """Tokens generated for each candidate, before it was cut to its segment."""
 
     @property
     def action(self) -> Action:
@@ -293,7 +297,8 @@ class BeamSearch:
             prompts.extend(self._prompt(plan, p) for p in items)
         budget = self.rag.max_segment_tokens  # a segment is never cut for the answer budget, only for its own
         stop = list(RETRIEVE_STOPS) if self.format == "selfrag" else None
-        result: LLMResult = yield Generate(prompts, self.raw_continuation, stop, budget)
+        sentence_end = self.format != "selfrag" and self.rag.stop_at_segment_end
+        result: LLMResult = yield Generate(prompts, self.raw_continuation, stop, budget, sentence_end)
         start = n = 0
         for plan in plans:
             size = len(plan.passages) if plan.passages is not None else 1
@@ -302,6 +307,11 @@ class BeamSearch:
             plan.branches = to_branches(generations, plan.passages)
             for branch in plan.branches:
                 cut = self._cut(branch)
+                plan.generated.append(branch.stats.num_tokens if branch.stats is not None else None)
+                if self.format != "selfrag" and branch.stats is not None and branch.raw.startswith(cut.raw):
+                    # The sequence term of the kept sentence only (the released format keeps the paper's
+                    # term over the whole generation, its reflection tokens included).
+                    branch.stats = branch.stats.upto(len(cut.raw))
                 branch.raw, branch.answer, branch.parsed = cut.raw, cut.text, parse_generation(cut.raw)
                 if cut.capped:
                     branch.notes.append(f"no segment end within {budget} tokens: segment cut there")
@@ -359,7 +369,8 @@ class BeamSearch:
         fields["dropped"] = self._invalid(plan, cut) or trace.dropped
         stats = branch.stats
         return SegmentTrace(**fields, id=cid, parent=plan.beam.id, depth=depth, action=plan.action,
-                            num_tokens=stats.num_tokens if stats else None,
+                            num_tokens=plan.generated[plan.ids.index(cid)],
+                            kept_tokens=stats.num_tokens if stats else None,
                             finish_reason=stats.finish_reason if stats else None, ends_beam=cut.ended)
 
     # ------------------------------------------------------------------ prune

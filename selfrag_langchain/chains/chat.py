@@ -24,13 +24,13 @@ from selfrag_langchain.chains.follow_ups import (
     with_subject,
 )
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
-from selfrag_langchain.chains.segments import split_sentences
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.chains.streaming import ItemStreaming
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.history import SQLiteChatMessageHistory
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
 from selfrag_langchain.results import SelfRAGResult
+from selfrag_langchain.sentences import split_sentences
 
 CONDENSE_PROMPT = (
     "Rewrite the last question so that it can be understood without the conversation: replace words like "

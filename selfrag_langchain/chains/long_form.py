@@ -89,6 +89,10 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
     segments score as well as its earlier ones. ``sum``: every segment's score is positive, so a beam that
     goes on outranks one that stopped whatever its new segments are about (on the demo corpus, "Tell me
     about Jane Austen and her novels." drifted to a romance-novel passage under ``sum``)."""
+    stop_at_segment_end: bool = True
+    """Stop generating a plain-prompt segment once its sentence has ended, on backends that can
+    (``stops_at_sentence_end``); False generates the whole ``max_segment_tokens`` and keeps the first
+    sentence. Either way a segment's sequence term covers only the tokens of the text it keeps."""
     name: str | None = Field(default="SelfRAGLongForm")
 
     _raw: Any = PrivateAttr(default=None)
@@ -97,7 +101,8 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
     def settings(self) -> dict[str, Any]:
         return {**super().settings(), "beam_width": self.beam_width, "max_depth": self.max_depth,
-                "max_segment_tokens": self.max_segment_tokens, "beam_score": self.beam_score}
+                "max_segment_tokens": self.max_segment_tokens, "beam_score": self.beam_score,
+                "stop_at_segment_end": self.stop_at_segment_end}
 
     # ------------------------------------------------------------------ shared by every driver
 
@@ -122,6 +127,8 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
         kwargs = generation_kwargs(generator, effect.max_tokens)
         if effect.stop:
             kwargs["stop"] = effect.stop
+        if effect.sentence_end and getattr(generator, "stops_at_sentence_end", False):
+            kwargs["stop_at_sentence_end"] = True
         return generator, generation_inputs(generator, effect.prompts), kwargs
 
     # ------------------------------------------------------------------ sync

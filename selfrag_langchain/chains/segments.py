@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from selfrag_langchain.prompts import generator_prompt
+from selfrag_langchain.sentences import split_sentences
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
     NO_RETRIEVAL,
@@ -123,26 +123,11 @@ def cut_plain(text: str, finish_reason: str | None, *, end_of_reply_ends_answer:
     first = sentences[0]
     capped = finish_reason == "length" and len(sentences) == 1
     ended = None
-    if end_of_reply_ends_answer and finish_reason != "length" and len(sentences) == 1:
+    if end_of_reply_ends_answer and finish_reason not in {"length", "sentence"} and len(sentences) == 1:
         ended = "the generator ended its answer"
     # The raw form keeps the space the generator put before the sentence, so the reply reads on as written.
     lead = text[: len(text) - len(text.lstrip())]
     return CutSegment(first, lead + first, ended, capped, rest_dropped=len(sentences) > 1)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (pysbd), stripped, empty ones dropped."""
-    if not text.strip():
-        return []
-    return [s.strip() for s in sentence_segmenter().segment(text) if s.strip()]
-
-
-@lru_cache(maxsize=1)
-def sentence_segmenter() -> Any:
-    """The one pysbd segmenter (English, text kept as written), built at first use."""
-    import pysbd
-
-    return pysbd.Segmenter(language="en", clean=False)
 
 
 def repeat_key(text: str) -> str:

@@ -70,8 +70,9 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--gpu-memory-utilization", type=float, default=None,
                        help="vllm: fraction of GPU memory to use (default: 0.9)")
     group.add_argument("--max-model-len", type=int, default=None, help="vllm: context window (default: the model's)")
-    group.add_argument("--enable-prefix-caching", action="store_const", const=True, default=None,
-                       help="vllm: reuse the key/value cache of shared prompt prefixes (default: off)")
+    group.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction, default=None,
+                       help="vllm: reuse the key/value cache of shared prompt prefixes; judging reads each "
+                            "passage once with it (default: on)")
     group.add_argument("--n-ctx", type=int, default=None, help="llamacpp: context window (default: 2048)")
     group.add_argument("--n-threads", type=int, default=None, help="llamacpp: CPU threads (default: llama.cpp's)")
     group.add_argument("--n-gpu-layers", type=int, default=None, help="llamacpp: layers on the GPU (default: 0)")

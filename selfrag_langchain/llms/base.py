@@ -17,8 +17,8 @@ says so. :func:`group_reading` builds a reading the same way for every backend.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.outputs import Generation
@@ -76,7 +76,12 @@ class GenerationStats:
     """Sum of the log-probabilities of the generated tokens (the sequence log-probability)."""
     readings: tuple[GroupReading, ...] = field(default_factory=tuple)
     finish_reason: str = "stop"
-    """``stop`` (end of sequence or a stop string) or ``length`` (``max_new_tokens`` reached)."""
+    """``stop`` (end of sequence or a stop string), ``length`` (``max_new_tokens`` reached) or
+    ``sentence`` (asked to stop at the end of the first sentence, and stopped there)."""
+    token_logprobs: tuple[float, ...] = ()
+    """Log-probability of each generated token in order; empty when the backend did not report them."""
+    token_ends: tuple[int, ...] = ()
+    """Where each generated token's text ends in the generation's text (a character offset)."""
 
     @property
     def mean_logprob(self) -> float | None:
@@ -87,13 +92,30 @@ class GenerationStats:
         """The reading at the first position where a token of ``group`` was generated."""
         return next((r for r in self.readings if r.group is group), None)
 
+    def upto(self, chars: int) -> GenerationStats:
+        """The stats of the tokens that wrote the first ``chars`` characters of the text: the sequence
+        term of a segment cut out of a longer generation. A token that straddles the cut counts; the
+        readings are kept (a segment's judgements may follow its last word). Unchanged when the
+        backend reported no per-token log-probabilities."""
+        if not self.token_logprobs:
+            return self
+        count = sum(1 for i in range(len(self.token_ends)) if (self.token_ends[i - 1] if i else 0) < chars)
+        if count >= self.num_tokens:
+            return self
+        return replace(self, num_tokens=count, sum_logprob=math.fsum(self.token_logprobs[:count]),
+                       token_logprobs=self.token_logprobs[:count], token_ends=self.token_ends[:count])
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "num_tokens": self.num_tokens,
             "sum_logprob": self.sum_logprob,
             "readings": [r.to_dict() for r in self.readings],
             "finish_reason": self.finish_reason,
         }
+        if self.token_logprobs:
+            data["token_logprobs"] = list(self.token_logprobs)
+            data["token_ends"] = list(self.token_ends)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GenerationStats:
@@ -102,7 +124,29 @@ class GenerationStats:
             sum_logprob=float(data["sum_logprob"]),
             readings=tuple(GroupReading.from_dict(r) for r in data.get("readings", ())),
             finish_reason=str(data.get("finish_reason", "stop")),
+            token_logprobs=tuple(float(v) for v in data.get("token_logprobs", ())),
+            token_ends=tuple(int(v) for v in data.get("token_ends", ())),
         )
+
+
+def per_token(logprobs: Sequence[float], pieces: Sequence[str], text: str) -> dict[str, Any]:
+    """``token_logprobs`` and ``token_ends`` from each token's log-probability and its text (as a
+    backend decodes it); ends are clamped to the generation's text, which a stop string may have cut."""
+    ends, at = [], 0
+    for piece in pieces:
+        at = min(at + len(piece), len(text))
+        ends.append(at)
+    return {"token_logprobs": tuple(float(v) for v in logprobs), "token_ends": tuple(ends)}
+
+
+def prefix_ends(decode: Any, ids: Sequence[int], text: str) -> tuple[int, ...]:
+    """Where each token's text ends, from decoding every prefix of ``ids`` (for tokenizers whose tokens
+    do not decode one by one, such as byte-level BPE); monotone and clamped to ``text``."""
+    ends, at = [], 0
+    for i in range(1, len(ids) + 1):
+        at = min(max(at, len(decode(ids[:i]))), len(text))
+        ends.append(at)
+    return tuple(ends)
 
 
 def group_reading(group: Group, token: str, index: int, group_logprobs: Mapping[str, float]) -> GroupReading:
@@ -178,6 +222,25 @@ class ReflectiveLLM(Protocol):
     def context_window(self) -> int | None:
         """Maximum number of tokens of prompt plus generation, if known."""
         ...
+
+
+class RecentTokens:
+    """Token ids of the texts a backend tokenized lately, so a text is tokenized once however often it is
+    counted or scored (a passage is counted to fit the window, judges score the same labels for every
+    branch). Bounded: when full it starts again."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self._ids: dict[str, list[int]] = {}
+
+    def get(self, text: str, encode: Callable[[str], list[int]]) -> list[int]:
+        ids = self._ids.get(text)
+        if ids is None:
+            ids = list(encode(text))
+            if len(self._ids) >= self.limit:
+                self._ids.clear()
+            self._ids[text] = ids
+        return ids
 
 
 def tokenizer_control_tokens(tokenizer: Any) -> tuple[str, ...]:

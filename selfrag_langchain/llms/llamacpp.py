@@ -14,7 +14,7 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseLLM
@@ -32,6 +32,7 @@ from selfrag_langchain.llms.base import (
 )
 from selfrag_langchain.llms.chat_templates import use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, gguf_path
+from selfrag_langchain.sentences import sentence_finished
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
 _LOCK = threading.Lock()
@@ -112,6 +113,9 @@ class LlamaCppLLM(BaseLLM):
     _control_tokens: tuple[str, ...] | None = PrivateAttr(default=None)
     _formatter: Any = PrivateAttr(default=None)
     _rng: Any = PrivateAttr(default=None)
+
+    stops_at_sentence_end: ClassVar[bool] = True
+    """Takes ``stop_at_sentence_end=True``: generation stops once the first sentence has ended (pysbd)."""
 
     @model_validator(mode="after")
     def _check(self) -> LlamaCppLLM:
@@ -250,10 +254,12 @@ class LlamaCppLLM(BaseLLM):
         temperature = float(kwargs.get("temperature", self.temperature))
         self.load()
         with self._shared.lock:
-            generations = [[self._generate_one(p, stop, max_new, temperature)] for p in prompts]
+            sentence = bool(kwargs.get("stop_at_sentence_end"))
+            generations = [[self._generate_one(p, stop, max_new, temperature, sentence)] for p in prompts]
         return LLMResult(generations=generations)
 
-    def _generate_one(self, prompt: str, stop: list[str] | None, max_new: int, temperature: float) -> Generation:
+    def _generate_one(self, prompt: str, stop: list[str] | None, max_new: int, temperature: float,
+                      sentence: bool = False) -> Generation:
         import numpy as np
 
         ids = self._prompt_ids(self.format_prompt(prompt))
@@ -264,6 +270,7 @@ class LlamaCppLLM(BaseLLM):
         reflection = self.reflection_ids()
         out: list[int] = []
         chosen: list[float] = []
+        ends: list[int] = []
         readings: list[GroupReading] = []
         finish, text = "length", ""
         row = self._feed(ids)[-1]
@@ -280,14 +287,19 @@ class LlamaCppLLM(BaseLLM):
                 if reading is not None:
                     readings.append(reading)
             text = self._detokenize(out)
+            ends.append(max(len(text), ends[-1] if ends else 0))
             if stop and any(s in text for s in stop):
                 text = text[: min(text.find(s) for s in stop if s in text)]
                 finish = "stop"
                 break
+            if sentence and sentence_finished(text):
+                finish = "sentence"
+                break
             if len(out) < max_new:
                 row = self._feed(ids + out)[-1]
         stats = GenerationStats(num_tokens=len(out), sum_logprob=math.fsum(chosen), readings=tuple(readings),
-                                finish_reason=finish)
+                                finish_reason=finish, token_logprobs=tuple(chosen),
+                                token_ends=tuple(min(e, len(text)) for e in ends)).upto(len(text))
         return Generation(text=text, generation_info={INFO_KEY: stats.to_dict(), "finish_reason": finish})
 
     def _sample(self, logprobs: Any, temperature: float) -> int:

@@ -27,11 +27,14 @@ from selfrag_langchain.llms.base import (
     INFO_KEY,
     ContinuationRequest,
     GenerationStats,
+    RecentTokens,
+    per_token,
     reading_at,
     require_at_least,
     tokenizer_control_tokens,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
+from selfrag_langchain.sentences import SENTENCE_STOP_STRINGS
 from selfrag_langchain.tokens import TOKEN_GROUP
 
 ScoringMode = Literal["auto", "echo", "forced"]
@@ -110,12 +113,20 @@ class OpenAICompatibleLLM(BaseLLM):
     context_size: int | None = None
     """The served model's context window in tokens; None: what the server reports (vLLM), else unknown."""
     continuation_scoring: ScoringMode = "auto"
-    """How ``score_continuations`` reads label likelihoods. ``echo``: one request per continuation with
-    the prompt echoed and its log-probabilities. ``forced``: the top log-probabilities after the prompt,
-    then one request per remaining continuation token, forced with ``logit_bias`` (needs token ids: a
-    tokenize endpoint or ``tokenizer``). ``auto``: ``echo`` if a probe finds the server's echoed
-    log-probabilities at the right positions, else ``forced`` (llama-cpp-python 0.3 shifts them by one
-    token for models without a BOS token)."""
+    """How ``score_continuations`` reads label likelihoods. ``forced``: one request for the top
+    log-probabilities after the prompt (a one-token label among them is read there), then one request per
+    remaining continuation token, forced with ``logit_bias`` (needs token ids: a tokenize endpoint or
+    ``tokenizer``). These are ordinary generation requests, which a server's prefix cache serves, so the
+    prompt is read once. ``echo``: one request per continuation with the prompt echoed and its
+    log-probabilities; vLLM computes echoed (prompt) log-probabilities outside its prefix cache, so every
+    label reads the whole prompt again. ``auto``: ``forced`` where token ids are available and a probe
+    finds a forced token's reported log-probability unbiased; else ``echo`` if a probe finds the echoed
+    log-probabilities at the right positions (llama-cpp-python 0.3 shifts them by one token for models
+    without a BOS token); else ``forced``."""
+    sentence_stops: bool = False
+    """Let long form stop each segment at the end of its sentence, with the sentence stop strings kept in
+    the text (``include_stop_str_in_output``, a vLLM server field). False (the default, for servers that
+    do not take that field): segments are generated to their budget and cut to the first sentence."""
     extra_body: dict[str, Any] = Field(default_factory=dict)
     """Server-specific request fields, e.g. ``{"repeat_penalty": 1.0}`` for llama-cpp-python (its
     default 1.1 makes greedy decoding differ from the model's argmax) or ``{"skip_special_tokens": False,
@@ -130,7 +141,7 @@ class OpenAICompatibleLLM(BaseLLM):
     _served_model: str | None = PrivateAttr(default=None)
     _server_context: int | None = PrivateAttr(default=None)
     _scoring: str | None = PrivateAttr(default=None)
-    _token_cache: dict[str, list[int]] = PrivateAttr(default_factory=dict)
+    _token_cache: RecentTokens = PrivateAttr(default_factory=RecentTokens)
     _tokenize_path: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
@@ -262,14 +273,10 @@ class OpenAICompatibleLLM(BaseLLM):
 
     def token_ids(self, text: str) -> list[int]:
         """Token ids of ``text`` alone (no BOS), from the local tokenizer or the server's tokenize endpoint."""
-        cached = self._token_cache.get(text)
-        if cached is not None:
-            return cached
         local = self._local_tokenizer()
-        ids = local(text, add_special_tokens=False)["input_ids"] if local is not None else self._server_tokenize(text)
-        if len(self._token_cache) < 4096:
-            self._token_cache[text] = ids
-        return ids
+        if local is not None:
+            return self._token_cache.get(text, lambda t: local(t, add_special_tokens=False)["input_ids"])
+        return self._token_cache.get(text, self._server_tokenize)
 
     def _server_tokenize(self, text: str) -> list[int]:
         import openai
@@ -328,6 +335,14 @@ class OpenAICompatibleLLM(BaseLLM):
 
     # ----------------------------------------------------------------- generation
 
+    @property
+    def stops_at_sentence_end(self) -> bool:
+        """Whether ``stop_at_sentence_end=True`` is honoured (see ``sentence_stops``)."""
+        return self.sentence_stops
+
+    def _sentence_stop(self, kwargs: dict[str, Any]) -> bool:
+        return bool(kwargs.get("stop_at_sentence_end")) and self.sentence_stops
+
     def _generation_params(self, prompt: str, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.served_model,
@@ -336,18 +351,24 @@ class OpenAICompatibleLLM(BaseLLM):
             "temperature": float(kwargs.get("temperature", self.temperature)),
             "logprobs": self.top_logprobs,
         }
+        extra = dict(self.extra_body)
+        if self._sentence_stop(kwargs):
+            stop = [*(stop or []), *SENTENCE_STOP_STRINGS]
+            extra["include_stop_str_in_output"] = True
         if stop:
             params["stop"] = list(stop)
-        if self.extra_body:
-            params["extra_body"] = dict(self.extra_body)
+        if extra:
+            params["extra_body"] = extra
         return params
 
-    def _to_generation(self, response: Any) -> Generation:
+    def _to_generation(self, response: Any, *, sentence: bool = False) -> Generation:
         choice = response.choices[0]
         if choice.logprobs is None or choice.logprobs.token_logprobs is None:
             raise BackendError(missing_logprobs_message(self.base_url))
         lp = choice.logprobs
-        stats = stats_from_logprobs(lp.tokens or [], lp.token_logprobs, lp.top_logprobs, choice.finish_reason)
+        stats = stats_from_logprobs(lp.tokens or [], lp.token_logprobs, lp.top_logprobs, choice.finish_reason,
+                                    text=choice.text, stop_reason=getattr(choice, "stop_reason", None),
+                                    offsets=lp.text_offset, sentence=sentence)
         return Generation(text=choice.text, generation_info={INFO_KEY: stats.to_dict(),
                                                              "finish_reason": stats.finish_reason})
 
@@ -360,7 +381,8 @@ class OpenAICompatibleLLM(BaseLLM):
     ) -> LLMResult:
         def one(prompt: str) -> Generation:
             params = self._generation_params(prompt, stop, kwargs)
-            return self._to_generation(self._call(self.client.completions.create, **params))
+            return self._to_generation(self._call(self.client.completions.create, **params),
+                                       sentence=self._sentence_stop(kwargs))
 
         _ = self.served_model  # resolve once, before the threads
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(prompts) or 1)) as pool:
@@ -380,7 +402,8 @@ class OpenAICompatibleLLM(BaseLLM):
 
         async def one(prompt: str) -> Generation:
             params = self._generation_params(prompt, stop, kwargs)
-            return self._to_generation(await self._acall(client.completions.create, **params))
+            return self._to_generation(await self._acall(client.completions.create, **params),
+                                       sentence=self._sentence_stop(kwargs))
 
         generations = await asyncio.gather(*(one(p) for p in prompts))
         return LLMResult(generations=[[g] for g in generations])
@@ -404,7 +427,8 @@ class OpenAICompatibleLLM(BaseLLM):
             return self.continuation_scoring
         with self._lock:
             if self._scoring is None:
-                self._scoring = "echo" if self._echo_is_aligned() else "forced"
+                faithful = self._knows_token_ids() and self._forced_is_faithful()
+                self._scoring = "forced" if faithful or not self._echo_is_aligned() else "echo"
         return self._scoring
 
     def _completion(self, **params: Any) -> Any:
@@ -412,6 +436,25 @@ class OpenAICompatibleLLM(BaseLLM):
         if self.extra_body:
             base["extra_body"] = dict(self.extra_body)
         return self._call(self.client.completions.create, **base, **params)
+
+    def _knows_token_ids(self) -> bool:
+        """Whether token ids can be had (a local tokenizer or the server's tokenize endpoint)."""
+        try:
+            return bool(self.token_ids("Yes"))
+        except BackendError:
+            return False
+
+    def _forced_is_faithful(self) -> bool:
+        """Whether a token forced with ``logit_bias`` reports its unbiased log-probability: the second most
+        likely token after a probe prompt, forced, must get the value the top log-probabilities gave it."""
+        try:
+            ranked = sorted(self._top_after(_PROBE_PROMPT).items(), key=lambda item: item[1], reverse=True)
+            token, expected = next((t, v) for t, v in ranked[1:] if len(self.token_ids(t)) == 1)
+            forced = self._completion(prompt=_PROBE_PROMPT, max_tokens=1, logprobs=1,
+                                      logit_bias={str(self.token_ids(token)[0]): _FORCE_BIAS}).choices[0].logprobs
+            return forced.tokens[0] == token and abs(float(forced.token_logprobs[0]) - expected) < 0.05
+        except (BackendError, AttributeError, IndexError, TypeError, StopIteration):
+            return False
 
     def _echo_is_aligned(self) -> bool:
         """Whether echoed prompt log-probabilities sit at the right tokens: the echoed log-probability of
@@ -481,11 +524,20 @@ def stats_from_logprobs(
     token_logprobs: Sequence[float | None],
     top_logprobs: Sequence[dict[str, float] | None] | None,
     finish_reason: str | None,
+    *,
+    text: str | None = None,
+    stop_reason: Any = None,
+    offsets: Sequence[int] | None = None,
+    sentence: bool = False,
 ) -> GenerationStats:
     """:class:`GenerationStats` from a completions response's ``logprobs`` object.
 
     A reading is taken wherever a generated token is a reflection token, from that position's top
-    log-probabilities plus the token's own (always returned).
+    log-probabilities plus the token's own (always returned). With the ``text``, each token's
+    log-probability and end in it are kept (from the ``text_offset`` of the next token, else from the
+    token strings), so a segment cut out of the text gets its own sequence term. A generation asked to
+    stop at a ``sentence`` end and stopped by a sentence stop string (the server's ``stop_reason``)
+    finishes with ``sentence``.
     """
     readings = []
     for index, token in enumerate(tokens):
@@ -499,12 +551,17 @@ def stats_from_logprobs(
         if reading is not None:
             readings.append(reading)
     chosen = [float(lp) for lp in token_logprobs if lp is not None]
-    return GenerationStats(
-        num_tokens=len(tokens),
-        sum_logprob=math.fsum(chosen),
-        readings=tuple(readings),
-        finish_reason="length" if finish_reason == "length" else "stop",
-    )
+    finish = "length" if finish_reason == "length" else "stop"
+    if sentence and finish == "stop" and stop_reason in SENTENCE_STOP_STRINGS:
+        finish = "sentence"
+    extra: dict[str, Any] = {}
+    if text is not None and len(chosen) == len(tokens):
+        extra = per_token(chosen, tokens, text)
+        if offsets is not None and len(offsets) == len(tokens) and tokens:
+            ends = [min(max(offsets[i + 1] - offsets[0], 0), len(text)) for i in range(len(tokens) - 1)]
+            extra["token_ends"] = (*ends, len(text))
+    return GenerationStats(num_tokens=len(tokens), sum_logprob=math.fsum(chosen), readings=tuple(readings),
+                           finish_reason=finish, **extra)
 
 
 def span_logprob(

@@ -6,7 +6,7 @@ import copy
 import math
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseLLM
@@ -18,12 +18,16 @@ from selfrag_langchain.llms.base import (
     ContinuationRequest,
     GenerationStats,
     GroupReading,
+    RecentTokens,
     group_reading,
+    prefix_ends,
     require_at_least,
     tokenizer_control_tokens,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model, model_lock
+from selfrag_langchain.llms.packed_scoring import packed_layout
+from selfrag_langchain.sentences import sentence_finished
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
 
@@ -81,6 +85,10 @@ class TransformersLLM(BaseLLM):
     _controls: tuple[str, ...] | None = PrivateAttr(default=None)
     _counter: Any = PrivateAttr(default=None)
     _count_lock: Any = PrivateAttr(default_factory=threading.Lock)
+    _recent: RecentTokens = PrivateAttr(default_factory=RecentTokens)
+
+    stops_at_sentence_end: ClassVar[bool] = True
+    """Takes ``stop_at_sentence_end=True``: generation stops once the first sentence has ended (pysbd)."""
 
     @model_validator(mode="after")
     def _check_ranges(self) -> TransformersLLM:
@@ -139,7 +147,7 @@ class TransformersLLM(BaseLLM):
         with self._count_lock:
             if self._counter is None:
                 self._counter = copy.deepcopy(self.tokenizer)
-            return len(self._counter(text, add_special_tokens=False)["input_ids"])
+            return len(self._recent.get(text, lambda t: self._counter(t, add_special_tokens=False)["input_ids"]))
 
     def get_num_tokens(self, text: str) -> int:
         return self.count_tokens(text)
@@ -156,7 +164,8 @@ class TransformersLLM(BaseLLM):
         return render_hf_chat(self.tokenizer, prompt) if self._use_chat_template() else prompt
 
     def _encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        """Token ids of ``text`` (called holding the model: the main tokenizer is not shared across threads)."""
+        return self._recent.get(text, lambda t: self.tokenizer(t, add_special_tokens=False)["input_ids"])
 
     def _reflection_ids(self) -> dict[int, str]:
         return {self.vocab[tok]: tok for tok in TOKEN_GROUP if tok in self.vocab}
@@ -198,17 +207,36 @@ class TransformersLLM(BaseLLM):
             gen_kwargs.update(temperature=None, top_p=None, top_k=None)
         if stop:
             gen_kwargs.update(stop_strings=list(stop), tokenizer=tokenizer)
+        if kwargs.get("stop_at_sentence_end"):
+            gen_kwargs["stopping_criteria"] = [SentenceEnd(tokenizer, enc["input_ids"].shape[1])]
         with torch.inference_mode():
             out = model.generate(**enc, **gen_kwargs)
-        new_tokens = out.sequences[:, enc["input_ids"].shape[1] :]
-        # (steps, batch, vocab) -> log-probabilities over the full vocabulary.
-        logprobs = torch.log_softmax(torch.stack(out.logits, dim=0).float(), dim=-1)
+            new_tokens = out.sequences[:, enc["input_ids"].shape[1] :]
+            chosen, groups = self._token_logprobs(out.logits, new_tokens)
+        sentence = bool(kwargs.get("stop_at_sentence_end"))
         return [
-            self._to_generation(new_tokens[i].tolist(), logprobs[:, i, :], stop, max_new)
+            self._to_generation(new_tokens[i].tolist(), chosen[i], groups[i], stop, max_new, sentence=sentence)
             for i in range(len(prompts))
         ]
 
-    def _to_generation(self, ids: list[int], logprobs: Any, stop: list[str] | None, max_new: int) -> Generation:
+    def _token_logprobs(self, logits: Sequence[Any], new_tokens: Any) -> tuple[list[list[float]], list[Any]]:
+        """Log-probabilities of the chosen tokens and of the reflection tokens at every step, read from the
+        logits without a full-vocabulary log-softmax: one log-sum-exp per step (in float32, whatever the
+        model's dtype) and a gather of the few entries needed."""
+        import torch
+
+        reflection = torch.tensor(list(self._reflection_ids()), dtype=torch.long, device=new_tokens.device)
+        chosen, groups = [], []
+        for step, row in enumerate(logits):  # (batch, vocab) per generated step
+            norm = torch.logsumexp(row.float(), dim=-1, keepdim=True)
+            chosen.append(row.gather(1, new_tokens[:, step : step + 1]).float() - norm)
+            groups.append(row.index_select(1, reflection).float() - norm)
+        picked = torch.cat(chosen, dim=1).tolist()  # (batch, steps)
+        by_step = torch.stack(groups, dim=1).tolist()  # (batch, steps, reflection tokens)
+        return picked, by_step
+
+    def _to_generation(self, ids: list[int], chosen: list[float], groups: list[list[float]], stop: list[str] | None,
+                       max_new: int, *, sentence: bool = False) -> Generation:
         tokenizer = self.tokenizer
         eos_ids = _eos_ids(self.hf_model, tokenizer)
         end = next((i for i, t in enumerate(ids) if t in eos_ids), None)
@@ -219,25 +247,27 @@ class TransformersLLM(BaseLLM):
             cut = min((text.find(s) for s in stop if s in text), default=-1)
             if cut >= 0:
                 text, finish = text[:cut], "stop"
-        chosen = [float(logprobs[i, t]) for i, t in enumerate(kept)]
-        readings = self._readings(kept, logprobs)
+        if sentence and sentence_finished(text):  # a row stopped early is padded (pad may be the end token)
+            finish = "sentence"
+        logprobs = chosen[: len(kept)]
+        ends = prefix_ends(lambda part: tokenizer.decode(part, skip_special_tokens=False), kept, text)
         stats = GenerationStats(
-            num_tokens=len(kept), sum_logprob=math.fsum(chosen), readings=tuple(readings), finish_reason=finish
-        )
+            num_tokens=len(kept), sum_logprob=math.fsum(logprobs), readings=tuple(self._readings(kept, groups)),
+            finish_reason=finish, token_logprobs=tuple(logprobs), token_ends=ends,
+        ).upto(len(text))
         return Generation(text=text, generation_info={INFO_KEY: stats.to_dict(), "finish_reason": finish})
 
-    def _readings(self, ids: list[int], logprobs: Any) -> list[GroupReading]:
+    def _readings(self, ids: list[int], groups: list[list[float]]) -> list[GroupReading]:
         """Exact group distributions at every generated reflection token."""
         reflection_ids = self._reflection_ids()
-        vocab = self.vocab
+        column = {tok: j for j, tok in enumerate(reflection_ids.values())}
         readings = []
         for index, token_id in enumerate(ids):
             token = reflection_ids.get(token_id)
             if token is None:
                 continue
             group = TOKEN_GROUP[token]
-            row = logprobs[index]
-            group_lp = {tok: float(row[vocab[tok]]) for tok in GROUP_TOKENS[group] if tok in vocab}
+            group_lp = {tok: groups[index][column[tok]] for tok in GROUP_TOKENS[group] if tok in column}
             readings.append(group_reading(group, token, index, group_lp))
         return readings
 
@@ -266,16 +296,59 @@ class TransformersLLM(BaseLLM):
             raise ValueError(msg)
         # Keep at least one token of every prompt out of the shared prefix, so each has its own logits.
         shared = min(_common_prefix_len(prompts), min(len(p) for p in prompts) - 1)
+        packed = _takes_custom_masks(self.hf_model)
         results: list[list[float]] = []
         with torch.inference_mode():
             shared_cache = self._read(prompts[0][:shared], None).past_key_values if shared > 0 else None
             for req, ids in zip(requests, prompts, strict=True):
+                conts = [self._encode(c) for c in req.continuations]
+                if packed:
+                    results.append(self._score_packed(shared_cache, shared, ids[shared:], conts))
+                    continue
                 cache = copy.deepcopy(shared_cache) if shared_cache is not None else None
                 out = self._read(ids[shared:], cache)
                 last = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
-                conts = [self._encode(c) for c in req.continuations]
                 results.append(self._score_suffixes(out.past_key_values, last, len(ids), conts))
         return results
+
+    def _score_packed(self, cache: Any, shared: int, rest: list[int], conts: list[list[int]]) -> list[float]:
+        """The rest of one prompt and all its continuations in one forward pass on top of the shared cache.
+
+        The continuations are laid one after another and a custom attention mask lets each see the
+        prompt and its own earlier tokens only (a tree of continuations), with positions as if each
+        followed the prompt alone; logits are computed only where a continuation token is predicted.
+        Nothing is copied: the cache is cut back to the shared prefix afterwards.
+        """
+        import torch
+
+        model = self.hf_model
+        device = model.device
+        layout = packed_layout(len(rest), [len(c) for c in conts])
+        tokens = rest + [t for c in conts for t in c]
+        allowed = torch.ones((len(tokens), shared + len(tokens)), dtype=torch.bool)
+        allowed[:, shared:] = layout.visible()
+        if _attention(model) == "eager":  # eager attention adds a float mask; the others take booleans
+            mask = torch.zeros(allowed.shape, dtype=model.dtype).masked_fill(~allowed, torch.finfo(model.dtype).min)
+        else:
+            mask = allowed
+        out = model(
+            torch.tensor([tokens], device=device),
+            attention_mask=mask[None, None].to(device),
+            position_ids=torch.tensor([[shared + p for p in layout.positions]], device=device),
+            past_key_values=cache,
+            use_cache=cache is not None,
+            logits_to_keep=torch.tensor(layout.keep, device=device),
+        )
+        if cache is not None and cache.get_seq_length() > shared:
+            cache.crop(shared - cache.get_seq_length())  # a negative count: what every transformers release takes
+        if out.logits.shape[1] != len(layout.keep):
+            msg = f"{type(model).__name__} ignored logits_to_keep: cannot score continuations in one pass"
+            raise RuntimeError(msg)
+        rows = out.logits[0].float()
+        at = torch.tensor([row for row, _, _ in layout.picks], device=device, dtype=torch.long)
+        targets = torch.tensor([conts[c][j] for _, c, j in layout.picks], device=device, dtype=torch.long)
+        picked = rows[at, targets] - torch.logsumexp(rows, dim=-1)[at]
+        return layout.totals(picked.tolist(), len(conts))
 
     def _read(self, ids: list[int], cache: Any) -> Any:
         """Run ``ids`` on top of ``cache``, keeping only the last position's logits when the model allows
@@ -290,7 +363,8 @@ class TransformersLLM(BaseLLM):
             return model(batch, past_key_values=cache, use_cache=True)
 
     def _score_suffixes(self, cache: Any, last: Any, prompt_len: int, conts: list[list[int]]) -> list[float]:
-        """Log-probabilities of continuations of one prompt whose cache is given, in batches."""
+        """Log-probabilities of continuations of one prompt whose cache is given, in batches (for attention
+        implementations that take no custom mask, such as flash attention: the cache is copied per chunk)."""
         import torch
 
         model = self.hf_model
@@ -311,6 +385,49 @@ class TransformersLLM(BaseLLM):
                 total += sum(float(rows[row, j - 1, cont[j]]) for j in range(1, len(cont)))
                 totals.append(total)
         return totals
+
+
+class SentenceEnd:
+    """A stopping criterion: a sequence is done once its first sentence has ended (the next has begun).
+
+    Long form keeps one sentence per segment; everything generated after it would be thrown away.
+    """
+
+    def __init__(self, tokenizer: Any, prompt_length: int) -> None:
+        self.tokenizer = tokenizer
+        self.prompt_length = prompt_length
+        self.done: list[bool] = []
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        import torch
+
+        if len(self.done) != input_ids.shape[0]:
+            self.done = [False] * input_ids.shape[0]
+        for row, finished in enumerate(self.done):
+            if not finished:  # a row found done stays done: its text is not read again
+                text = self.tokenizer.decode(input_ids[row, self.prompt_length :], skip_special_tokens=True)
+                self.done[row] = sentence_finished(text)
+        return torch.tensor(self.done, dtype=torch.bool, device=input_ids.device)
+
+
+def _attention(model: Any) -> str:
+    return str(getattr(model.config, "_attn_implementation", None) or "eager")
+
+
+_PACKABLE = frozenset({"llama", "mistral", "qwen2", "qwen3", "phi3", "granite", "olmo2", "smollm3"})
+"""Model types whose every layer is full attention over rotary positions taken from ``position_ids``,
+so a tree mask and restarted positions compute each continuation exactly (a recurrent or ALiBi layer
+would not)."""
+
+
+def _takes_custom_masks(model: Any) -> bool:
+    """Whether continuations can be scored in one pass: a model type known to take a custom 4-D mask and
+    position ids, attention that takes such a mask (sdpa and eager do; flash attention does not), and a
+    cache that can be cut back (a sliding window cannot)."""
+    config = model.config
+    layers = getattr(config, "layer_types", None) or ()
+    return (getattr(config, "model_type", None) in _PACKABLE and _attention(model) in {"sdpa", "eager"}
+            and not getattr(config, "sliding_window", None) and all(t == "full_attention" for t in layers))
 
 
 def _common_prefix_len(sequences: list[list[int]]) -> int:

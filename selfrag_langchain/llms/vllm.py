@@ -3,8 +3,9 @@
 Generation asks vLLM for the top ``top_logprobs`` log-probabilities per position (5 covers the largest
 reflection group, never the whole vocabulary: PAPER.md §4 item 6) and keeps special tokens in the
 decoded text; a group token outside the top-k is named in the reading's ``missing``. Continuations are
-scored exactly from ``prompt_logprobs``. Calls made at the same time from several threads (``batch`` of
-questions) are merged into one ``generate`` call, so the branches of concurrent questions share a batch.
+scored exactly, by generation requests that the prefix cache serves (``score_continuations``). Calls
+made at the same time from several threads (``batch`` of questions) are merged into one ``generate``
+call, so the branches of concurrent questions share a batch.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseLLM
@@ -26,12 +27,14 @@ from selfrag_langchain.llms.base import (
     ContinuationRequest,
     GenerationStats,
     GroupReading,
+    prefix_ends,
     reading_at,
     require_at_least,
     tokenizer_control_tokens,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
+from selfrag_langchain.sentences import SENTENCE_STOP_STRINGS
 from selfrag_langchain.tokens import TOKEN_GROUP
 
 _LOCK = threading.Lock()
@@ -97,6 +100,10 @@ class VllmLLM(BaseLLM):
     _vocab: dict[str, int] | None = PrivateAttr(default=None)
     _controls: tuple[str, ...] | None = PrivateAttr(default=None)
     _batcher: Any = PrivateAttr(default=None)
+
+    stops_at_sentence_end: ClassVar[bool] = True
+    """Takes ``stop_at_sentence_end=True``: the sentence stop strings, kept in the text (an engine takes
+    no Python stopping rule; see :data:`selfrag_langchain.sentences.SENTENCE_STOP_STRINGS`)."""
 
     @model_validator(mode="after")
     def _check(self) -> VllmLLM:
@@ -181,6 +188,9 @@ class VllmLLM(BaseLLM):
             msg = f"vLLM failed on {self.model}: {e}"
             raise BackendError(msg) from e
 
+    def _decode(self, ids: Sequence[int]) -> str:
+        return self.tokenizer.decode(list(ids), skip_special_tokens=False)
+
     def _sampling_params(self, **kwargs: Any) -> Any:
         from vllm import SamplingParams
 
@@ -195,10 +205,13 @@ class VllmLLM(BaseLLM):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> LLMResult:
+        sentence = bool(kwargs.get("stop_at_sentence_end"))
+        stops = [*(stop or []), *(SENTENCE_STOP_STRINGS if sentence else ())]
         params = self._sampling_params(
             temperature=float(kwargs.get("temperature", self.temperature)),
             max_tokens=int(kwargs.get("max_new_tokens", self.max_new_tokens)),
-            stop=list(stop) if stop else None,
+            stop=stops or None,
+            include_stop_str_in_output=sentence,
             logprobs=self.top_logprobs,
             skip_special_tokens=False,
             spaces_between_special_tokens=False,
@@ -211,7 +224,8 @@ class VllmLLM(BaseLLM):
         for output in outputs:
             completion = output.outputs[0]
             stats = stats_from_vllm(completion.token_ids, completion.logprobs, completion.finish_reason,
-                                    getattr(completion, "stop_reason", None), reflection)
+                                    getattr(completion, "stop_reason", None), reflection, text=completion.text,
+                                    decode=self._decode, sentence=sentence)
             generations.append([Generation(text=completion.text, generation_info={
                 INFO_KEY: stats.to_dict(), "finish_reason": stats.finish_reason})])
         return LLMResult(generations=generations)
@@ -219,27 +233,47 @@ class VllmLLM(BaseLLM):
     # ----------------------------------------------------------------- scoring fixed continuations
 
     def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
-        """Total log-probability of each continuation, from ``prompt_logprobs``: every (prompt,
-        continuation) pair is one sequence of one ``generate`` call, and prefix caching reads a prompt
-        shared by several continuations once."""
+        """Total log-probability of each continuation, from generation requests that vLLM's prefix cache
+        serves (its V1 engine caches nothing for a request that asks for ``prompt_logprobs``, so scoring
+        from those would read the passage again for every label):
+
+        1. one request per prompt for one token and its top ``top_logprobs``: the prompt is read once
+           and enters the prefix cache, and a continuation whose first token is among the top-k is read
+           there (a group of one-token labels, such as Self-RAG's reflection tokens, usually needs
+           nothing more);
+        2. every other continuation token: the prompt and the continuation so far, one token forced
+           with ``allowed_token_ids``. vLLM reports a sampled token's log-probability from the raw model
+           output (its default ``logprobs_mode``), so the value is exact; the prompt comes from the cache.
+        """
         if not requests:
             return []
-        params = self._sampling_params(temperature=0.0, max_tokens=1, prompt_logprobs=1, detokenize=False)
-        inputs, spans = [], []
-        for req in requests:
-            prompt = self.prompt_ids(req.prompt, chat=req.chat)
-            for continuation in req.continuations:
-                cont = list(self.tokenizer(continuation, add_special_tokens=False)["input_ids"])
-                inputs.append({"prompt_token_ids": prompt + cont})
-                spans.append((len(prompt), len(prompt) + len(cont)))
-        outputs = self._batcher.submit(inputs, [params] * len(inputs))
-        flat = [continuation_logprob(inp["prompt_token_ids"], out.prompt_logprobs, *span)
-                for inp, out, span in zip(inputs, outputs, spans, strict=True)]
-        results, at = [], 0
-        for req in requests:
-            results.append(flat[at : at + len(req.continuations)])
-            at += len(req.continuations)
-        return results
+        if self.engine_kwargs.get("logprobs_mode", "raw_logprobs") != "raw_logprobs":
+            msg = "score_continuations needs vLLM's raw log-probabilities: remove logprobs_mode from engine_kwargs"
+            raise ConfigurationError(msg)
+        prompts = [self.prompt_ids(req.prompt, chat=req.chat) for req in requests]
+        conts = [[list(self.tokenizer(c, add_special_tokens=False)["input_ids"]) for c in req.continuations]
+                 for req in requests]
+        first = self._sampling_params(temperature=0.0, max_tokens=1, logprobs=self.top_logprobs, detokenize=False)
+        tops = [out.outputs[0].logprobs[0] for out in
+                self._batcher.submit([{"prompt_token_ids": p} for p in prompts], [first] * len(prompts))]
+        values: dict[tuple[int, int, int], float] = {}
+        forced_inputs, forced_params, forced_keys = [], [], []
+        for i, (prompt, options) in enumerate(zip(prompts, conts, strict=True)):
+            for j, cont in enumerate(options):
+                for t, token in enumerate(cont):
+                    if t == 0 and token in tops[i]:
+                        values[(i, j, t)] = _logprob_value(tops[i][token])
+                        continue
+                    forced_inputs.append({"prompt_token_ids": prompt + cont[:t]})
+                    forced_params.append(self._sampling_params(temperature=0.0, max_tokens=1, logprobs=0,
+                                                               allowed_token_ids=[token], detokenize=False))
+                    forced_keys.append((i, j, t))
+        if forced_inputs:
+            for key, out in zip(forced_keys, self._batcher.submit(forced_inputs, forced_params), strict=True):
+                token = conts[key[0]][key[1]][key[2]]
+                values[key] = forced_logprob(out.outputs[0], token)
+        return [[math.fsum(values[(i, j, t)] for t in range(len(cont))) for j, cont in enumerate(options)]
+                for i, options in enumerate(conts)]
 
 
 # --------------------------------------------------------------------- merging concurrent calls
@@ -314,12 +348,19 @@ def stats_from_vllm(
     finish_reason: str | None,
     stop_reason: int | str | None,
     reflection_ids: Mapping[int, str],
+    text: str | None = None,
+    decode: Callable[[Sequence[int]], str] | None = None,
+    sentence: bool = False,
 ) -> GenerationStats:
     """:class:`GenerationStats` from a vLLM ``CompletionOutput``'s fields.
 
     ``logprobs[i]`` maps token ids to ``Logprob`` objects at generated position ``i``: the top-k plus the
     sampled token. A generation ended by the end-of-sequence token (or a stop token id) has that token
-    last in ``token_ids`` though not in the text; it is left out, as the other backends do.
+    last in ``token_ids`` though not in the text; it is left out, as the other backends do. With the
+    ``text`` and the tokenizer's ``decode``, each token's log-probability and end in the text are kept
+    (from decoding every prefix: a SentencePiece token decoded alone loses its leading space), so a
+    segment cut out of the text gets its own sequence term. A generation asked to stop at a ``sentence``
+    end and stopped by a sentence stop string finishes with ``sentence``.
     """
     ids = list(token_ids)
     if logprobs is None:
@@ -339,29 +380,22 @@ def stats_from_vllm(
         reading = reading_at(index, token, seen)
         if reading is not None:
             readings.append(reading)
-    return GenerationStats(
-        num_tokens=len(ids),
-        sum_logprob=math.fsum(chosen),
-        readings=tuple(readings),
-        finish_reason="length" if finish_reason == "length" else "stop",
-    )
+    finish = "length" if finish_reason == "length" else "stop"
+    if sentence and finish == "stop" and stop_reason in SENTENCE_STOP_STRINGS:
+        finish = "sentence"
+    extra: dict[str, Any] = {}
+    if text is not None and decode is not None:
+        extra = {"token_logprobs": tuple(chosen), "token_ends": prefix_ends(decode, ids, text)}
+    return GenerationStats(num_tokens=len(ids), sum_logprob=math.fsum(chosen), readings=tuple(readings),
+                           finish_reason=finish, **extra)
 
 
-def continuation_logprob(
-    prompt_token_ids: Sequence[int], prompt_logprobs: Sequence[Mapping[int, Any] | None] | None, start: int, end: int
-) -> float:
-    """Sum of the log-probabilities of ``prompt_token_ids[start:end]`` from vLLM's ``prompt_logprobs``.
-
-    ``prompt_logprobs[i]`` is the distribution that produced prompt token ``i`` (None for the first
-    token, which nothing precedes), and always holds that token's own entry.
-    """
-    if prompt_logprobs is None:
-        msg = "vLLM returned no prompt log-probabilities (SamplingParams.prompt_logprobs was not set)"
+def forced_logprob(completion: Any, token: int) -> float:
+    """The log-probability of the one token a request was forced to generate (``allowed_token_ids``)."""
+    if not completion.logprobs or token not in completion.logprobs[0]:
+        msg = "vLLM returned no log-probability for a forced token (SamplingParams.logprobs was not set)"
         raise BackendError(msg)
-    if start < 1:
-        msg = "a continuation needs a non-empty prompt before it"
-        raise ValueError(msg)
-    return math.fsum(_logprob_value(prompt_logprobs[i][prompt_token_ids[i]]) for i in range(start, end))  # type: ignore[index]
+    return _logprob_value(completion.logprobs[0][token])
 
 
 def _engine_for(llm: VllmLLM) -> Any:

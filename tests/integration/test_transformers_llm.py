@@ -12,6 +12,7 @@ from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.llms.base import ContinuationRequest, stats_of
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.reflection import InlineReflector
+from selfrag_langchain.sentences import split_sentences
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
 
 pytestmark = pytest.mark.slow
@@ -44,11 +45,22 @@ def test_batched_equals_one_by_one(smollm2: TransformersLLM) -> None:
     assert batched == single
 
 
-def test_score_continuations_equals_full_forward(smollm2: TransformersLLM) -> None:
+@pytest.mark.parametrize(("packed", "attention"), [(True, "sdpa"), (True, "eager"), (False, "sdpa")],
+                         ids=["one-pass-tree-mask-sdpa", "one-pass-tree-mask-eager", "copied-cache"])
+def test_score_continuations_equals_full_forward(smollm2: TransformersLLM, packed: bool, attention: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways of scoring (all continuations in one pass under a tree mask, boolean for sdpa and additive
+    for eager attention, and the copied cache that attention without custom masks needs) give what a plain
+    forward over prompt and continuation gives."""
+    import selfrag_langchain.llms.transformers as backend
+
+    assert backend._takes_custom_masks(smollm2.hf_model)  # SmolLM2 (llama) takes the one-pass path by default
+    monkeypatch.setattr(backend, "_takes_custom_masks", lambda model: packed)
+    monkeypatch.setattr(smollm2.hf_model.config, "_attn_implementation", attention)
     requests = [
         ContinuationRequest("Evidence: Paris is in France.\n\nIs the evidence relevant? Answer Yes or No.",
                             ("Yes", "No")),
-        ContinuationRequest("Evidence: Paris is in France.\n\nRate from 1 to 5.", ("1", "5", "Fully")),
+        ContinuationRequest("Evidence: Paris is in France.\n\nRate from 1 to 5.", ("1", "5", "Fully supported")),
     ]
     scores = smollm2.score_continuations(requests)
     for req, row in zip(requests, scores, strict=True):
@@ -56,19 +68,46 @@ def test_score_continuations_equals_full_forward(smollm2: TransformersLLM) -> No
             assert value == pytest.approx(_naive_logprob(smollm2, req.prompt, cont), abs=2e-3)
 
 
+def test_a_sentence_stop_ends_generation_after_the_first_sentence(smollm2: TransformersLLM) -> None:
+    prompt = "Tell me about Jane Austen and her novels."
+    free = stats_of(smollm2.generate([prompt], max_new_tokens=48).generations[0][0])
+    generation = smollm2.generate([prompt], max_new_tokens=48, stop_at_sentence_end=True).generations[0][0]
+    stats = stats_of(generation)
+    assert stats is not None and free is not None
+    assert stats.finish_reason == "sentence" and stats.num_tokens < free.num_tokens
+    first = split_sentences(generation.text)
+    assert len(first) == 2 and len(first[1].split()) == 1  # the next sentence's first word, and nothing more
+    # Per-token values add up to the sequence term, and the ends reach the text's end.
+    assert math.fsum(stats.token_logprobs) == pytest.approx(stats.sum_logprob)
+    assert stats.token_ends[-1] == len(generation.text) and len(stats.token_ends) == stats.num_tokens
+
+
+def test_a_row_stopped_at_its_sentence_before_the_rest_of_its_batch_says_so(smollm2: TransformersLLM) -> None:
+    """The row that stops first is padded while the other goes on; it still finishes with ``sentence``."""
+    prompts = ["Tell me about Jane Austen and her novels.", "Who was Napoleon?"]
+    result = smollm2.generate(prompts, max_new_tokens=48, stop_at_sentence_end=True)
+    stats = [stats_of(g[0]) for g in result.generations]
+    assert all(s is not None and s.finish_reason == "sentence" for s in stats)
+    assert stats[0].num_tokens != stats[1].num_tokens  # type: ignore[union-attr]
+    assert all(len(split_sentences(g[0].text)) == 2 for g in result.generations)
+
+
 def test_reading_at_reflection_token_is_exact_group_softmax(smollm2_with_tokens: TransformersLLM) -> None:
     llm = smollm2_with_tokens
     tok = llm.tokenizer
     ids = tok("Paris[Relevant] is the capital.[Fully supported][Utility:4]", add_special_tokens=False)["input_ids"]
-    logprobs = torch.log_softmax(torch.randn(len(ids), len(tok)), dim=-1)
-    generation = llm._to_generation(ids, logprobs, None, max_new=64)
+    logits = torch.randn(len(ids), len(tok))
+    logprobs = torch.log_softmax(logits, dim=-1)
+    # The backend reads the chosen and reflection tokens from the logits, one step at a time.
+    chosen, groups = llm._token_logprobs([row[None] for row in logits], torch.tensor([ids]))
+    generation = llm._to_generation(ids, chosen[0], groups[0], None, max_new=64)
     assert generation.text == "Paris[Relevant] is the capital.[Fully supported][Utility:4]"
     stats = stats_of(generation)
     assert [r.group for r in stats.readings] == [Group.ISREL, Group.ISSUP, Group.ISUSE]
     sup = stats.readings[1]
     assert ids[sup.index] == tok.convert_tokens_to_ids("[Fully supported]")
     raw = {t: math.exp(float(logprobs[sup.index, tok.convert_tokens_to_ids(t)])) for t in GROUP_TOKENS[Group.ISSUP]}
-    assert sup.probs == pytest.approx({t: p / sum(raw.values()) for t, p in raw.items()})
+    assert sup.probs == pytest.approx({t: p / sum(raw.values()) for t, p in raw.items()}, rel=1e-5)
     assert sup.mass == pytest.approx(sum(raw.values())) and sup.exact
     assert stats.sum_logprob == pytest.approx(sum(float(logprobs[i, t]) for i, t in enumerate(ids)), rel=1e-6)
 

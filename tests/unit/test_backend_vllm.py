@@ -15,7 +15,7 @@ import pytest
 
 from selfrag_langchain.errors import BackendError
 from selfrag_langchain.llms.base import ContinuationRequest, stats_of
-from selfrag_langchain.llms.vllm import Coalescer, VllmLLM, continuation_logprob, stats_from_vllm
+from selfrag_langchain.llms.vllm import Coalescer, VllmLLM, forced_logprob, stats_from_vllm
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, RELEVANT, Group
 
 
@@ -64,13 +64,34 @@ def test_stats_from_vllm_without_logprobs_is_an_error() -> None:
         stats_from_vllm([5], None, "length", None, REFLECTION)
 
 
-def test_continuation_logprob_reads_the_continuation_positions() -> None:
-    ids = [1, 11, 12, 13, 14]
-    prompt_logprobs: list[dict[int, Any] | None] = [
-        None, {11: Logprob(-1.0)}, {12: Logprob(-2.0), 3: Logprob(-0.1)}, {13: Logprob(-0.5)}, {14: Logprob(-0.25)}]
-    assert continuation_logprob(ids, prompt_logprobs, 3, 5) == pytest.approx(-0.75)
-    with pytest.raises(BackendError):
-        continuation_logprob(ids, None, 3, 5)
+def test_forced_logprob_reads_the_forced_token() -> None:
+    completion = SimpleNamespace(logprobs=[{12: Logprob(-2.0), 3: Logprob(-0.1)}])
+    assert forced_logprob(completion, 12) == pytest.approx(-2.0)
+    with pytest.raises(BackendError, match="forced token"):
+        forced_logprob(SimpleNamespace(logprobs=None), 12)
+
+
+def test_stats_from_vllm_keeps_each_tokens_logprob_and_end_and_names_a_sentence_stop() -> None:
+    # SentencePiece decodes " is" alone as "is": the ends come from decoding each prefix.
+    words = {5: "Paris", 6: " is", 7: ". "}
+    decode = lambda ids: "".join(words[i] for i in ids)  # noqa: E731
+    rows = [{5: Logprob(-1.0, decoded_token="Paris")}, {6: Logprob(-2.0, decoded_token="is")},
+            {7: Logprob(-0.5, decoded_token=".")}]
+    stats = stats_from_vllm([5, 6, 7], rows, "stop", ". ", REFLECTION, text="Paris is. ", decode=decode, sentence=True)
+    assert stats.finish_reason == "sentence"
+    assert stats.token_logprobs == (-1.0, -2.0, -0.5) and stats.token_ends == (5, 8, 10)
+    kept = stats.upto(len("Paris is"))
+    assert (kept.num_tokens, kept.sum_logprob) == (2, -3.0)
+    # The same stop string, when no sentence stop was asked for, is a plain stop.
+    assert stats_from_vllm([5, 6, 7], rows, "stop", ". ", REFLECTION, text="Paris is. ").finish_reason == "stop"
+
+
+def test_the_sentence_stop_strings_never_stop_at_a_bare_newline() -> None:
+    """A reply continued as raw text may begin with a newline; stopping there would end the answer."""
+    from selfrag_langchain.sentences import SENTENCE_STOP_STRINGS
+
+    assert all(s.strip() for s in SENTENCE_STOP_STRINGS)
+    assert not any("\n".startswith(s) or "\n\n".startswith(s) for s in SENTENCE_STOP_STRINGS)
 
 
 def test_coalescer_merges_concurrent_calls_and_returns_each_its_own_results() -> None:
@@ -120,6 +141,10 @@ class WordTokenizer:
     def get_vocab(self) -> dict[str, int]:
         return dict(self.ids)
 
+    def decode(self, ids: list[int], skip_special_tokens: bool = False) -> str:
+        words = {i: w for w, i in self.ids.items()}
+        return " ".join(words.get(i, "") for i in ids)
+
     def __call__(self, text: str, add_special_tokens: bool = True) -> dict[str, list[int]]:
         ids = [self.ids.setdefault(w, 200 + len(self.ids)) for w in text.split()]
         return {"input_ids": ([self.bos] if add_special_tokens else []) + ids}
@@ -131,6 +156,7 @@ class FakeEngine:
 
     tokenizer: WordTokenizer = field(default_factory=WordTokenizer)
     calls: list[tuple[list[Any], list[Any]]] = field(default_factory=list)
+    top: set[int] = field(default_factory=set)
 
     def get_tokenizer(self) -> WordTokenizer:
         return self.tokenizer
@@ -140,12 +166,14 @@ class FakeEngine:
         outputs = []
         for prompt, p in zip(prompts, params, strict=True):
             ids = prompt["prompt_token_ids"]
-            if getattr(p, "prompt_logprobs", None) is not None:
-                # log p(token i | prefix) = -0.1 * token id, for checking which positions are summed
-                plp = [None] + [{t: Logprob(-0.1 * t)} for t in ids[1:]]
-                outputs.append(SimpleNamespace(prompt_token_ids=ids, prompt_logprobs=plp,
-                                               outputs=[SimpleNamespace(text="", token_ids=[9], logprobs=None,
-                                                                        finish_reason="length", stop_reason=None)]))
+            if getattr(p, "detokenize", True) is False:  # a scoring request: one token
+                # log p(token | prefix) = -0.1 * token id; the top-k after a prompt holds the ids in `top`
+                allowed = getattr(p, "allowed_token_ids", None)
+                row = {allowed[0]: Logprob(-0.1 * allowed[0])} if allowed else {
+                    t: Logprob(-0.1 * t) for t in self.top | {9}}
+                outputs.append(SimpleNamespace(prompt_token_ids=ids, prompt_logprobs=None, outputs=[
+                    SimpleNamespace(text="", token_ids=[next(iter(row))], logprobs=[row], finish_reason="length",
+                                    stop_reason=None)]))
                 continue
             completion = SimpleNamespace(
                 text=f"{RELEVANT}Paris", token_ids=[100, 300, EOS],
@@ -181,17 +209,44 @@ def test_generate_sends_all_prompts_in_one_call_keeping_special_tokens(vllm_llm:
     assert reading is not None and reading.probs[RELEVANT] == pytest.approx(0.9 / 0.95)
 
 
-def test_score_continuations_sums_prompt_logprobs_over_each_continuation(
+def test_score_continuations_reads_each_prompt_once_then_forces_only_what_the_top_k_lacked(
         vllm_llm: tuple[VllmLLM, FakeEngine]) -> None:
     llm, engine = vllm_llm
+    tok = engine.tokenizer.ids
+    llm.count_tokens("Yes No way")  # give the words their ids
+    engine.top = {tok["Yes"]}  # "Yes" is among the top-k after every prompt, "No" is not
     requests = [ContinuationRequest("is it relevant ?", ("Yes", "No way")), ContinuationRequest("other", ("Yes",))]
     scores = llm.score_continuations(requests)
-    assert len(engine.calls) == 1 and len(engine.calls[0][0]) == 3
-    tok = engine.tokenizer.ids
     assert scores[0][0] == pytest.approx(-0.1 * tok["Yes"])
     assert scores[0][1] == pytest.approx(-0.1 * (tok["No"] + tok["way"]))
     assert scores[1] == [pytest.approx(-0.1 * tok["Yes"])]
-    assert all(p.prompt_logprobs == 1 and p.max_tokens == 1 for p in engine.calls[0][1])
+    # No request asks for prompt log-probabilities (vLLM would bypass its prefix cache for it).
+    assert all(getattr(p, "prompt_logprobs", None) is None for _, params in engine.calls for p in params)
+    (first_prompts, first_params), (forced_prompts, forced_params) = engine.calls
+    assert len(first_prompts) == 2 and all(p.logprobs == llm.top_logprobs for p in first_params)
+    # Only the two tokens of "No way" are forced, each after the prompt and the label so far.
+    prompt = first_prompts[0]["prompt_token_ids"]
+    assert [p["prompt_token_ids"] for p in forced_prompts] == [prompt, [*prompt, tok["No"]]]
+    assert [p.allowed_token_ids for p in forced_params] == [[tok["No"]], [tok["way"]]]
+
+
+def test_one_token_labels_all_in_the_top_k_cost_one_request_per_prompt(
+        vllm_llm: tuple[VllmLLM, FakeEngine]) -> None:
+    llm, engine = vllm_llm
+    engine.top = {100, 101}
+    scores = llm.score_continuations([ContinuationRequest("passage and answer", (RELEVANT, IRRELEVANT))])
+    assert scores == [[pytest.approx(-10.0), pytest.approx(-10.1)]]
+    assert len(engine.calls) == 1
+
+
+def test_a_sentence_stop_asks_for_the_stop_strings_kept_in_the_text(vllm_llm: tuple[VllmLLM, FakeEngine]) -> None:
+    llm, engine = vllm_llm
+    assert llm.stops_at_sentence_end
+    llm.generate(["who is a"], stop_at_sentence_end=True)
+    params = engine.calls[0][1][0]
+    assert params.include_stop_str_in_output is True and ". " in params.stop
+    llm.generate(["who is a"])
+    assert engine.calls[1][1][0].include_stop_str_in_output is False and engine.calls[1][1][0].stop is None
 
 
 def test_has_tokens_and_counting_use_the_engine_tokenizer(vllm_llm: tuple[VllmLLM, FakeEngine]) -> None:

@@ -88,7 +88,7 @@ def test_marker_goes_before_the_final_punctuation(text: str, n: int | None, mark
 
 
 def test_marked_answer_splits_into_sentences_with_their_markers() -> None:
-    from selfrag_langchain.chains.segments import split_sentences
+    from selfrag_langchain.sentences import split_sentences
 
     rag, _ = _four_segments()
     sentences = split_sentences(rag.invoke(QUESTION).answer)

@@ -1,0 +1,48 @@
+"""Sentences, as every part of the project cuts them: pysbd, English, text kept as written.
+
+Long form keeps one sentence of a plain generator per segment, so a backend that can stop generating
+once that sentence has ended (:func:`sentence_finished`) wastes nothing on text that would be dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+SENTENCE_STOP_STRINGS: tuple[str, ...] = (". ", "! ", "? ", ".\n", "!\n", "?\n")
+"""Stop strings that approximate a sentence end, for engines that take only strings (vLLM): each may also
+stop after an abbreviation ("Mr. "), where pysbd would not end the sentence. A bare newline is not one:
+a reply continued as raw text may begin with one."""
+
+_CANDIDATE = re.compile(r"[.!?…\n]")
+"""A sentence can only have ended where one of these was written: pysbd runs only after one."""
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (pysbd), stripped, empty ones dropped."""
+    if not text.strip():
+        return []
+    return [s.strip() for s in sentence_segmenter().segment(text) if s.strip()]
+
+
+def sentence_finished(text: str) -> bool:
+    """Whether the first sentence of ``text`` has ended: a second one has begun after it."""
+    body = text.strip()
+    if not _CANDIDATE.search(body[:-1]):
+        return False
+    return len(split_sentences(body)) > 1
+
+
+_LOCAL = threading.local()
+
+
+def sentence_segmenter() -> Any:
+    """This thread's pysbd segmenter (English, text kept as written), built at first use: a segmenter keeps
+    the text it is splitting on itself, so threads must not share one."""
+    segmenter = getattr(_LOCAL, "segmenter", None)
+    if segmenter is None:
+        import pysbd
+
+        segmenter = _LOCAL.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return segmenter
