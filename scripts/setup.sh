@@ -50,6 +50,18 @@ if [ -n "$extras" ]; then
 else
   "${pip[@]}" -e .
 fi
+# The web chat's browser test runs Debian's chromium through Selenium (the browser downloads of Selenium
+# and Playwright reach hosts other than the package registries).
+if [[ ",$extras," == *",dev,"* ]] && ! command -v chromedriver >/dev/null; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; } ||
+      echo "note: could not install chromium and chromium-driver with apt; the browser test will say so" >&2
+  else
+    echo "note: the browser test needs chromium and its driver: sudo apt-get install chromium chromium-driver" >&2
+  fi
+fi
 # The embedding model's int8 ONNX file (a few seconds, once): the first index is built with it.
 .venv/bin/python -c "from selfrag_langchain.embeddings import MiniLMEmbeddings; MiniLMEmbeddings().embed_query('ready')"
 echo "selfrag-langchain is installed in .venv (run .venv/bin/selfrag --help)"

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from selfrag_langchain.commands import ask, chat, index, train
+from selfrag_langchain.commands import ask, chat, index, serve, train
 from selfrag_langchain.commands import eval as eval_command
 from selfrag_langchain.errors import SelfRAGError
 
-COMMANDS = (index, ask, chat, eval_command, train)
+COMMANDS = (index, ask, chat, serve, eval_command, train)
 """Command modules, in the order ``selfrag --help`` lists them."""
 
 

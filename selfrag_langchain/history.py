@@ -52,7 +52,9 @@ class SQLiteChatMessageHistory(BaseChatMessageHistory):
     Messages added in one :meth:`add_messages` call are written in one transaction: all or none.
     """
 
-    def __init__(self, session_id: str, path: str | Path | None = None) -> None:
+    def __init__(self, session_id: str, path: str | Path | None = None, *, prepare: bool = True) -> None:
+        """``prepare=False`` skips creating and checking the file, for a caller that prepared it once
+        already (a server opens a history per request)."""
         if not session_id:
             msg = "session_id must not be empty"
             raise StoreError(msg)
@@ -60,7 +62,8 @@ class SQLiteChatMessageHistory(BaseChatMessageHistory):
         self.path = Path(path) if path is not None else default_history_path()
         self.recovered: str | None = None
         """Set when the file was unreadable: where the damaged file was moved."""
-        self._prepare()
+        if prepare:
+            self._prepare()
 
     # ------------------------------------------------------------------ the file
 

@@ -28,7 +28,7 @@ from langchain_core.embeddings import Embeddings
 
 from selfrag_langchain.errors import ConfigurationError, InputError, StoreError
 from selfrag_langchain.retrievers.passages import document_from_ctx
-from selfrag_langchain.store import open_store, resolve_store_dir
+from selfrag_langchain.store import is_server, open_store, resolve_store_dir
 from selfrag_langchain.text_files import UnreadableFileError, read_user_text
 
 if TYPE_CHECKING:
@@ -419,7 +419,7 @@ def index_documents(
 
     Args:
         docs: The passages.
-        store_dir: The store directory; ``None`` uses the default store.
+        store_dir: The store directory or a Chroma server's URL; ``None`` uses the default store.
         batch_size: Chunks embedded and committed together; an interrupted run loses at most
             one batch of work.
         progress: Show a progress bar (on stderr).
@@ -434,13 +434,13 @@ def index_documents(
     """
     _check_batch_size(batch_size)
     store = open_store(store_dir, create=True, embeddings=embeddings)
-    added, skipped = _guarded_write(store, docs, directory=resolve_store_dir(store_dir), batch_size=batch_size,
+    added, skipped = _guarded_write(store, docs, directory=_local(store_dir), batch_size=batch_size,
                                     progress=progress)
     return IndexReport(chunks_added=added, chunks_skipped=skipped)
 
 
 def _guarded_write(
-    store: Chroma, docs: Sequence[Document], *, directory: Path, batch_size: int, progress: bool
+    store: Chroma, docs: Sequence[Document], *, directory: Path | None, batch_size: int, progress: bool
 ) -> tuple[int, int]:
     """``_write_documents`` with Chroma's write failures (disk full, read-only) as StoreError."""
     from chromadb.errors import ChromaError
@@ -455,8 +455,15 @@ def _guarded_write(
         raise StoreError(msg) from e
 
 
-def _disk_note(directory: Path) -> str:
+def _local(store_dir: Path | str | None) -> Path | None:
+    """The store's directory; None for a Chroma server (its disk is not this machine's)."""
+    return None if is_server(store_dir) else resolve_store_dir(store_dir)
+
+
+def _disk_note(directory: Path | None) -> str:
     """How much room is left where the store lives, when that is likely the cause (under 64 MiB)."""
+    if directory is None:
+        return ""
     try:
         free = shutil.disk_usage(directory).free
     except OSError:
@@ -488,7 +495,7 @@ def index_paths(
 
     Args:
         paths: Files and directories.
-        store_dir: The store directory; ``None`` uses the default store.
+        store_dir: The store directory or a Chroma server's URL; ``None`` uses the default store.
         chunk_size: Maximum characters per .txt/.md chunk.
         chunk_overlap: Characters shared by consecutive chunks.
         batch_size: Chunks embedded and committed together.
@@ -511,9 +518,9 @@ def index_paths(
         paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap, strict=strict
     )
     store = open_store(store_dir, create=True, embeddings=embeddings)
-    logger.info("Indexing %d files into %s", len(corpus.files), resolve_store_dir(store_dir))
+    logger.info("Indexing %d files into %s", len(corpus.files), _local(store_dir) or store_dir)
     added, skipped = _guarded_write(
-        store, corpus.documents, directory=resolve_store_dir(store_dir), batch_size=batch_size, progress=progress
+        store, corpus.documents, directory=_local(store_dir), batch_size=batch_size, progress=progress
     )
     removed = _remove_stale(store, corpus.text_sources, corpus.documents)
     return IndexReport(

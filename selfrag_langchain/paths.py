@@ -70,3 +70,17 @@ def building(target: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+StoreLocation = Path | str
+"""A store directory, or the URL of a Chroma server (``http://host:port``)."""
+
+
+def is_server(location: StoreLocation | None) -> bool:
+    """Whether ``location`` names a Chroma server rather than a directory."""
+    return isinstance(location, str) and location.startswith(("http://", "https://"))
+
+
+def store_location(text: str) -> StoreLocation:
+    """A ``--store`` value: a server URL as given, anything else a directory path."""
+    return text if is_server(text) else Path(text)

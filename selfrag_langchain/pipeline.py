@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, mod
 
 from selfrag_langchain.chains.controls import at_least_one, branch_count, in_unit_interval
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
+from selfrag_langchain.paths import store_location
 from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
 from selfrag_langchain.scoring import RetrieveMode, check_weight
 
@@ -98,9 +99,9 @@ class PipelineSettings(BaseModel):
     """Critic judge: how IsRel is judged; ``auto`` follows :attr:`critic_prompts` (:attr:`resolved_relevance`)."""
 
     # ---------------------------------------------------------------- store
-    store: Path | None = None
-    """Chroma store directory; None: the default store once ``selfrag index`` filled it, else the demo corpus
-    (:func:`uses_demo_corpus`)."""
+    store: Path | str | None = None
+    """Chroma store directory, or a Chroma server's URL (``http://host:port``); None: the default store once
+    ``selfrag index`` filled it, else the demo corpus (:func:`uses_demo_corpus`)."""
 
     # ---------------------------------------------------------------- control loop (PAPER.md §3)
     mode: RetrieveMode = RetrieveMode.ADAPTIVE
@@ -133,6 +134,11 @@ class PipelineSettings(BaseModel):
     """Rank beams by the mean of their segment scores (length-neutral) or by the sum (longer answers win)."""
 
     _counts = field_validator("max_new_tokens", "beam_width", "max_depth", "max_segment_tokens")(at_least_one)
+
+    @field_validator("store", mode="before")
+    @classmethod
+    def _store_location(cls, value: Any) -> Any:
+        return store_location(value) if isinstance(value, str) else value
     _branches = field_validator("k")(branch_count)
     _threshold = field_validator("threshold")(in_unit_interval)
 

@@ -1,7 +1,8 @@
-"""The embedded default store: a persistent Chroma collection under the project's home directory.
+"""The embedded default store: a persistent Chroma collection under the project's home directory, or the
+same collection on a Chroma server (``chroma run``) named by its URL.
 
 ``selfrag index`` writes to it and ``selfrag ask`` reads from it, so both must agree on the
-directory, the collection name, the embedding model and the distance; this module is the one
+directory or server, the collection name, the embedding model and the distance; this module is the one
 place that knows them. Opening never changes a store it cannot read: a damaged store is
 reported with what to do, so the user's data stays as it was for them to inspect.
 """
@@ -18,6 +19,7 @@ from langchain_core.retrievers import BaseRetriever
 from selfrag_langchain import paths
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.errors import ConfigurationError, StoreError
+from selfrag_langchain.paths import is_server
 
 if TYPE_CHECKING:  # importing Chroma costs seconds; only commands that use a store pay it
     from langchain_chroma import Chroma
@@ -27,6 +29,7 @@ __all__ = [
     "answering_store",
     "default_retriever",
     "has_store",
+    "is_server",
     "open_store",
     "resolve_store_dir",
     "store_metadata",
@@ -44,14 +47,36 @@ _SQLITE_FILE = "chroma.sqlite3"
 _COLLECTION_CONFIGURATION: dict[str, Any] = {"hnsw": {"space": "cosine"}}
 
 
+def _server_client(url: str) -> Any:
+    """A client of the Chroma server at ``url``; a server that does not answer is one StoreError."""
+    from urllib.parse import urlparse
+
+    import chromadb
+    from chromadb.config import Settings
+
+    parts = urlparse(url)
+    if not parts.hostname:
+        raise StoreError(f"{url} is not a Chroma server URL: give http://HOST:PORT")
+    try:
+        client = chromadb.HttpClient(host=parts.hostname, port=parts.port or (443 if parts.scheme == "https" else 8000),
+                                     ssl=parts.scheme == "https", settings=Settings(anonymized_telemetry=False))
+        client.heartbeat()
+    except Exception as e:  # connection refused, DNS, TLS, a server of another version: all "cannot reach"
+        msg = f"cannot reach the Chroma server at {url} ({type(e).__name__}: {e}): is `chroma run` running there?"
+        raise StoreError(msg) from e
+    return client
+
+
 def resolve_store_dir(path: Path | str | None = None) -> Path:
     """The absolute store directory: ``path`` when given, else ``paths.default_store_dir()``."""
     chosen = paths.default_store_dir() if path is None else Path(path)
     return chosen.expanduser().resolve()
 
 
-def _no_store(directory: Path) -> StoreError:
-    return StoreError(f"No store at {directory}: run `selfrag index PATH` first")
+def _no_store(where: Path | str) -> StoreError:
+    if isinstance(where, str):
+        return StoreError(f"No store on the Chroma server at {where}: run `selfrag index PATH --store {where}` first")
+    return StoreError(f"No store at {where}: run `selfrag index PATH` first")
 
 
 def _unreadable(directory: Path, error: BaseException) -> StoreError:
@@ -109,7 +134,8 @@ def open_store(
     """Open the persistent Chroma store (collection ``"selfrag"``, cosine distance).
 
     Args:
-        path: The store directory; ``None`` uses ``paths.default_store_dir()``.
+        path: The store directory, or a Chroma server's URL (``http://host:port``, as ``chroma run``
+            serves); ``None`` uses ``paths.default_store_dir()``.
         create: Create the directory and collection when missing (indexing). When False
             (asking), the store must exist and hold at least one passage.
         embeddings: The embedding model; ``None`` uses ``MiniLMEmbeddings()``. A store must
@@ -124,6 +150,8 @@ def open_store(
     """
     from langchain_chroma import Chroma
 
+    if is_server(path):
+        return _open(Chroma, _server_client(str(path)), str(path), create=create, embeddings=embeddings)
     directory = resolve_store_dir(path)
     if create:
         _check_can_create(directory)
@@ -135,13 +163,17 @@ def open_store(
     elif not (directory / _SQLITE_FILE).is_file():
         raise _no_store(directory)
 
-    client = _client(directory)
+    return _open(Chroma, _client(directory), directory, create=create, embeddings=embeddings)
+
+
+def _open(chroma: Any, client: Any, where: Path | str, *, create: bool, embeddings: Embeddings | None) -> Chroma:
+    """The project's collection on ``client`` (a directory's or a server's)."""
     try:
         if not create:
             names = {c if isinstance(c, str) else c.name for c in client.list_collections()}
             if COLLECTION_NAME not in names:
-                raise _no_store(directory)
-        store = Chroma(
+                raise _no_store(where)
+        store = chroma(
             collection_name=COLLECTION_NAME,
             embedding_function=embeddings if embeddings is not None else MiniLMEmbeddings(),
             client=client,
@@ -153,9 +185,11 @@ def open_store(
     except StoreError:
         raise
     except Exception as e:
-        raise _unreadable(directory, e) from e
+        if isinstance(where, str):
+            raise StoreError(f"the Chroma server at {where} failed ({type(e).__name__}: {e})") from e
+        raise _unreadable(where, e) from e
     if not create and count == 0:
-        raise _no_store(directory)
+        raise _no_store(where)
     return store
 
 
@@ -194,8 +228,9 @@ def store_size(store: Chroma) -> int:
 
 
 def has_store(path: Path | str | None = None) -> bool:
-    """Whether ``selfrag index`` has written a store at ``path`` (default: the default store)."""
-    return (resolve_store_dir(path) / _SQLITE_FILE).exists()
+    """Whether ``selfrag index`` has written a store at ``path`` (default: the default store); a server
+    is asked when it is opened."""
+    return is_server(path) or (resolve_store_dir(path) / _SQLITE_FILE).exists()
 
 
 def answering_store(path: Path | str | None = None) -> Chroma:

@@ -8,16 +8,21 @@ shares one server per test session.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, gguf_path
 
@@ -106,3 +111,47 @@ def _answers(url: str) -> bool:
             return bool(json.load(response).get("data"))
     except (OSError, urllib.error.URLError, ValueError):
         return False
+
+
+@contextlib.contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Run an ASGI ``app`` with uvicorn on a free loopback port in a thread; yields its base URL."""
+    import uvicorn
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="error", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def start_selfrag_serve(*args: str, timeout: float = 240) -> tuple[subprocess.Popen[str], str]:
+    """``selfrag serve ARGS`` as a user runs it, on a free loopback port; returns the process and its URL
+    once ``/health`` answers (the models are loaded by then)."""
+    port = free_port()
+    log = Path(tempfile.mkstemp(prefix="selfrag-serve-", suffix=".log")[1])  # a pipe nobody reads would fill up
+    with log.open("w") as out:
+        process = subprocess.Popen([sys.executable, "-m", "selfrag_langchain.cli", "serve", "--port", str(port),
+                                    *args], stdout=out, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return process, url
+        except (urllib.error.URLError, OSError):
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"selfrag serve did not start:\n{log.read_text()[-4000:]}")
+        time.sleep(0.5)

@@ -7,13 +7,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.paths import store_location
+
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "index", help="add .txt, .md and .jsonl files to a store (re-runs add nothing twice)"
     )
     parser.add_argument("paths", nargs="+", type=Path, help="files or directories")
-    parser.add_argument("--store", type=Path, default=None, help="store directory (default: the default store)")
+    parser.add_argument("--store", type=store_location, default=None,
+                        help="store directory, or a Chroma server's URL (http://HOST:PORT) (default: the default "
+                             "store)")
     parser.add_argument("--strict", action="store_true",
                         help="index nothing if a file cannot be read or a line is malformed (default: skip "
                              "those, index the rest and list what was skipped)")

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
+from selfrag_langchain.paths import store_location
 from selfrag_langchain.pipeline import REFLECTORS, PipelineSettings, uses_demo_corpus
 from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
 from selfrag_langchain.scoring import RetrieveMode
@@ -115,9 +116,10 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", type=Path, default=None,
-                        help="Chroma store directory (default: the store `selfrag index` fills, or the demo "
-                             "corpus until you index something)")
+    parser.add_argument("--store", type=store_location, default=None,
+                        help="Chroma store directory, or a Chroma server's URL (http://HOST:PORT, `chroma run`) "
+                             "(default: the store `selfrag index` fills, or the demo corpus until you index "
+                             "something)")
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:

@@ -52,3 +52,22 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield server.base_url
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def passages_store(tmp_path_factory: pytest.TempPathFactory, smollm2: TransformersLLM) -> Path:
+    """A Chroma store of the examples' passages (Eiffel Tower, Mount Everest, ...), indexed by `selfrag index`
+    once the model is loaded (what loading prints stays out of the tests' output)."""
+    import contextlib
+    import io
+    import json
+
+    from examples.corpus import PASSAGES
+    from selfrag_langchain.cli import main
+
+    root = tmp_path_factory.mktemp("passages")
+    corpus = root / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"title": t, "text": x}) + "\n" for t, x in PASSAGES))
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["index", str(corpus), "--store", str(root / "store")]) == 0  # not in a test's output
+    return root / "store"

@@ -9,18 +9,13 @@ import pytest
 
 from examples.corpus import PASSAGES
 from selfrag_langchain.cli import main
-from selfrag_langchain.llms.transformers import TransformersLLM
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory, smollm2: TransformersLLM) -> Path:
-    root = tmp_path_factory.mktemp("cli")
-    corpus = root / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps({"title": t, "text": x}) + "\n" for t, x in PASSAGES))
-    assert main(["index", str(corpus), "--store", str(root / "store")]) == 0
-    return root / "store"
+def store(passages_store: Path) -> Path:
+    return passages_store
 
 
 def test_index_twice_adds_nothing_the_second_time(store: Path, capsys: pytest.CaptureFixture[str]) -> None:

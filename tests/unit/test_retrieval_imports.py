@@ -20,6 +20,7 @@ PUBLIC = {
         "answering_store",
         "default_retriever",
         "has_store",
+        "is_server",
         "open_store",
         "resolve_store_dir",
         "store_metadata",

@@ -1,0 +1,79 @@
+"""``selfrag serve``: Self-RAG behind an OpenAI-compatible HTTP API.
+
+Examples:
+    selfrag serve                                   # the web chat and the API on http://127.0.0.1:8000
+    selfrag serve --store ./store --port 9000 --short
+    curl -s localhost:8000/v1/chat/completions -H 'content-type: application/json' \\
+         -d '{"model": "selfrag", "messages": [{"role": "user", "content": "Who painted the Mona Lisa?"}]}'
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.commands.options import add_long_form_options, add_run_options, run_settings
+from selfrag_langchain.errors import SelfRAGError
+from selfrag_langchain.history import default_history_path
+from selfrag_langchain.pipeline import build_long_form, build_selfrag, uses_demo_corpus
+
+MAX_PENDING = 32
+"""Admitted requests wait in the server's thread pool (40 threads): beyond this, a request would queue
+there instead of getting its 503."""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("serve", help="serve Self-RAG over HTTP: an OpenAI-compatible chat API")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: %(default)s)")
+    parser.add_argument("--short", action="store_true",
+                        help="short-form answers (one passage, one branch) instead of long-form ones")
+    parser.add_argument("--max-pending", type=int, default=16,
+                        help="requests admitted at once; one more gets HTTP 503 (default: %(default)s)")
+    parser.add_argument("--history", type=Path, default=None,
+                        help=f"SQLite file of the web chat's conversations (default: {default_history_path()})")
+    parser.add_argument("--model-name", default="selfrag",
+                        help="the model id the API reports and answers as (default: %(default)s)")
+    add_run_options(parser)
+    add_long_form_options(parser)
+    parser.set_defaults(run=run)
+
+
+def _check_port(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as e:
+            msg = f"port {port} on {host} is not free ({e.strerror or e}): choose another with --port"
+            raise SelfRAGError(msg) from e
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from selfrag_langchain.chains.chat_model import ChatSelfRAG
+    from selfrag_langchain.serving import create_app
+
+    if not 0 < args.port < 65536:
+        raise SelfRAGError(f"--port must be in 1..65535, got {args.port}")
+    if not 1 <= args.max_pending <= MAX_PENDING:
+        raise SelfRAGError(f"--max-pending must be in 1..{MAX_PENDING}, got {args.max_pending}")
+    _check_port(args.host, args.port)  # before the models load: a taken port is one line, at once
+    settings = run_settings(args)
+    rag = build_selfrag(settings) if args.short else build_long_form(settings)
+    load = getattr(rag.generator, "load", None)
+    if callable(load):  # the model loads now, not during the first request
+        load()
+    about = {"answers": "short" if args.short else "long",
+             "store": "demo corpus" if uses_demo_corpus(settings) else str(settings.store or "")}
+    app = create_app(ChatSelfRAG(rag=rag), model_name=args.model_name, max_pending=args.max_pending,
+                     history=args.history, about=about)
+    print(f"selfrag: serving {about['answers']}-form answers: the web chat at http://{args.host}:{args.port}/, "
+          f"the OpenAI API at /v1 (Ctrl-C stops)", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,269 @@
+"""The HTTP app of ``selfrag serve``: Self-RAG's chat model (:class:`ChatSelfRAG`) behind an
+OpenAI-compatible ``/v1/chat/completions`` (whole or streamed as server-sent events), the whole result and
+trace at ``/v1/selfrag/answer``, and ``/health``.
+
+One model serves every request: requests wait their turn for it (the backends take one call at a time on
+a loaded model), and at most ``max_pending`` are admitted at once, so memory stays bounded; one more gets
+HTTP 503 with ``Retry-After``. A bad request gets a 4xx JSON error saying what is wrong, and a fault while
+answering one request is that request's HTTP 500 (or an error event in its stream), never the server's end.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException
+
+from selfrag_langchain.chains.chat_model import RESULT_KEY, ChatSelfRAG
+from selfrag_langchain.errors import ConfigurationError, InputError
+from selfrag_langchain.history import SQLiteChatMessageHistory, default_history_path
+from selfrag_langchain.serving.openai_api import (
+    ChatCompletionRequest,
+    chunk,
+    citations_of,
+    cited_passages,
+    completion,
+    completion_id,
+    error_body,
+    judgements,
+    to_messages,
+    turn_view,
+    url_citations,
+)
+
+log = logging.getLogger("selfrag.serve")
+STATIC = Path(__file__).with_name("static")
+"""The web chat: one page, its script and its style, no framework."""
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+class SessionQuestion(BaseModel):
+    """A question asked in a web-chat conversation."""
+
+    content: str
+
+
+class Busy(Exception):
+    """Every admission slot is taken."""
+
+
+class Admission:
+    """At most ``limit`` requests admitted at once; the others are turned away, not queued without end."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit)
+        self._lock = threading.Lock()
+        self.in_flight = 0
+
+    def enter(self) -> Callable[[], None]:
+        """Take a slot; returns the function that gives it back (once, however often it is called)."""
+        if not self._slots.acquire(blocking=False):
+            raise Busy
+        with self._lock:
+            self.in_flight += 1
+        given_back = threading.Event()
+
+        def leave() -> None:
+            with self._lock:
+                if given_back.is_set():
+                    return
+                given_back.set()
+                self.in_flight -= 1
+            self._slots.release()
+
+        return leave
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        leave = self.enter()
+        try:
+            yield
+        finally:
+            leave()
+
+
+class AdmittedStream(StreamingResponse):
+    """A streamed answer that gives its admission slot back when the response ends, however it ends: a
+    client that goes away before the first event cancels the stream before its generator ever runs."""
+
+    def __init__(self, content: Iterator[str], leave: Callable[[], None]) -> None:
+        super().__init__(content, media_type="text/event-stream")
+        self.leave = leave
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.leave()
+
+
+def error_response(status: int, message: str, kind: str = "invalid_request_error", param: str | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(message, kind, param), status_code=status, headers=headers)
+
+
+def _fault(error: Exception) -> JSONResponse:
+    """The response for an error raised while answering: the caller's mistake (4xx) or a fault (500)."""
+    if isinstance(error, Busy):
+        return error_response(503, "the server is answering as many questions as it admits: retry shortly",
+                              "server_busy", headers={"Retry-After": "2"})
+    if isinstance(error, InputError | ConfigurationError):  # the request's fault
+        return error_response(400, str(error))
+    log.exception("answering a request failed")
+    return error_response(500, f"answering failed: {type(error).__name__}: {error}", "server_error")
+
+
+def create_app(model: ChatSelfRAG, *, model_name: str = "selfrag", max_pending: int = 16,
+               history: Path | None = None, about: dict[str, Any] | None = None) -> FastAPI:
+    """The app serving ``model``. ``history`` is the SQLite file of the web chat's conversations (default:
+    the user data directory's); ``about`` is shown by ``/health`` (the store, the settings)."""
+    app = FastAPI(title="Self-RAG", summary="Self-RAG answers with citations, OpenAI-compatible")
+    admission = Admission(max_pending)
+    history_path = history if history is not None else default_history_path()
+    SQLiteChatMessageHistory("selfrag-web", history_path)  # create and check the file once, at start
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0] if error.errors() else {"loc": (), "msg": "invalid request"}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        return error_response(400, f"{where}: {first['msg']}" if where else str(first["msg"]), param=where or None)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        return error_response(error.status_code, str(error.detail), "not_found" if error.status_code == 404 else
+                              "invalid_request_error")
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        """The web chat."""
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/v1/selfrag/sessions/{session_id}")
+    def session(session_id: str) -> Any:
+        """A web-chat conversation as it was stored: each question, and each answer with its citations,
+        cited passages and judgements."""
+        try:
+            return {"session_id": session_id, "messages": [turn_view(m) for m in _history(session_id).messages]}
+        except Exception as error:  # as above
+            return _fault(error)
+
+    @app.post("/v1/selfrag/sessions/{session_id}/messages", response_model=None)
+    def ask_in_session(session_id: str, body: SessionQuestion) -> Any:
+        """Answer ``body.content`` in the conversation ``session_id`` (streamed as ``/v1/chat/completions``
+        streams); the finished turn is stored, so the conversation survives a reload and a restart."""
+        try:
+            if not body.content.strip():
+                raise InputError("the question is empty")
+            store = _history(session_id)
+            messages = [*store.messages, HumanMessage(body.content)]
+            leave = admission.enter()
+        except Exception as error:  # as above
+            return _fault(error)
+
+        def keep(answer: AIMessage) -> None:
+            store.add_messages([HumanMessage(body.content), answer])
+
+        return AdmittedStream(_events(messages, leave, keep), leave)
+
+    def _history(session_id: str) -> SQLiteChatMessageHistory:
+        if not SESSION_ID.fullmatch(session_id):
+            raise InputError("a session id is 1 to 128 letters, digits, '-' or '_'")
+        return SQLiteChatMessageHistory(session_id, history_path, prepare=False)
+
+    @app.get("/health")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "model": model_name, "in_flight": admission.in_flight,
+                "max_pending": admission.limit, **(about or {})}
+
+    @app.get("/v1/models")
+    def models() -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": model_name, "object": "model", "created": 0,
+                                            "owned_by": "selfrag"}]}
+
+    @app.post("/v1/chat/completions", response_model=None)
+    def chat_completions(body: ChatCompletionRequest) -> Any:
+        try:
+            messages = to_messages(body.messages)
+            if body.stream:
+                leave = admission.enter()
+                return AdmittedStream(_events(messages, leave), leave)
+            with admission.slot():
+                return completion(model.invoke(messages), model_name)
+        except Exception as error:  # every fault becomes this request's error response
+            return _fault(error)
+
+    @app.post("/v1/selfrag/answer", response_model=None)
+    def answer(body: ChatCompletionRequest) -> Any:
+        """The whole answer with its citations, Self-RAG's result and its trace (JSON)."""
+        try:
+            messages = to_messages(body.messages)
+            with admission.slot():
+                message = model.invoke(messages)
+        except Exception as error:  # as above
+            return _fault(error)
+        notes = citations_of(message)
+        return {"answer": message.text, "annotations": url_citations(notes), "citations": cited_passages(notes),
+                RESULT_KEY: message.response_metadata.get(RESULT_KEY)}
+
+    def _events(messages: list[BaseMessage], leave: Callable[[], None],
+                keep: Callable[[AIMessage], None] | None = None) -> Iterator[str]:
+        """The answer as server-sent events: the role, each piece as it becomes final, then the citations
+        and the judgements. Admitted by the caller; ``leave`` gives the slot back when the answer is done
+        (the response gives it back too, if the stream never ran). ``keep`` stores the finished answer
+        (a web-chat turn)."""
+        cid, created = completion_id(), int(time.time())
+        try:
+            yield _sse(chunk(cid, created, model_name, {"role": "assistant", "content": ""}))
+            full: AIMessageChunk | None = None
+            for piece in model.stream(messages):
+                full = piece if full is None else full + piece
+                if piece.text:
+                    yield _sse(chunk(cid, created, model_name, {"content": piece.text}))
+            asked = (full.response_metadata if full is not None else {}).get(RESULT_KEY) or {}
+            judged = _judged(asked)
+            # Stored with what the chat model needs of an earlier turn (its subject), not the whole trace.
+            context = {key: asked.get(key) for key in ("question", "standalone_question", "subject")}
+            answer = AIMessage(content=full.content if full is not None else "",
+                               additional_kwargs={"judgements": judged}, response_metadata={RESULT_KEY: context})
+            notes = citations_of(answer)
+            if keep is not None:
+                keep(answer)
+            yield _sse(chunk(cid, created, model_name, {"annotations": url_citations(notes)}, "stop",
+                             citations=cited_passages(notes), judgements=judged))
+        except Exception as error:  # the stream ends with an error event; the server goes on
+            response = _fault(error)
+            yield _sse(json.loads(bytes(response.body)))
+        finally:
+            leave()
+        yield "data: [DONE]\n\n"
+
+    return app
+
+
+def _judged(asked: dict[str, Any]) -> list[str]:
+    """The judgement lines of an answer; an answer is never lost for want of them."""
+    try:
+        return judgements(asked)
+    except Exception:
+        log.exception("reading the judgements of an answer failed")
+        return []
+
+
+def _sse(payload: dict[str, Any]) -> str:
+    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
