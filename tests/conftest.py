@@ -34,7 +34,7 @@ ALLOWED_SKIPS = (
         r"tests/integration/test_readme_blocks\.py::",
         r"^README\.md:\d+ \(.*\): needs ",
         "README blocks marked `readme-test: skip` with the reason in the README (a GPU, a 7B model, hours of "
-        "training); the test itself caps them at four",
+        "training, a server that runs until stopped); the test itself caps them at seven",
     ),
     AllowedSkip(
         r"tests/integration/test_faults\.py::test_a_(full_disk|read_only_store)",
