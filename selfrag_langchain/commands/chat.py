@@ -11,14 +11,18 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.commands.ask import print_sources, stream_answer
-from selfrag_langchain.commands.options import add_long_form_options, add_run_options, run_settings
+from selfrag_langchain.commands.options import (
+    add_conversation_options,
+    add_long_form_options,
+    add_run_options,
+    run_settings,
+)
 from selfrag_langchain.commands.status import StatusLine
 from selfrag_langchain.errors import SelfRAGError
-from selfrag_langchain.history import SQLiteChatMessageHistory, default_history_path
+from selfrag_langchain.history import SQLiteChatMessageHistory
 from selfrag_langchain.pipeline import build_long_form, build_selfrag
 
 PROMPT = "you> "
@@ -29,10 +33,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("chat", help="chat with Self-RAG: cited answers, history kept per session")
     parser.add_argument("--session", default="default",
                         help="conversation id; the same id continues the conversation (default: %(default)s)")
-    parser.add_argument("--history", type=Path, default=None,
-                        help=f"SQLite file of the conversations (default: {default_history_path()})")
-    parser.add_argument("--short", action="store_true",
-                        help="short-form answers (one passage, one branch) instead of long-form ones")
+    add_conversation_options(parser, history_of="the conversations")
     add_run_options(parser)
     add_long_form_options(parser)
     parser.set_defaults(run=run)

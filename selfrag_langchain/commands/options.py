@@ -122,6 +122,17 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
                              "something)")
 
 
+def add_conversation_options(parser: argparse.ArgumentParser, *, history_of: str) -> None:
+    """What the commands that keep conversations share (``chat``, ``serve``): where the conversations are
+    kept, and short answers instead of long ones."""
+    from selfrag_langchain.history import default_history_path
+
+    parser.add_argument("--history", type=Path, default=None,
+                        help=f"SQLite file of {history_of} (default: {default_history_path()})")
+    parser.add_argument("--short", action="store_true",
+                        help="short-form answers (one passage, one branch) instead of long-form ones")
+
+
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """Everything a command that runs Self-RAG over a store accepts."""
     add_model_options(parser)

@@ -12,12 +12,15 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
-from pathlib import Path
 from typing import Any
 
-from selfrag_langchain.commands.options import add_long_form_options, add_run_options, run_settings
+from selfrag_langchain.commands.options import (
+    add_conversation_options,
+    add_long_form_options,
+    add_run_options,
+    run_settings,
+)
 from selfrag_langchain.errors import SelfRAGError
-from selfrag_langchain.history import default_history_path
 from selfrag_langchain.pipeline import build_long_form, build_selfrag, uses_demo_corpus
 
 MAX_PENDING = 32
@@ -29,14 +32,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("serve", help="serve Self-RAG over HTTP: an OpenAI-compatible chat API")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: %(default)s)")
-    parser.add_argument("--short", action="store_true",
-                        help="short-form answers (one passage, one branch) instead of long-form ones")
     parser.add_argument("--max-pending", type=int, default=16,
                         help="requests admitted at once; one more gets HTTP 503 (default: %(default)s)")
-    parser.add_argument("--history", type=Path, default=None,
-                        help=f"SQLite file of the web chat's conversations (default: {default_history_path()})")
     parser.add_argument("--model-name", default="selfrag",
                         help="the model id the API reports and answers as (default: %(default)s)")
+    add_conversation_options(parser, history_of="the web chat's conversations")
     add_run_options(parser)
     add_long_form_options(parser)
     parser.set_defaults(run=run)

@@ -139,12 +139,18 @@ def per_token(logprobs: Sequence[float], pieces: Sequence[str], text: str) -> di
     return {"token_logprobs": tuple(float(v) for v in logprobs), "token_ends": tuple(ends)}
 
 
-def prefix_ends(decode: Any, ids: Sequence[int], text: str) -> tuple[int, ...]:
-    """Where each token's text ends, from decoding every prefix of ``ids`` (for tokenizers whose tokens
-    do not decode one by one, such as byte-level BPE); monotone and clamped to ``text``."""
+def prefix_ends(decode: Any, ids: Sequence[int], text: str, context: int = 6) -> tuple[int, ...]:
+    """Where each token's text ends; monotone and clamped to ``text``.
+
+    A token does not always decode alone to the text it adds (a SentencePiece token loses its leading
+    space, a byte-level token may hold half a character), so each token's length is what it adds to the
+    decoding of the ``context`` tokens before it: two short decodes per token, linear in the generation
+    (decoding every prefix would be quadratic, on every generation of the hot path)."""
     ends, at = [], 0
-    for i in range(1, len(ids) + 1):
-        at = min(max(at, len(decode(ids[:i]))), len(text))
+    for i in range(len(ids)):
+        before = ids[max(0, i - context) : i]
+        added = len(decode([*before, ids[i]])) - (len(decode(before)) if before else 0)
+        at = min(max(at, at + added), len(text))
         ends.append(at)
     return tuple(ends)
 
