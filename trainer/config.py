@@ -234,18 +234,51 @@ class CriticEvalConfig:
 @dataclass
 class JudgeConfig:
     """Calibrated judge: one logistic regression per reflection group over embedding and word-overlap signals,
-    fitted to labelled critic data (the package ships the fit on Self-RAG's critic_train.jsonl)."""
+    fitted to labelled critic data, one or more files (the package ships the fit on Self-RAG's
+    critic_train.jsonl)."""
 
-    data: str = field(default="", metadata=_required("labelled critic data (JSON Lines: instruction, input, output, "
-                                                 "task)"))
+    data: list[str] = field(default_factory=list, metadata=_required(
+        "labelled critic data (JSON Lines: instruction, input, output, task), one or more files"))
     out: str = field(default="", metadata=_required("JSON file for the calibration (a few kilobytes)"))
+    per_label: int | None = field(default=None, metadata=_help(
+        "rows of one (task, label) at most, drawn with the seed, so one large file cannot decide a group "
+        "(default: all)"))
     folds: int = field(default=5, metadata=_help("cross-validation folds for choosing regularisation and class "
                                                  "weights"))
-    seed: int = field(default=0, metadata=_help("seed of the fold split"))
+    seed: int = field(default=0, metadata=_help("seed of the fold split and of the per-label draw"))
 
     def __post_init__(self) -> None:
+        if isinstance(self.data, str):
+            self.data = [self.data]
         if self.folds < 2:
             msg = f"folds must be >= 2, got {self.folds}"
+            raise ConfigurationError(msg)
+        if self.per_label is not None and self.per_label < 1:
+            msg = f"per_label must be >= 1, got {self.per_label}"
+            raise ConfigurationError(msg)
+
+
+@dataclass
+class JudgeDataConfig:
+    """Synthetic judgements for the judge (swapped facts, neighbouring entities, added claims), made
+    with a fixed seed from training-side passages: critic files' evidence and eval files' passages, never their
+    questions or answers."""
+
+    critic: list[str] = field(default_factory=list, metadata=_required(
+        "critic files (JSON Lines): their evidence passages and group instructions are read"))
+    out: str = field(default="", metadata=_required("JSON Lines file for the synthetic rows (critic format)"))
+    passages: list[str] = field(default_factory=list, metadata=_help(
+        "eval files in Self-RAG's format whose passages (ctxs) are read; each row's own subject is skipped"))
+    per_kind: int = field(default=400, metadata=_help("rows of each kind at most"))
+    seed: int = field(default=0, metadata=_help("seed of every choice"))
+
+    def __post_init__(self) -> None:
+        if isinstance(self.critic, str):
+            self.critic = [self.critic]
+        if isinstance(self.passages, str):
+            self.passages = [self.passages]
+        if self.per_kind < 1:
+            msg = f"per_kind must be >= 1, got {self.per_kind}"
             raise ConfigurationError(msg)
 
 

@@ -9,11 +9,14 @@ parameters are written as JSON; the package ships the file this command writes f
 
 Examples:
     selfrag train judge --data critic_train.jsonl --out judge.json
+    selfrag train judge --config trainer/configs/judge.yaml      # the shipped fit
     selfrag train critic-eval --judge judge.json --data critic_dev.jsonl
 """
 
 from __future__ import annotations
 
+import hashlib
+import random
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -107,13 +110,33 @@ def fit_group(data: LabelledSignals, *, folds: int = 5, seed: int = 0) -> tuple[
     return calibration, report
 
 
+def capped(rows: list[CriticRow], per_label: int | None, seed: int) -> list[CriticRow]:
+    """At most ``per_label`` rows of each (task, label), drawn with ``seed``; the rows' order is kept."""
+    if per_label is None:
+        return rows
+    by_label: dict[tuple[str, str], list[int]] = {}
+    for i, row in enumerate(rows):
+        by_label.setdefault((row.task, row.output), []).append(i)
+    rng = random.Random(seed)
+    keep: set[int] = set()
+    for key in sorted(by_label):
+        found = by_label[key]
+        keep.update(rng.sample(found, per_label) if len(found) > per_label else found)
+    return [row for i, row in enumerate(rows) if i in keep]
+
+
+def file_hash(path: str | Path) -> str:
+    """The SHA-256 of a data file, for the provenance of what was fitted on it."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
 def fit_judge(config: JudgeConfig, reader: SignalReader | None = None) -> JudgeCalibration:
     """Fit every group on ``config.data`` and write the calibration to ``config.out``.
 
     Raises:
         InputError: for bad data, or a file without labels of some group.
     """
-    rows = read_critic_rows(config.data)
+    rows = capped(read_critic_rows(config.data), config.per_label, config.seed)
     if reader is None:
         from selfrag_langchain.embeddings import MiniLMEmbeddings
 
@@ -122,11 +145,14 @@ def fit_judge(config: JudgeConfig, reader: SignalReader | None = None) -> JudgeC
     for group in Group:
         labels = set(by_group[group].labels) if group in by_group else set()
         if len(labels) < 2:
-            msg = f"{config.data} needs rows of at least two {group} labels to fit the judge, found {len(labels)}"
+            msg = (f"{', '.join(config.data)} needs rows of at least two {group} labels to fit the judge, found "
+                   f"{len(labels)}")
             raise InputError(msg)
     groups, reports = {}, {}
     for group in Group:
         groups[group], reports[str(group)] = fit_group(by_group[group], folds=config.folds, seed=config.seed)
-    calibration = JudgeCalibration(groups, DEFAULT_EMBEDDINGS, {"data": Path(config.data).name, "groups": reports})
+    provenance = {"data": {Path(p).name: file_hash(p) for p in config.data}, "per_label": config.per_label,
+                  "seed": config.seed, "groups": reports}
+    calibration = JudgeCalibration(groups, DEFAULT_EMBEDDINGS, provenance)
     write_json_atomic(config.out, calibration.to_dict())
     return calibration

@@ -9,6 +9,8 @@ Examples:
     selfrag train critic-eval --model critic --data critic_dev.jsonl --out critic-eval.json
     selfrag train judge --data critic_train.jsonl --out judge.json
     selfrag train critic-eval --data critic_dev.jsonl      # the default judge, as SelfRAG uses it
+    selfrag train judge-data --critic critic_train.jsonl --passages popqa.jsonl --out judge_synthetic.jsonl
+    selfrag train judge --data critic_train.jsonl judge_synthetic.jsonl --per-label 1000 --out judge.json
     selfrag train generator-data --input pairs.jsonl --out generator_extra.jsonl --critic critic
     selfrag train generator --data generator_train.jsonl generator_extra.jsonl --out generator --lora
     accelerate launch --num_processes 4 -m selfrag_langchain.cli train generator --deepspeed zero3 ...
@@ -29,6 +31,7 @@ from selfrag_langchain.trainer.config import (
     GeneratorConfig,
     GeneratorDataConfig,
     JudgeConfig,
+    JudgeDataConfig,
 )
 
 
@@ -65,6 +68,13 @@ def _judge(config: JudgeConfig) -> None:
     print(f"selfrag: judge calibration written to {config.out}", file=sys.stderr)
 
 
+def _judge_data(config: JudgeDataConfig) -> None:
+    from selfrag_langchain.trainer.judge_data import create
+
+    counts = create(config)
+    print(f"selfrag: {sum(counts.values())} synthetic rows ({counts}) -> {config.out}", file=sys.stderr)
+
+
 def _generator_data(config: GeneratorDataConfig) -> None:
     from selfrag_langchain.store import has_store
     from selfrag_langchain.trainer.generator_data import create
@@ -97,6 +107,8 @@ SUBCOMMANDS: dict[str, tuple[type, Callable[[Any], None], str]] = {
                     "per task, beside the majority baseline"),
     "judge": (JudgeConfig, _judge,
               "fit the calibrated judge (the embedded default's) to labelled critic data, in seconds on CPU"),
+    "judge-data": (JudgeDataConfig, _judge_data,
+                   "make synthetic judgements (swapped facts, neighbouring entities, added claims) from passages"),
     "generator-data": (GeneratorDataConfig, _generator_data,
                        "insert reflection tokens and passages into (x, y) pairs with a critic (Algorithm 3)"),
     "generator": (GeneratorConfig, _generator, "train a Self-RAG generator (paper Eq. 2)"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from selfrag_langchain.prompts import critic_input
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_RETRIEVAL, NO_SUPPORT, RELEVANT, RETRIEVAL, UTILITY
 from selfrag_langchain.trainer.config import CriticEvalConfig, JudgeConfig
 from selfrag_langchain.trainer.critic_eval import evaluate
-from selfrag_langchain.trainer.judge import class_weight_options, fit_judge
+from selfrag_langchain.trainer.critic_rows import read_critic_rows
+from selfrag_langchain.trainer.judge import capped, class_weight_options, fit_judge
 from tests.unit.test_calibrated_reflector import BagOfWords
 
 NAMES = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Marie Curie", "Niels Bohr", "Emmy Noether",
@@ -60,7 +62,7 @@ def test_fit_writes_a_calibration_that_judges_its_training_rows(tmp_path: Path) 
 
     loaded = JudgeCalibration.load(out)
     assert loaded.to_dict() == fitted.to_dict()
-    assert fitted.provenance["data"] == "critic_train.jsonl"
+    assert fitted.provenance["data"] == {"critic_train.jsonl": hashlib.sha256(data.read_bytes()).hexdigest()}
     assert fitted.provenance["groups"]["IsRel"]["rows"] == len(NAMES) * 2
     judge = CalibratedReflector(loaded, embeddings=BagOfWords())
     evaluation = evaluate(CriticEvalConfig(data=str(data)), judge, progress=False)
@@ -80,3 +82,22 @@ def test_class_weight_options_include_square_root_balancing() -> None:
     none, balanced, root = class_weight_options(["a"] * 9 + ["b"])
     assert none is None and balanced == "balanced"
     assert root == {"a": 1.0, "b": pytest.approx(3.0)}
+
+
+def test_several_files_are_fitted_together_and_capped_per_label(tmp_path: Path) -> None:
+    rows = _rows()
+    first = _write(tmp_path / "a.jsonl", rows[: len(rows) // 2])
+    second = _write(tmp_path / "b.jsonl", rows[len(rows) // 2:])
+    fitted = fit_judge(JudgeConfig(data=[str(first), str(second)], out=str(tmp_path / "judge.json"), folds=2,
+                                   per_label=4), reader=SignalReader(BagOfWords()))
+    assert set(fitted.provenance["data"]) == {"a.jsonl", "b.jsonl"}
+    assert fitted.provenance["groups"]["IsRel"]["labels"] == {RELEVANT: 4, IRRELEVANT: 4}
+
+
+def test_the_cap_draws_the_same_rows_for_the_same_seed_and_keeps_their_order(tmp_path: Path) -> None:
+    rows = read_critic_rows(_write(tmp_path / "a.jsonl", _rows()))
+    kept = capped(rows, 3, seed=7)
+    assert kept == capped(rows, 3, seed=7)
+    assert [rows.index(r) for r in kept] == sorted(rows.index(r) for r in kept)
+    assert all(sum(1 for r in kept if (r.task, r.output) == key) <= 3 for key in {(r.task, r.output) for r in rows})
+    assert capped(rows, None, seed=7) == rows
