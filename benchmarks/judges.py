@@ -1,0 +1,87 @@
+"""Calibrated judges (the shipped fit and others) side by side on held-out labelled files, in one run.
+
+For each file and judge: balanced accuracy per group (beside the majority label's, 50% or 33.3%), IsUse
+macro-F1, and for synthetic files (rows with a ``kind``) the share of each kind labelled as made. The
+contrast table answers the question the selection depends on: for a sentence copied from the passage
+against the same sentence with one fact swapped, or against an answer about a neighbouring entity, which
+does the judge score higher? (s_sup or s_use, the paper's scores, compared per kind.)
+
+    python benchmarks/judges.py ../shared/data/critic_dev.jsonl \\
+        ../shared/data/critic_extra/groundedness_wice_dev.jsonl judge_synthetic_heldout.jsonl \\
+        --judge shipped --judge critic_train_only=judge-a.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from selfrag_langchain.judging import CalibratedReflector
+from selfrag_langchain.reflection import Reflector
+from selfrag_langchain.scoring import support_score, utility_score
+from selfrag_langchain.tokens import GROUP_TOKENS
+from selfrag_langchain.trainer.agreement import group_report
+from selfrag_langchain.trainer.critic_eval import predict
+from selfrag_langchain.trainer.critic_rows import CriticRow
+
+
+def rows_of(path: Path) -> tuple[list[CriticRow], list[str | None]]:
+    rows, kinds = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            row = CriticRow(record["instruction"], record["input"], record["output"], record["task"])
+            if row.fields() is not None:
+                rows.append(row)
+                kinds.append(record.get("kind"))
+    return rows, kinds
+
+
+def report(name: str, judge: Reflector, path: Path) -> dict[str, object]:
+    rows, kinds = rows_of(path)
+    started = time.perf_counter()
+    dists = predict(judge, rows, progress=False)  # type: ignore[arg-type]
+    seconds = time.perf_counter() - started
+    by_task: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    by_kind: dict[str, list[tuple[bool, float]]] = defaultdict(list)
+    for row, kind, dist in zip(rows, kinds, dists, strict=True):
+        predicted = max(GROUP_TOKENS[row.group], key=lambda t: dist.get(t, 0.0))
+        by_task[row.task][0].append(row.output)
+        by_task[row.task][1].append(predicted)
+        if kind:
+            score = support_score(dist) if row.task == "groundedness" else (
+                utility_score(dist) if row.task == "utility" else dist.get("[Relevant]", 0.0))
+            by_kind[kind].append((predicted == row.output, score))
+    out: dict[str, object] = {"judge": name, "file": path.name, "rows": len(rows), "seconds": round(seconds, 1)}
+    for task, (gold, predicted) in by_task.items():
+        r = group_report(task, gold, predicted)
+        out[task] = {"balanced_accuracy": round(r.model.balanced_accuracy, 3),
+                     "majority_balanced_accuracy": round(r.majority.balanced_accuracy, 3),
+                     "macro_f1": round(r.model.macro_f1, 3), "majority_macro_f1": round(r.majority.macro_f1, 3),
+                     "n": r.model.n}
+    for kind, hits in sorted(by_kind.items()):
+        out[f"kind:{kind}"] = {"labelled_as_made": round(sum(h for h, _ in hits) / len(hits), 3),
+                               "mean_score": round(sum(s for _, s in hits) / len(hits), 3), "n": len(hits)}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", type=Path, nargs="+")
+    parser.add_argument("--judge", action="append", default=None,
+                        help="NAME=calibration.json, or shipped (repeatable; default: shipped)")
+    args = parser.parse_args()
+    judges: dict[str, Reflector] = {}
+    for item in args.judge or ["shipped"]:
+        name, _, path = item.partition("=")
+        judges[name] = CalibratedReflector(path or None)
+    for path in args.files:
+        for name, judge in judges.items():
+            print(json.dumps(report(name, judge, path)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""Which branch each judge selects, from one set of generations: top-1 RAG, the ceiling, and Self-RAG's
+selection under each judge and score, on the same branches in one run.
+
+Every question's K branches (one per passage, the default RAG prompt and budget) are generated once and
+kept in ``--cache`` (a re-run reads them back); each judge then critiques every branch, and each score
+variant selects with the pure ``select`` that ``SelfRAG`` runs (always retrieving, as every question here
+retrieves under the default threshold). Accuracy: a gold answer occurs in the answer; 95% Wilson
+intervals. Questions files may mark each question ``"where": "first" | "later"`` (the answer in the
+article's first sentence or only after it): the table is then split that way too.
+
+    python benchmarks/selection.py --data ../shared/data/popqa_longtail_dev.jsonl --task popqa \\
+        --cache selfrag-eval/branches-popqa.jsonl
+    python benchmarks/selection.py --data benchmarks/demo_questions.jsonl --task questions \\
+        --cache selfrag-eval/branches-demo.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from langchain_core.documents import Document
+
+from selfrag_langchain.chains.selection import select
+from selfrag_langchain.eval.metrics import match
+from selfrag_langchain.llms.base import GenerationStats
+from selfrag_langchain.reflection import Branch, Reflector
+from selfrag_langchain.scoring import HardConstraints, ScoringWeights
+from selfrag_langchain.tokens import ParsedGeneration
+
+VARIANTS: dict[str, ScoringWeights] = {
+    "paper score (sequence term on)": ScoringWeights(),
+    "without the sequence term": ScoringWeights(use_sequence_probability=False),
+}
+
+
+def wilson(hits: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion."""
+    if n == 0:
+        return 0.0, 0.0
+    z, p = 1.96, hits / n
+    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+
+
+def questions(path: Path, task: str) -> list[dict[str, Any]]:
+    """question, answers, where, and the file's own passages (PopQA) or None (retrieved from the store)."""
+    if task == "popqa":
+        from selfrag_langchain.eval.loaders import load_examples
+
+        return [{"question": ex.question, "answers": list(ex.answers), "where": None,
+                 "passages": [d for d in ex.passages if d.page_content.strip()]}
+                for ex in load_examples(path, "popqa").examples]
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [{"question": r["question"], "answers": r["answers"], "where": r.get("where"), "passages": None}
+            for r in rows]
+
+
+def focused(question: str, doc: Document, embeddings: Any, window: int = 2) -> Document:
+    """The document with the run of ``window`` sentences nearest the question moved to the front."""
+    from selfrag_langchain.sentences import split_sentences
+
+    sentences = split_sentences(doc.page_content)
+    if len(sentences) <= window:
+        return doc
+    runs = [" ".join(sentences[i:i + window]) for i in range(len(sentences) - window + 1)]
+    q, *vectors = embeddings.embed_documents([question, *runs])
+    best = max(range(len(runs)), key=lambda i: sum(a * b for a, b in zip(q, vectors[i], strict=True)))
+    rest = sentences[:best] + sentences[best + window:]
+    return Document(page_content=" ".join([runs[best], *rest]), metadata=doc.metadata)
+
+
+def generate(items: list[dict[str, Any]], k: int, max_new_tokens: int, cache: Path,
+             focus: bool = False) -> list[dict[str, Any]]:
+    """Each question's branches (title, evidence, answer, mean log-probability), read from ``cache`` when there."""
+    if cache.is_file():
+        return [json.loads(line) for line in cache.read_text(encoding="utf-8").splitlines() if line.strip()]
+    from selfrag_langchain import TransformersLLM
+    from selfrag_langchain.chains.branches import prepare_passages, to_branches
+    from selfrag_langchain.prompts import rag_prompt
+    from selfrag_langchain.store import default_retriever
+
+    llm = TransformersLLM(max_new_tokens=max_new_tokens).load()
+    retriever = default_retriever(k=k)
+    embeddings = None
+    if focus:
+        from selfrag_langchain.embeddings import MiniLMEmbeddings
+
+        embeddings = MiniLMEmbeddings()
+    out = []
+    started = time.perf_counter()
+    for item in items:
+        docs = item["passages"][:k] if item["passages"] is not None else retriever.invoke(item["question"])
+        if focus:
+            docs = [focused(item["question"], d, embeddings) for d in docs]
+        prepared = prepare_passages(docs, llm, instruction=item["question"], max_new_tokens=max_new_tokens,
+                                    max_tokens=None)
+        branches = to_branches(llm.generate([rag_prompt(item["question"], p.evidence) for p in prepared]), prepared)
+        out.append({"question": item["question"], "answers": item["answers"], "where": item["where"],
+                    "branches": [{"title": b.passage.metadata.get("title") if b.passage else None,
+                                  "evidence": b.evidence, "answer": b.answer,
+                                  "mean_logprob": b.stats.mean_logprob if b.stats else None} for b in branches]})
+    print(f"generated {len(out)} questions in {time.perf_counter() - started:.0f} s", flush=True)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+    return out
+
+
+def branches_of(record: dict[str, Any]) -> list[Branch]:
+    return [Branch(passage=Document(page_content="", metadata={"title": b["title"]}), evidence=b["evidence"],
+                   raw=b["answer"], answer=b["answer"], parsed=ParsedGeneration(),
+                   stats=GenerationStats(num_tokens=1, sum_logprob=b["mean_logprob"])
+                   if b["mean_logprob"] is not None else None)
+            for b in record["branches"]]
+
+
+def line(name: str, rights: list[bool], wheres: list[str | None]) -> str:
+    hits, n = sum(rights), len(rights)
+    low, high = wilson(hits, n)
+    text = f"| {name} | {hits}/{n} = {hits / n:.1%} [{low:.0%}, {high:.0%}]"
+    for where in ("first", "later"):
+        picked = [r for r, w in zip(rights, wheres, strict=True) if w == where]
+        if picked:
+            text += f" | {where}: {sum(picked)}/{len(picked)}"
+    return text + " |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--task", choices=("popqa", "questions"), required=True)
+    parser.add_argument("--cache", type=Path, required=True, help="branches file (written once, then read)")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--max-new-tokens", type=int, default=60)
+    parser.add_argument("--focus", action="store_true",
+                        help="move each passage's two sentences nearest the question to its front")
+    parser.add_argument("--judge", action="append", default=None,
+                        help="NAME=calibration.json, or shipped (repeatable; default: shipped)")
+    args = parser.parse_args()
+
+    from selfrag_langchain.judging import CalibratedReflector
+
+    records = generate(questions(args.data, args.task), args.k, args.max_new_tokens, args.cache, args.focus)
+    wheres = [r["where"] for r in records]
+    right = [[match(b["answer"], r["answers"]) for b in r["branches"]] for r in records]
+    print(line("RAG, top-1 passage", [bool(x and x[0]) for x in right], wheres))
+    print(line("ceiling: some branch right", [any(x) for x in right], wheres))
+    judges: dict[str, Reflector] = {}
+    for item in args.judge or ["shipped"]:
+        name, _, path = item.partition("=")
+        judges[name] = CalibratedReflector(path or None)
+    for judge_name, judge in judges.items():
+        started = time.perf_counter()
+        critiques = [judge.critique(r["question"], branches_of(r)) for r in records]
+        seconds = (time.perf_counter() - started) / max(len(records), 1)
+        for variant, weights in VARIANTS.items():
+            rights = []
+            for r, crit, rs in zip(records, critiques, right, strict=True):
+                chosen = select(branches_of(r), crit, weights=weights, constraints=HardConstraints()).selected
+                rights.append(bool(chosen is not None and rs[chosen]))
+            print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
