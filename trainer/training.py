@@ -51,6 +51,16 @@ class TrainingResult:
                 f"{self.seconds:.0f} s, loss {first} -> {last}")
 
 
+def warmup_arguments(arguments: type, ratio: float) -> dict[str, float]:
+    """The warm-up as a share of the steps, in the field this transformers reads it from: ``warmup_ratio``
+    where it exists (before transformers 5, whose ``warmup_steps`` counts steps, so 0.03 would mean none),
+    else ``warmup_steps``, which from transformers 5 on reads a value below 1 as a share."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(arguments)}
+    return {"warmup_ratio": ratio} if "warmup_ratio" in names else {"warmup_steps": ratio}
+
+
 def training_arguments(config: TrainingConfig, out: Path) -> Any:
     """The ``TrainingArguments`` a config describes."""
     from transformers import TrainingArguments
@@ -62,7 +72,7 @@ def training_arguments(config: TrainingConfig, out: Path) -> Any:
         learning_rate=config.peak_learning_rate,
         num_train_epochs=config.epochs,
         max_steps=config.max_steps,
-        warmup_steps=config.warmup_ratio,
+        **warmup_arguments(TrainingArguments, config.warmup_ratio),
         lr_scheduler_type="linear",
         weight_decay=config.weight_decay,
         optim="adamw_torch",

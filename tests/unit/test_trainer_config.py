@@ -12,7 +12,13 @@ from selfrag_langchain.cli import main
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
 from selfrag_langchain.trainer.config import CriticConfig, GeneratorConfig, TrainingConfig
-from selfrag_langchain.trainer.training import TRAINER_STATE, _resume_point, _trim_log
+from selfrag_langchain.trainer.training import (
+    TRAINER_STATE,
+    _resume_point,
+    _trim_log,
+    training_arguments,
+    warmup_arguments,
+)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
@@ -168,3 +174,26 @@ def test_help_lists_every_step(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for step in ("critic-data", "critic", "critic-eval", "generator-data", "generator"):
         assert step in out
+
+
+@pytest.mark.parametrize(("ratio", "steps", "expected"), [(0.03, 100, 3), (0.1, 250, 25), (0.0, 100, 0)])
+def test_the_warmup_ratio_becomes_that_share_of_the_steps(tmp_path: Path, ratio: float, steps: int,
+                                                           expected: int) -> None:
+    config = CriticConfig(data=["d.jsonl"], out=str(tmp_path), warmup_ratio=ratio, device="cpu")
+    assert training_arguments(config, tmp_path).get_warmup_steps(steps) == expected
+
+
+def test_warmup_is_passed_as_a_ratio_to_transformers_before_5_and_as_a_share_of_steps_from_5() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Before5:
+        warmup_ratio: float = 0.0
+        warmup_steps: int = 0
+
+    @dataclass
+    class From5:
+        warmup_steps: float = 0
+
+    assert warmup_arguments(Before5, 0.03) == {"warmup_ratio": 0.03}
+    assert warmup_arguments(From5, 0.03) == {"warmup_steps": 0.03}
