@@ -32,12 +32,13 @@ from selfrag_langchain.chains.selection import select
 from selfrag_langchain.eval.metrics import match
 from selfrag_langchain.llms.base import GenerationStats
 from selfrag_langchain.reflection import Branch, Reflector
-from selfrag_langchain.scoring import HardConstraints, ScoringWeights
+from selfrag_langchain.scoring import HardConstraints, ScoringWeights, score_branch
 from selfrag_langchain.tokens import ParsedGeneration
 
 VARIANTS: dict[str, ScoringWeights] = {
     "paper score (sequence term on)": ScoringWeights(),
     "without the sequence term": ScoringWeights(use_sequence_probability=False),
+    "w_rel = 2": ScoringWeights(w_rel=2.0),
 }
 
 
@@ -121,6 +122,15 @@ def branches_of(record: dict[str, Any]) -> list[Branch]:
             for b in record["branches"]]
 
 
+def with_rank_prior(branches: list[Branch], critiques: list[Any], weights: ScoringWeights, weight: float) -> int:
+    """The branch with the best paper score plus ``weight / (1 + retriever rank)``: a probe of how much the
+    retriever's order could add, not a term the library has."""
+    totals = [score_branch(mean_logprob=b.stats.mean_logprob if b.stats else None, relevance=c.relevance,
+                           support=c.support, utility=c.utility, weights=weights).total + weight / (1 + rank)
+              for rank, (b, c) in enumerate(zip(branches, critiques, strict=True))]
+    return max(range(len(totals)), key=totals.__getitem__)
+
+
 def line(name: str, rights: list[bool], wheres: list[str | None]) -> str:
     hits, n = sum(rights), len(rights)
     low, high = wilson(hits, n)
@@ -139,6 +149,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, required=True, help="branches file (written once, then read)")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--max-new-tokens", type=int, default=60)
+    parser.add_argument("--rank-prior", type=float, default=0.0,
+                        help="add this weight / (1 + retriever rank) to every branch score (a probe)")
     parser.add_argument("--focus", action="store_true",
                         help="move each passage's two sentences nearest the question to its front")
     parser.add_argument("--judge", action="append", default=None,
@@ -163,7 +175,10 @@ def main() -> None:
         for variant, weights in VARIANTS.items():
             rights = []
             for r, crit, rs in zip(records, critiques, right, strict=True):
-                chosen = select(branches_of(r), crit, weights=weights, constraints=HardConstraints()).selected
+                if args.rank_prior:
+                    chosen = with_rank_prior(branches_of(r), crit, weights, args.rank_prior)
+                else:
+                    chosen = select(branches_of(r), crit, weights=weights, constraints=HardConstraints()).selected
                 rights.append(bool(chosen is not None and rs[chosen]))
             print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres),
                   flush=True)

