@@ -9,7 +9,6 @@ parameters are written as JSON; the package ships the file this command writes f
 
 Examples:
     selfrag train judge --data critic_train.jsonl --out judge.json
-    selfrag train judge --config trainer/configs/judge.yaml      # the shipped fit
     selfrag train critic-eval --judge judge.json --data critic_dev.jsonl
 """
 
