@@ -28,7 +28,6 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import re
@@ -49,11 +48,12 @@ from selfrag_langchain.tokens import (
     RELEVANT,
     Group,
 )
-from selfrag_langchain.trainer.config import JudgeDataConfig
-from selfrag_langchain.trainer.critic_rows import read_critic_rows
+from selfrag_langchain.trainer.config import TASK_GROUPS, JudgeDataConfig
+from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
 from selfrag_langchain.trainer.data import read_jsonl, write_text_atomic
 
-TASK_OF = {Group.ISREL: "relevance", Group.ISSUP: "groundedness", Group.ISUSE: "utility"}
+TASK_OF = {group: task for task, group in TASK_GROUPS.items() if group is not Group.RETRIEVE}
+"""The critic-data task of each group a synthetic row judges."""
 
 QUESTION_TEMPLATES = (
     "Tell me about {e}.",
@@ -110,17 +110,17 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def critic_passages(paths: Sequence[str | Path]) -> list[Passage]:
-    """The distinct evidence passages of critic files (``title\\ntext``), one group per file."""
+def critic_passages(files: dict[str, list[CriticRow]]) -> list[Passage]:
+    """The distinct evidence passages (``title\\ntext``) of critic rows, by file name; one group per file."""
     out: dict[str, Passage] = {}
-    for path in paths:
-        for row in read_critic_rows(path):
+    for name, rows in files.items():
+        for row in rows:
             fields = row.fields()
             evidence = fields.get("evidence") if fields else None
             if not evidence or "\n" not in evidence:
                 continue
             title, text = evidence.split("\n", 1)
-            out.setdefault(evidence, Passage(title.strip(), _clean(text), f"critic:{Path(path).name}"))
+            out.setdefault(evidence, Passage(title.strip(), _clean(text), f"critic:{name}"))
     return list(out.values())
 
 
@@ -142,12 +142,11 @@ def eval_file_passages(paths: Sequence[str | Path]) -> list[Passage]:
     return out
 
 
-def instructions_by_task(paths: Sequence[str | Path]) -> dict[str, str]:
+def instructions_by_task(rows: Iterable[CriticRow]) -> dict[str, str]:
     """The critic instruction of each task, byte for byte as the critic files write it."""
     found: dict[str, str] = {}
-    for path in paths:
-        for row in read_critic_rows(path):
-            found.setdefault(row.task, row.instruction)
+    for row in rows:
+        found.setdefault(row.task, row.instruction)
     missing = [t for t in TASK_OF.values() if t not in found]
     if missing:
         msg = f"the critic files hold no rows of {', '.join(missing)}: the instructions cannot be copied"
@@ -187,7 +186,6 @@ def swap(sentence: str, pool: dict[str, list[str]], rng: random.Random) -> tuple
     return None
 
 
-@functools.lru_cache(maxsize=65536)
 def _sentences(passage: Passage) -> list[str]:
     """Whole sentences of a passage (not a fragment cut at the passage's start), 6 to 45 words."""
     return [s for s in split_sentences(passage.text) if 6 <= len(s.split()) <= 45 and s[0].isupper()]
@@ -215,14 +213,16 @@ def _mentions(passage: Passage, entity: Passage) -> bool:
 def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
     """The synthetic rows, the same for the same files and seed."""
     rng = random.Random(config.seed)
-    instructions = instructions_by_task(config.critic)
-    passages = critic_passages(config.critic) + eval_file_passages(config.passages)
+    files = {Path(path).name: read_critic_rows(path) for path in config.critic}
+    instructions = instructions_by_task(row for rows in files.values() for row in rows)
+    passages = critic_passages(files) + eval_file_passages(config.passages)
     if not passages:
         msg = "no passages with a title line found in the given files"
         raise InputError(msg)
+    sentences_of = {p: _sentences(p) for p in passages}  # pysbd once per passage
     pool: dict[str, list[str]] = defaultdict(list)
     for p in passages:
-        for sentence in _sentences(p):
+        for sentence in sentences_of[p]:
             for kind, start, end in spans(sentence):
                 pool[kind].append(sentence[start:end])
     pool = {k: sorted(set(v)) for k, v in pool.items()}
@@ -240,13 +240,13 @@ def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
             rows.append(row)
 
     for p in order:
-        sentences = _sentences(p)
+        sentences = sentences_of[p]
         entity = p.entity
         if not sentences or not entity:
             continue
         question = rng.choice(QUESTION_TEMPLATES).format(e=entity)
         sentence = rng.choice(sentences)
-        others = [o for o in neighbours[p.group] if o.entity != entity and not _mentions(o, p) and _sentences(o)]
+        others = [o for o in neighbours[p.group] if o.entity != entity and not _mentions(o, p) and sentences_of[o]]
         stranger = rng.choice(order)
         # IsSup
         add("copy", _row(instructions, Group.ISSUP, question, FULLY_SUPPORTED, "copy",
@@ -258,10 +258,10 @@ def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
         if others:
             other = rng.choice(others)
             add("neighbour", _row(instructions, Group.ISSUP, question, NO_SUPPORT, "neighbour",
-                                  evidence=p.evidence, output=rng.choice(_sentences(other))))
-        if stranger is not p and _sentences(stranger):
+                                  evidence=p.evidence, output=rng.choice(sentences_of[other])))
+        if stranger is not p and sentences_of[stranger]:
             add("added", _row(instructions, Group.ISSUP, question, PARTIALLY_SUPPORTED, "added",
-                              evidence=p.evidence, output=f"{sentence} {rng.choice(_sentences(stranger))}"))
+                              evidence=p.evidence, output=f"{sentence} {rng.choice(sentences_of[stranger])}"))
         # IsRel and IsUse need a passage about a similar entity that does not name this one.
         if not others:
             continue
@@ -271,7 +271,7 @@ def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
                                      evidence=other.evidence))
         add("answer", _row(instructions, Group.ISUSE, question, "[Utility:5]", "answer", output=sentences[0]))
         add("other_entity", _row(instructions, Group.ISUSE, question, "[Utility:2]", "other_entity",
-                                 output=_sentences(other)[0]))
+                                 output=sentences_of[other][0]))
         if counts["declined"] < config.per_kind // 3:
             add("declined", _row(instructions, Group.ISUSE, question, "[Utility:1]", "declined",
                                  output=rng.choice(DECLINES)))
