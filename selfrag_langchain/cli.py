@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from selfrag_langchain.commands import ask, chat, index, serve, train
 from selfrag_langchain.commands import eval as eval_command
+from selfrag_langchain.commands.output import results_only
 from selfrag_langchain.errors import SelfRAGError
 
 COMMANDS = (index, ask, chat, serve, eval_command, train)
@@ -75,11 +76,13 @@ def _quiet_libraries(*, progress_bars: bool = False) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: user errors print one line and exit 2; an interrupt exits 130."""
+    """Entry point: user errors print one line and exit 2; an interrupt exits 130; stdout carries only the
+    command's results."""
     args = parse_command_line(argv)
     _quiet_libraries(progress_bars=args.command == "train")
     try:
-        return args.run(args)
+        with results_only():  # what libraries print goes to stderr; the command's results to stdout
+            return args.run(args)
     except SelfRAGError as e:
         print(f"selfrag: error: {e}", file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.documents import Document
 
 from selfrag_langchain.commands.options import add_long_form_options, add_run_options, run_settings
+from selfrag_langchain.commands.output import emit
 from selfrag_langchain.commands.status import StatusLine
 from selfrag_langchain.errors import SelfRAGError
 from selfrag_langchain.long_form_results import CitedSegment
@@ -38,41 +39,41 @@ def run(args: argparse.Namespace) -> int:
     with StatusLine(enabled=False if args.json else None) as status:
         result = build_selfrag(settings).invoke(args.question, config={"callbacks": [status]})
     if args.json:
-        print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        emit(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         print_result(result)
     return 0
 
 
 def print_result(result: SelfRAGResult) -> None:
-    print(result.answer or "(no answer)")
+    emit(result.answer or "(no answer)")
     print_sources(result.citations)
     d = result.retrieve_decision
     p = f", p(Retrieve)={d.probability:.2f} vs threshold {d.threshold:.2f}" if d.probability is not None else ""
     retrieved = "yes" if result.retrieved else "no"
-    print(f"\nReflection ({result.reflector} judge; mode {d.mode}{p}; retrieved: {retrieved}):")
+    emit(f"\nReflection ({result.reflector} judge; mode {d.mode}{p}; retrieved: {retrieved}):")
     for line in result.summary_lines():
-        print("  " + line)
+        emit("  " + line)
     for note in result.notes:
-        print(f"  note: {note}")
+        emit(f"  note: {note}")
 
 
 def run_long(args: argparse.Namespace, settings: PipelineSettings) -> int:
     rag = build_long_form(settings)
     if args.json:
         result = rag.invoke(args.question)
-        print(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        emit(json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False))
         return 0
     with StatusLine() as status:
         result = stream_answer(rag.stream(args.question, config={"callbacks": [status]}), status=status)
     print_sources(result.citations)
-    print(f"\nSearch ({result.reflector} judge; mode {result.settings.get('mode')}; "
+    emit(f"\nSearch ({result.reflector} judge; mode {result.settings.get('mode')}; "
           f"{result.retrievals} retrieval{'s' if result.retrievals != 1 else ''}; "
           f"beam width {result.settings.get('beam_width')}):")
     for line in result.summary_lines():
-        print("  " + line)
+        emit("  " + line)
     for note in result.notes:
-        print(f"  note: {note}")
+        emit(f"  note: {note}")
     return 0
 
 
@@ -86,7 +87,7 @@ def stream_answer(items: Iterable[Any], status: StatusLine | None = None, prefix
     def start() -> None:
         if status is not None:
             status.clear()
-        print(prefix, end="", flush=True)
+        emit(prefix, end="", flush=True)
 
     for item in items:
         if isinstance(item, CitedSegment):
@@ -94,14 +95,14 @@ def stream_answer(items: Iterable[Any], status: StatusLine | None = None, prefix
             if not started:
                 start()
             gap = "" if not started or marked[:1] in ",.;:!?)" else " "
-            print(gap + marked, end="", flush=True)
+            emit(gap + marked, end="", flush=True)
             started = True
         else:
             result = item
     if not started:
         start()
-        print(getattr(result, "answer", "") or "(no answer)", end="")
-    print()
+        emit(getattr(result, "answer", "") or "(no answer)", end="")
+    emit()
     return result
 
 
@@ -109,8 +110,8 @@ def print_sources(citations: list[Document]) -> None:
     """The numbered passages under an answer."""
     if not citations:
         return
-    print("\nSources:")
+    emit("\nSources:")
     for doc in citations:
         title = doc.metadata.get("title") or doc.metadata.get("source") or ""
         snippet = " ".join(doc.page_content.split())[:120]
-        print(f"  [{doc.metadata.get('citation')}] {title}: {snippet}...")
+        emit(f"  [{doc.metadata.get('citation')}] {title}: {snippet}...")

@@ -20,6 +20,7 @@ from selfrag_langchain.commands.options import (
     add_run_options,
     run_settings,
 )
+from selfrag_langchain.commands.output import ask_line, emit
 from selfrag_langchain.commands.status import StatusLine
 from selfrag_langchain.errors import SelfRAGError
 from selfrag_langchain.history import SQLiteChatMessageHistory
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     return chat_loop(chat, history, echo=not sys.stdin.isatty())
 
 
-def chat_loop(chat: Any, history: SQLiteChatMessageHistory, read: Callable[[str], str] = input,
+def chat_loop(chat: Any, history: SQLiteChatMessageHistory, read: Callable[[str], str] = ask_line,
               echo: bool = False) -> int:
     """Read a question, stream its answer and sources, until end of input or Ctrl-C.
 
@@ -63,28 +64,28 @@ def chat_loop(chat: Any, history: SQLiteChatMessageHistory, read: Callable[[str]
     """
     turns = len(history.messages) // 2
     if turns:
-        print(f"(session {history.session_id}: continuing after {turns} earlier turn{'s' if turns != 1 else ''})")
+        emit(f"(session {history.session_id}: continuing after {turns} earlier turn{'s' if turns != 1 else ''})")
     while True:
         try:
             line = read(PROMPT)
         except (EOFError, KeyboardInterrupt):
-            print()
+            emit()
             return 0
         if echo:
-            print(line)
+            emit(line)
         if not line.strip():
-            print(EMPTY_TURN)
+            emit(EMPTY_TURN)
             continue
         try:
             answer = _turn(chat, line)
         except KeyboardInterrupt:
-            print("\n(interrupted: this turn was not saved)")
+            emit("\n(interrupted: this turn was not saved)")
             return 0
         except SelfRAGError as e:
             print(f"selfrag: error: {e}", file=sys.stderr)
             continue
         print_sources(answer.citations)
-        print()
+        emit()
 
 
 def _turn(chat: Any, question: str) -> Any:
@@ -92,5 +93,5 @@ def _turn(chat: Any, question: str) -> Any:
         answer = stream_answer(chat.stream(question, config={"callbacks": [status]}), status=status,
                                prefix="selfrag> ")
     if answer.standalone_question != answer.question:
-        print(f"(answered as: {answer.standalone_question})")
+        emit(f"(answered as: {answer.standalone_question})")
     return answer

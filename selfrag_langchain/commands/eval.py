@@ -22,6 +22,7 @@ from selfrag_langchain.commands.options import (
     note_demo_corpus,
     settings_from_args,
 )
+from selfrag_langchain.commands.output import emit
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.pipeline import (
     PipelineSettings,
@@ -250,14 +251,14 @@ class _Session:
 
 
 def _print_table(summaries: list[dict[str, Any]]) -> None:
-    print(f"\n{'method':<14}{'accuracy':>10}{'retrieval':>11}{'answered':>10}{'s/q':>8}  output")
+    emit(f"\n{'method':<14}{'accuracy':>10}{'retrieval':>11}{'answered':>10}{'s/q':>8}  output")
     for s in summaries:
         acc = f"{s['accuracy']:.3f}" if s["accuracy"] is not None else "-"
         ret = f"{s['retrieval_frequency']:.2f}" if s["retrieval_frequency"] is not None else "-"
         spq = f"{s['seconds_per_question']:.1f}" if s["seconds_per_question"] is not None else "-"
-        print(f"{s['method']:<14}{acc:>10}{ret:>11}{s['answered']:>5}/{s['questions']:<4}{spq:>8}  {s['output']}")
+        emit(f"{s['method']:<14}{acc:>10}{ret:>11}{s['answered']:>5}/{s['questions']:<4}{spq:>8}  {s['output']}")
         for name, value in s["metrics"].items():
-            print(f"{'':<14}{name}: {value:.3f}")
+            emit(f"{'':<14}{name}: {value:.3f}")
 
 
 def _run_sweeps(args: argparse.Namespace, session: _Session, task: Any, examples: list[Any], out: Path,
@@ -292,11 +293,11 @@ def _run_sweeps(args: argparse.Namespace, session: _Session, task: Any, examples
         png = plot_sweep(points, out / f"sweep_{knob}.png", baselines=baselines,
                          title=f"{task.name}, {pipeline.model}, {len(examples)} questions, k={pipeline.k}")
         result["sweeps"][knob] = {"points": [p.__dict__ for p in points], "plot": str(png)}
-        print(f"\n{knob:>10}{'accuracy':>10}{'retrieval':>11}")
+        emit(f"\n{knob:>10}{'accuracy':>10}{'retrieval':>11}")
         for p in points:
             acc = f"{p.accuracy:.3f}" if p.accuracy is not None else "-"
-            print(f"{p.value:>10g}{acc:>10}{p.retrieval_frequency:>11.2f}")
-        print(f"plot: {png}")
+            emit(f"{p.value:>10g}{acc:>10}{p.retrieval_frequency:>11.2f}")
+        emit(f"plot: {png}")
     write_json(out / "sweep.summary.json", json.loads(json.dumps(result, default=str)))
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.commands.output import emit
 from selfrag_langchain.paths import store_location
 
 
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from selfrag_langchain.indexing import index_paths
 
     report = index_paths(args.paths, args.store, strict=args.strict)
-    print(f"indexed {report.files} file(s): {report.chunks_added} chunk(s) added, "
+    emit(f"indexed {report.files} file(s): {report.chunks_added} chunk(s) added, "
           f"{report.chunks_skipped} already present, {report.chunks_removed} removed")
     for problem in report.problems:
         print(f"skipped {problem}", file=sys.stderr)

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from selfrag_langchain.commands.output import emit
 from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
 from selfrag_langchain.trainer.config import (
     CriticConfig,
@@ -52,9 +53,9 @@ def _critic_eval(config: CriticEvalConfig) -> None:
     from selfrag_langchain.trainer.critic_eval import evaluate
 
     evaluation = evaluate(config)
-    print(evaluation.table())
+    emit(evaluation.table())
     for note in evaluation.notes:
-        print(f"note: {note}")
+        emit(f"note: {note}")
     if config.out:
         print(f"selfrag: table and predictions written to {config.out}", file=sys.stderr)
 

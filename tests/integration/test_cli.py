@@ -108,3 +108,30 @@ def test_demo_corpus_has_a_store_of_its_own(tmp_path: Path, monkeypatch: pytest.
     store = ensure_demo_store(progress=False, limit=5)
     assert store_size(store) == 5
     assert (tmp_path / "demo-store" / "chroma.sqlite3").exists() and not (tmp_path / "store").exists()
+
+
+def test_ask_json_stdout_parses_when_a_library_prints_while_it_loads(store: Path) -> None:
+    """With the ``train`` extra installed, DeepSpeed prints "Setting accelerator to CPU" on stdout when it
+    is first imported; imported here while the command builds its pipeline, as a library may import it,
+    that line goes to stderr and stdout is the JSON alone."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("deepspeed", reason="the train extra is not installed")
+    script = (
+        "import sys\n"
+        "import selfrag_langchain.commands.ask as ask\n"
+        "built = ask.build_selfrag\n"
+        "def build(*args, **kwargs):\n"
+        "    import deepspeed  # noqa: F401\n"
+        "    return built(*args, **kwargs)\n"
+        "ask.build_selfrag = build\n"
+        "from selfrag_langchain.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, "ask", "Who designed the Eiffel Tower?", "--store",
+                           str(store), "--k", "1", "--mode", "always", "--max-new-tokens", "12", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["question"] == "Who designed the Eiffel Tower?"
+    assert "accelerator" in done.stderr  # the library did print, just not on stdout

@@ -42,3 +42,33 @@ def test_library_tqdm_bars_are_off_and_the_indexing_bar_still_shows(progress_bar
     env = {k: v for k, v in os.environ.items() if k not in ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS")}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     assert done.stdout.split() == [str(library_bar), "True"]
+
+
+def test_stdout_carries_only_the_commands_results(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A library that prints, or logs through a handler it makes on ``sys.stdout``, while the command
+    runs (as DeepSpeed does when first imported) lands on stderr; ``--json`` stays one JSON document."""
+    import json
+    import logging
+
+    from selfrag_langchain.commands import ask
+    from selfrag_langchain.commands.output import emit
+
+    def noisy_run(args: object) -> int:
+        print("[WARNING] Setting accelerator to CPU")
+        handler = logging.StreamHandler(sys.stdout)
+        noisy = logging.getLogger("noisy-library")
+        noisy.addHandler(handler)
+        try:
+            noisy.warning("a library's log line")
+        finally:
+            noisy.removeHandler(handler)
+        emit(json.dumps({"answer": "Leonardo da Vinci"}))
+        return 0
+
+    monkeypatch.setattr(ask, "run", noisy_run)
+    assert cli.main(["ask", "--json", "Who painted the Mona Lisa?"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"answer": "Leonardo da Vinci"}
+    assert "Setting accelerator to CPU" in err and "a library's log line" in err
+    assert sys.stdout is not sys.stderr  # restored once the command is done
