@@ -31,7 +31,7 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from selfrag_langchain.chains.chat import SelfRAGChat
-from selfrag_langchain.history import SQLiteChatMessageHistory
+from selfrag_langchain.history import HistoryDatabase, SQLChatMessageHistory
 from selfrag_langchain.pipeline import PipelineSettings, build_selfrag
 
 QUESTIONS = Path(__file__).with_name("retrieval_questions.jsonl")
@@ -85,10 +85,10 @@ def main() -> None:
 
 
 def chat_sessions(rag: Any, questions: list[str], reference: list[str], round_number: int = 1) -> None:
-    """Each question in its own session, every session in its own thread, one SQLite history file."""
+    """Each question in its own session, every session in its own thread, one SQLite history file (one engine)."""
     with tempfile.TemporaryDirectory() as tmp:
-        history = Path(tmp) / "chat-history.sqlite3"
-        chat = SelfRAGChat(rag=rag, history_factory=lambda sid: SQLiteChatMessageHistory(sid, path=history))
+        history = HistoryDatabase(Path(tmp) / "chat-history.sqlite3")
+        chat = SelfRAGChat(rag=rag, history_factory=lambda sid: SQLChatMessageHistory(sid, history))
 
         def session(i: int) -> str:
             return chat.invoke({"question": questions[i], "session_id": f"load-{i}"}).answer
@@ -102,7 +102,7 @@ def chat_sessions(rag: Any, questions: list[str], reference: list[str], round_nu
                     answers.append(future.result())
                 except Exception as e:  # counted, not raised: the figure is how many failed
                     answers.append(e)
-        stored = sum(len(SQLiteChatMessageHistory(f"load-{i}", path=history).messages) == 2
+        stored = sum(len(SQLChatMessageHistory(f"load-{i}", history).messages) == 2
                      for i in range(len(questions)))
         stage(f"chat sessions, one thread each (round {round_number})", started, answers, reference,
               f" {stored}/{len(questions)} sessions stored both messages |")

@@ -18,7 +18,7 @@ from selfrag_langchain import CalibratedReflector, TransformersLLM
 from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGChat
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.embeddings import MiniLMEmbeddings
-from selfrag_langchain.history import SQLiteChatMessageHistory
+from selfrag_langchain.history import SQLChatMessageHistory
 from selfrag_langchain.long_form_results import CitedSegment
 
 QUESTIONS = ["Who painted the Mona Lisa?", "Where is it displayed?"]
@@ -31,7 +31,7 @@ def build_chat(history_file: Path, llm: TransformersLLM | None = None) -> SelfRA
     rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(), retriever=store.as_retriever(),
                           k=2, beam_width=1, max_depth=2, max_segment_tokens=32, mode="always")
     return SelfRAGChat(rag=rag, session_id="example",
-                       history_factory=lambda session: SQLiteChatMessageHistory(session, history_file))
+                       history_factory=lambda session: SQLChatMessageHistory(session, history_file))
 
 
 def turn(chat: SelfRAGChat, question: str, echo: bool = True) -> ChatAnswer:

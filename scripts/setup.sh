@@ -56,15 +56,21 @@ else
   "${pip[@]}" -e .
 fi
 # The web chat's browser test runs Debian's chromium through Selenium (the browser downloads of Selenium
-# and Playwright reach hosts other than the package registries).
-if [[ ",$extras," == *",dev,"* ]] && ! command -v chromedriver >/dev/null; then
-  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; } ||
-      echo "note: could not install chromium and chromium-driver with apt; the browser test will say so" >&2
-  else
-    echo "note: the browser test needs chromium and its driver: sudo apt-get install chromium chromium-driver" >&2
+# and Playwright reach hosts other than the package registries); the two-process server test runs
+# Debian's PostgreSQL server.
+if [[ ",$extras," == *",dev,"* ]]; then
+  wanted=()
+  command -v chromedriver >/dev/null || wanted+=(chromium chromium-driver)
+  compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || command -v postgres >/dev/null || wanted+=(postgresql)
+  if [ ${#wanted[@]} -gt 0 ]; then
+    if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+      export DEBIAN_FRONTEND=noninteractive
+      apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null 2>&1 ||
+        { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null; } ||
+        echo "note: could not install ${wanted[*]} with apt; the tests that need them will say so" >&2
+    else
+      echo "note: the browser and two-process tests need: sudo apt-get install ${wanted[*]}" >&2
+    fi
   fi
 fi
 # The embedding model's int8 ONNX file (a few seconds, once): the first index is built with it.

@@ -1,106 +1,161 @@
-"""Chat history that survives a restart: LangChain's ``BaseChatMessageHistory`` in a SQLite file.
+"""Chat history that survives a restart and is shared by processes: LangChain's ``BaseChatMessageHistory``
+in a database, through SQLAlchemy.
 
-One row per message, keyed by session id, written with the standard library's ``sqlite3``. A missing file
-starts a fresh history; a file that is not a readable SQLite database is moved aside to
-``<name>.corrupt-<timestamp>`` with a warning (also kept in :attr:`SQLiteChatMessageHistory.recovered`), and
-a fresh one is started, so a damaged file never stops a chat and is never lost.
+The database is a SQLite file by default (one machine) or any SQLAlchemy URL: a PostgreSQL server lets
+several ``selfrag serve`` processes, on one machine or many, hold the same conversations. One row per
+message, keyed by session id. A missing SQLite file starts a fresh history; a file that is not a readable
+SQLite database is moved aside to ``<name>.corrupt-<timestamp>`` with a warning (also kept in
+:attr:`HistoryDatabase.recovered`) and a fresh one is started, so a damaged file never stops a chat and is
+never lost. A database that cannot be reached, or a URL without its driver, is a :class:`StoreError`.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
+import re
 import time
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage, message_to_dict, messages_from_dict
+from sqlalchemy import (
+    Column,
+    Engine,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    inspect,
+    select,
+    text,
+)
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import URL, make_url
 
 from selfrag_langchain import paths
 from selfrag_langchain.errors import StoreError
 
 TABLE = "selfrag_messages"
-_SCHEMA = (
-    f"CREATE TABLE IF NOT EXISTS {TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, "
-    "created_at REAL NOT NULL, message TEXT NOT NULL)",
-    f"CREATE INDEX IF NOT EXISTS {TABLE}_session ON {TABLE} (session_id, id)",
-)
-_COLUMNS = {"id", "session_id", "created_at", "message"}
+DRIVERS = {"postgresql": "postgresql+psycopg"}
+"""A URL naming only the database gets the driver this package installs (extra ``postgres``: psycopg 3)."""
+DRIVER_PACKAGES = {"psycopg": "selfrag-langchain[postgres]", "psycopg2": "psycopg2-binary",
+                   "pymysql": "pymysql", "MySQLdb": "mysqlclient"}
 
 
 def default_history_path() -> Path:
-    """Where ``selfrag chat`` keeps its conversations (under ``SELFRAG_HOME``)."""
+    """Where ``selfrag chat`` and ``selfrag serve`` keep their conversations (under ``SELFRAG_HOME``)."""
     return paths.home_dir() / "chat-history.sqlite3"
 
 
-class SQLiteChatMessageHistory(BaseChatMessageHistory):
-    """The messages of one session, one row each, in a SQLite file.
+def is_url(location: str | Path) -> bool:
+    """Whether a ``--history`` value is a database URL rather than a file."""
+    return "://" in str(location)
 
-    Example:
-        .. code-block:: python
 
-            from langchain_core.messages import AIMessage, HumanMessage
-            from selfrag_langchain.history import SQLiteChatMessageHistory
+def _messages_table(metadata: MetaData) -> Table:
+    return Table(TABLE, metadata,
+                 Column("id", Integer, primary_key=True, autoincrement=True),
+                 Column("session_id", String(255), nullable=False),
+                 Column("created_at", Float, nullable=False),
+                 Column("message", Text, nullable=False),
+                 Index(f"{TABLE}_session", "session_id", "id"))
 
-            history = SQLiteChatMessageHistory("alice", "chats.sqlite3")
-            history.add_messages([HumanMessage("Who painted the Mona Lisa?"), AIMessage("Leonardo [1].")])
-            SQLiteChatMessageHistory("alice", "chats.sqlite3").messages  # the same two messages, after a restart
 
-    Messages added in one :meth:`add_messages` call are written in one transaction: all or none.
+class HistoryDatabase:
+    """The database of chat histories: its engine and tables, opened once per process.
+
+    Args:
+        location: a SQLite file (default: ``chat-history.sqlite3`` under ``SELFRAG_HOME``) or a SQLAlchemy
+            URL (``sqlite:///chats.sqlite3``, ``postgresql://user:password@host/db``).
+
+    Raises:
+        StoreError: the database cannot be reached or created, its driver is missing, or it holds a
+            table of this name with other columns.
     """
 
-    def __init__(self, session_id: str, path: str | Path | None = None, *, prepare: bool = True) -> None:
-        """``prepare=False`` skips creating and checking the file, for a caller that prepared it once
-        already (a server opens a history per request)."""
-        if not session_id:
-            msg = "session_id must not be empty"
-            raise StoreError(msg)
-        self.session_id = session_id
-        self.path = Path(path) if path is not None else default_history_path()
+    def __init__(self, location: str | Path | None = None) -> None:
         self.recovered: str | None = None
-        """Set when the file was unreadable: where the damaged file was moved."""
-        if prepare:
-            self._prepare()
+        """Set when a SQLite file was unreadable: where the damaged file was moved."""
+        self.path: Path | None = None
+        """The SQLite file, when the database is one."""
+        if location is None or not is_url(location):
+            self.path = Path(location) if location is not None else default_history_path()
+            self.url = URL.create("sqlite", database=str(self.path))
+        else:
+            self.url = self._parse(str(location))
+            if self.url.get_backend_name() == "sqlite" and self.url.database not in (None, "", ":memory:"):
+                self.path = Path(self.url.database)
+        self.metadata = MetaData()
+        self.messages = _messages_table(self.metadata)
+        self.engine = self._engine()
+        self._open()
 
-    # ------------------------------------------------------------------ the file
+    @property
+    def name(self) -> str:
+        """The database as a user may see it: the file, or the URL without its password."""
+        return str(self.path) if self.path is not None else self.url.render_as_string(hide_password=True)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        with closing(sqlite3.connect(self.path, timeout=30)) as conn, conn:
-            yield conn
-
-    def _prepare(self) -> None:
+    def _parse(self, location: str) -> URL:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            msg = f"cannot create the directory of the chat history {self.path}: {e}"
-            raise StoreError(msg) from e
+            url = make_url(location)
+        except (sa_exc.ArgumentError, ValueError) as e:
+            shown = re.sub(r"://([^:/@]*):[^@/]*@", r"://\1:***@", location)  # no password in the message
+            raise StoreError(f"not a database URL: {shown!r} ({e})") from e
+        return url.set(drivername=DRIVERS.get(url.drivername, url.drivername))
+
+    def _engine(self) -> Engine:
+        if self.path is not None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"cannot create the directory of the chat history {self.path}: {e}") from e
+            engine = create_engine(self.url, connect_args={"timeout": 30})
+            event.listen(engine, "connect", _sqlite_pragmas)
+            return engine
+        try:
+            return create_engine(self.url, pool_pre_ping=True)
+        except ModuleNotFoundError as e:
+            package = DRIVER_PACKAGES.get(e.name or "", e.name)
+            raise StoreError(f"the chat history database {self.name} needs the driver {e.name}: "
+                             f"pip install '{package}'") from e
+        except (sa_exc.ArgumentError, sa_exc.NoSuchModuleError) as e:
+            raise StoreError(f"cannot use the chat history database {self.name}: {e}") from e
+
+    def _open(self) -> None:
         try:
             self._create()
-        except sqlite3.DatabaseError as e:
-            if not self.path.exists():
-                msg = f"cannot create the chat history {self.path}: {e}"
-                raise StoreError(msg) from e
+        except sa_exc.DatabaseError as e:
+            damaged = self.path is not None and self.path.exists() and "locked" not in str(e)
+            if not damaged:
+                raise StoreError(f"cannot open the chat history {self.name}: {_first_line(e)}") from e
+            self.engine.dispose()
             self._move_aside(e)
             self._create()
 
     def _create(self) -> None:
-        with self._connect() as conn:
-            check = conn.execute("PRAGMA quick_check").fetchone()
-            if check is None or check[0] != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else 'no answer'}")
-            conn.execute(_SCHEMA[0])
-            columns = {row[1] for row in conn.execute(f"PRAGMA table_info({TABLE})")}
-            if columns != _COLUMNS:
-                msg = (f"{self.path} has a table {TABLE} with other columns ({', '.join(sorted(columns))}): "
-                       "choose another history file")
-                raise StoreError(msg)
-            conn.execute(_SCHEMA[1])
+        with self.engine.begin() as conn:
+            if self.path is not None:
+                check = conn.execute(text("PRAGMA quick_check")).fetchone()
+                if check is None or check[0] != "ok":
+                    raise sa_exc.DatabaseError("PRAGMA quick_check", None,
+                                               Exception(f"integrity check failed: {check[0] if check else 'none'}"))
+            self.metadata.create_all(conn)
+            columns = {c["name"] for c in inspect(conn).get_columns(TABLE)}
+        expected = {c.name for c in self.messages.columns}
+        if columns != expected:
+            raise StoreError(f"{self.name} has a table {TABLE} with other columns ({', '.join(sorted(columns))}): "
+                             "choose another history database")
 
     def _move_aside(self, error: Exception) -> None:
+        assert self.path is not None
         stamp = time.strftime("%Y%m%d-%H%M%S")
         target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
         n = 1
@@ -110,26 +165,79 @@ class SQLiteChatMessageHistory(BaseChatMessageHistory):
         try:
             self.path.rename(target)
         except OSError as e:
-            msg = f"the chat history {self.path} is unreadable ({error}) and cannot be moved aside: {e}"
+            msg = f"the chat history {self.path} is unreadable ({_first_line(error)}) and cannot be moved aside: {e}"
             raise StoreError(msg) from e
         for suffix in ("-wal", "-shm", "-journal"):  # leftovers of the damaged database
             self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
-        self.recovered = (f"chat history {self.path} was unreadable ({error}); moved it to {target.name} "
-                          "and started a fresh one")
-        warnings.warn(self.recovered, stacklevel=3)
+        self.recovered = (f"chat history {self.path} was unreadable ({_first_line(error)}); moved it to "
+                          f"{target.name} and started a fresh one")
+        warnings.warn(self.recovered, stacklevel=4)
 
-    # ------------------------------------------------------------------ BaseChatMessageHistory
+    def add_tables(self, *tables: Table) -> None:
+        """Create further tables of this database's metadata (the server's conversations), if missing."""
+        with self.engine.begin() as conn:
+            self.metadata.create_all(conn, tables=list(tables))
+
+    def sessions(self) -> list[str]:
+        """Every session id in the database, in order of first message."""
+        query = (select(self.messages.c.session_id).group_by(self.messages.c.session_id)
+                 .order_by(func.min(self.messages.c.id)))
+        with self.engine.connect() as conn:
+            return [row[0] for row in conn.execute(query)]
+
+
+def _sqlite_pragmas(connection: object, _record: object) -> None:
+    cursor = connection.cursor()  # type: ignore[attr-defined]
+    cursor.execute("PRAGMA busy_timeout = 30000")
+    cursor.close()
+
+
+def _first_line(error: Exception) -> str:
+    original = getattr(error, "orig", None) or error
+    return (str(original).strip().splitlines() or [type(original).__name__])[0]
+
+
+class SQLChatMessageHistory(BaseChatMessageHistory):
+    """The messages of one session, one row each, in a :class:`HistoryDatabase`.
+
+    Example:
+        .. code-block:: python
+
+            from langchain_core.messages import AIMessage, HumanMessage
+            from selfrag_langchain.history import SQLChatMessageHistory
+
+            history = SQLChatMessageHistory("alice", "chats.sqlite3")   # or a database URL
+            history.add_messages([HumanMessage("Who painted the Mona Lisa?"), AIMessage("Leonardo [1].")])
+            SQLChatMessageHistory("alice", "chats.sqlite3").messages  # the same two messages, after a restart
+
+    ``database`` is a :class:`HistoryDatabase` (share one among the sessions of a process), a file, a URL,
+    or None for the default file. Messages added in one :meth:`add_messages` call are written in one
+    transaction: all or none.
+    """
+
+    def __init__(self, session_id: str, database: HistoryDatabase | str | Path | None = None) -> None:
+        if not session_id:
+            msg = "session_id must not be empty"
+            raise StoreError(msg)
+        self.session_id = session_id
+        self.database = database if isinstance(database, HistoryDatabase) else HistoryDatabase(database)
+
+    @property
+    def recovered(self) -> str | None:
+        """Set when the SQLite file was unreadable: where the damaged file was moved."""
+        return self.database.recovered
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """The session's messages, oldest first (a row that no longer parses is skipped)."""
-        with self._connect() as conn:
-            rows = conn.execute(f"SELECT message FROM {TABLE} WHERE session_id = ? ORDER BY id",
-                                (self.session_id,)).fetchall()
+        table = self.database.messages
+        query = select(table.c.message).where(table.c.session_id == self.session_id).order_by(table.c.id)
+        with self.database.engine.connect() as conn:
+            rows = conn.execute(query).fetchall()
         messages = []
-        for (text,) in rows:
+        for (stored,) in rows:
             try:
-                messages.extend(messages_from_dict([json.loads(text)]))
+                messages.extend(messages_from_dict([json.loads(stored)]))
             except (ValueError, KeyError, TypeError):
                 continue
         return messages
@@ -137,16 +245,17 @@ class SQLiteChatMessageHistory(BaseChatMessageHistory):
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Append messages in one transaction."""
         now = time.time()
-        rows = [(self.session_id, now, json.dumps(message_to_dict(m), ensure_ascii=False)) for m in messages]
-        with self._connect() as conn:
-            conn.executemany(f"INSERT INTO {TABLE} (session_id, created_at, message) VALUES (?, ?, ?)", rows)
+        rows = [{"session_id": self.session_id, "created_at": now,
+                 "message": json.dumps(message_to_dict(m), ensure_ascii=False)} for m in messages]
+        if rows:
+            with self.database.engine.begin() as conn:
+                conn.execute(self.database.messages.insert(), rows)
 
     def clear(self) -> None:
-        with self._connect() as conn:
-            conn.execute(f"DELETE FROM {TABLE} WHERE session_id = ?", (self.session_id,))
+        table = self.database.messages
+        with self.database.engine.begin() as conn:
+            conn.execute(table.delete().where(table.c.session_id == self.session_id))
 
     def sessions(self) -> list[str]:
-        """Every session id in the file, in order of first message."""
-        with self._connect() as conn:
-            rows = conn.execute(f"SELECT session_id FROM {TABLE} GROUP BY session_id ORDER BY MIN(id)").fetchall()
-        return [r[0] for r in rows]
+        """Every session id in the database, in order of first message."""
+        return self.database.sessions()

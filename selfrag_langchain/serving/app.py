@@ -4,15 +4,20 @@ trace at ``/v1/selfrag/answer``, and ``/health``.
 
 One model serves every request: requests wait their turn for it (the backends take one call at a time on
 a loaded model), and at most ``max_pending`` are admitted at once, so memory stays bounded; one more gets
-HTTP 503 with ``Retry-After``. A bad request gets a 4xx JSON error saying what is wrong, and a fault while
-answering one request is that request's HTTP 500 (or an error event in its stream), never the server's end.
+HTTP 503 with ``Retry-After``. Before any of that, the gate (``gate.py``) turns away a request without an
+accepted client key (401) or with a body over the limit (413); the question's length and the number of
+messages are checked next (400), all before any model work. A bad request gets a 4xx JSON error saying
+what is wrong, and a fault while answering one request is that request's HTTP 500 (or an error event in
+its stream), never the server's end.
+
+The web chat's conversations have ids the server issues, bound to the key that created them
+(``conversations.py``): another key's conversation is a 404, as a missing one is.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,9 +35,13 @@ from starlette.exceptions import HTTPException
 
 from selfrag_langchain.chains.chat_model import RESULT_KEY, ChatSelfRAG
 from selfrag_langchain.errors import ConfigurationError, InputError
-from selfrag_langchain.history import SQLiteChatMessageHistory, default_history_path
+from selfrag_langchain.history import HistoryDatabase
+from selfrag_langchain.serving.access import ClientKeys
+from selfrag_langchain.serving.conversations import ConversationNotFound, Conversations
+from selfrag_langchain.serving.gate import Gate
 from selfrag_langchain.serving.openai_api import (
     ChatCompletionRequest,
+    ChatMessageIn,
     chunk,
     citations_of,
     cited_passages,
@@ -44,11 +53,11 @@ from selfrag_langchain.serving.openai_api import (
     turn_view,
     url_citations,
 )
+from selfrag_langchain.serving.settings import ServerLimits
 
 log = logging.getLogger("selfrag.serve")
 STATIC = Path(__file__).with_name("static")
 """The web chat: one page, its script and its style, no framework."""
-SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 class SessionQuestion(BaseModel):
@@ -122,6 +131,8 @@ def _fault(error: Exception) -> JSONResponse:
     if isinstance(error, Busy):
         return error_response(503, "the server is answering as many questions as it admits: retry shortly",
                               "server_busy", headers={"Retry-After": "2"})
+    if isinstance(error, ConversationNotFound):
+        return error_response(404, str(error), "not_found")
     if isinstance(error, InputError | ConfigurationError):  # the request's fault
         return error_response(400, str(error))
     log.exception("answering a request failed")
@@ -129,14 +140,32 @@ def _fault(error: Exception) -> JSONResponse:
 
 
 def create_app(model: ChatSelfRAG, *, model_name: str = "selfrag", max_pending: int = 16,
-               history: Path | None = None, about: dict[str, Any] | None = None) -> FastAPI:
-    """The app serving ``model``. ``history`` is the SQLite file of the web chat's conversations (default:
-    the user data directory's); ``about`` is shown by ``/health`` (the store, the settings)."""
+               history: HistoryDatabase | Path | str | None = None, about: dict[str, Any] | None = None,
+               keys: ClientKeys | None = None, limits: ServerLimits | None = None) -> FastAPI:
+    """The app serving ``model``. ``history`` is the database of the web chat's conversations (a SQLite
+    file or a database URL; default: the user data directory's file); ``about`` is shown by ``/health``
+    (the store, the settings); ``keys`` are the client keys it asks for (none: anyone may ask);
+    ``limits`` bound each request."""
     app = FastAPI(title="Self-RAG", summary="Self-RAG answers with citations, OpenAI-compatible")
     admission = Admission(max_pending)
-    history_path = history if history is not None else default_history_path()
-    SQLiteChatMessageHistory("selfrag-web", history_path)  # create and check the file once, at start
+    limits = limits or ServerLimits()
+    keys = keys or ClientKeys()
+    database = history if isinstance(history, HistoryDatabase) else HistoryDatabase(history)
+    conversations = Conversations(database, retention_days=limits.retention_days)  # tables made at start
+    app.add_middleware(Gate, keys=keys, max_body_bytes=limits.max_body_bytes)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    def checked(messages: list[ChatMessageIn]) -> list[BaseMessage]:
+        if len(messages) > limits.max_messages:
+            raise InputError(f"a request holds at most {limits.max_messages} messages, got {len(messages)}")
+        converted = to_messages(messages)
+        check_question(converted[-1].text)
+        return converted
+
+    def check_question(question: str) -> None:
+        if len(question) > limits.max_question_chars:
+            raise InputError(f"the question is {len(question)} characters long; the server admits at most "
+                             f"{limits.max_question_chars}")
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -154,23 +183,42 @@ def create_app(model: ChatSelfRAG, *, model_name: str = "selfrag", max_pending: 
         """The web chat."""
         return FileResponse(STATIC / "index.html")
 
-    @app.get("/v1/selfrag/sessions/{session_id}")
-    def session(session_id: str) -> Any:
-        """A web-chat conversation as it was stored: each question, and each answer with its citations,
-        cited passages and judgements."""
+    @app.post("/v1/selfrag/sessions", status_code=201, response_model=None)
+    def new_session(request: Request) -> Any:
+        """A new web-chat conversation of the caller's key: ``{"session_id": ...}``, an id the server chose."""
         try:
-            return {"session_id": session_id, "messages": [turn_view(m) for m in _history(session_id).messages]}
+            return {"session_id": conversations.create(request.state.owner)}
         except Exception as error:  # as above
             return _fault(error)
 
+    @app.get("/v1/selfrag/sessions/{session_id}")
+    def session(session_id: str, request: Request) -> Any:
+        """A web-chat conversation as it was stored: each question, and each answer with its citations,
+        cited passages and judgements."""
+        try:
+            store = conversations.history(session_id, request.state.owner)
+            return {"session_id": session_id, "messages": [turn_view(m) for m in store.messages]}
+        except Exception as error:  # as above
+            return _fault(error)
+
+    @app.delete("/v1/selfrag/sessions/{session_id}", response_model=None)
+    def delete_session(session_id: str, request: Request) -> Any:
+        """Delete a conversation and every message of it."""
+        try:
+            conversations.delete(session_id, request.state.owner)
+        except Exception as error:  # as above
+            return _fault(error)
+        return {"session_id": session_id, "deleted": True}
+
     @app.post("/v1/selfrag/sessions/{session_id}/messages", response_model=None)
-    def ask_in_session(session_id: str, body: SessionQuestion) -> Any:
+    def ask_in_session(session_id: str, body: SessionQuestion, request: Request) -> Any:
         """Answer ``body.content`` in the conversation ``session_id`` (streamed as ``/v1/chat/completions``
         streams); the finished turn is stored, so the conversation survives a reload and a restart."""
         try:
             if not body.content.strip():
                 raise InputError("the question is empty")
-            store = _history(session_id)
+            check_question(body.content)
+            store = conversations.history(session_id, request.state.owner)
             messages = [*store.messages, HumanMessage(body.content)]
             leave = admission.enter()
         except Exception as error:  # as above
@@ -178,18 +226,14 @@ def create_app(model: ChatSelfRAG, *, model_name: str = "selfrag", max_pending: 
 
         def keep(answer: AIMessage) -> None:
             store.add_messages([HumanMessage(body.content), answer])
+            conversations.touch(session_id)
 
         return AdmittedStream(_events(messages, leave, keep), leave)
-
-    def _history(session_id: str) -> SQLiteChatMessageHistory:
-        if not SESSION_ID.fullmatch(session_id):
-            raise InputError("a session id is 1 to 128 letters, digits, '-' or '_'")
-        return SQLiteChatMessageHistory(session_id, history_path, prepare=False)
 
     @app.get("/health")
     def health() -> dict[str, Any]:
         return {"status": "ok", "model": model_name, "in_flight": admission.in_flight,
-                "max_pending": admission.limit, **(about or {})}
+                "max_pending": admission.limit, "keys_required": keys.required, **(about or {})}
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
@@ -199,7 +243,7 @@ def create_app(model: ChatSelfRAG, *, model_name: str = "selfrag", max_pending: 
     @app.post("/v1/chat/completions", response_model=None)
     def chat_completions(body: ChatCompletionRequest) -> Any:
         try:
-            messages = to_messages(body.messages)
+            messages = checked(body.messages)
             if body.stream:
                 leave = admission.enter()
                 return AdmittedStream(_events(messages, leave), leave)
@@ -212,7 +256,7 @@ def create_app(model: ChatSelfRAG, *, model_name: str = "selfrag", max_pending: 
     def answer(body: ChatCompletionRequest) -> Any:
         """The whole answer with its citations, Self-RAG's result and its trace (JSON)."""
         try:
-            messages = to_messages(body.messages)
+            messages = checked(body.messages)
             with admission.slot():
                 message = model.invoke(messages)
         except Exception as error:  # as above

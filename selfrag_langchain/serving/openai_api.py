@@ -146,6 +146,7 @@ def chunk(cid: str, created: int, model: str, delta: dict[str, Any], finish: str
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
 
 
-def error_body(message: str, kind: str = "invalid_request_error", param: str | None = None) -> dict[str, Any]:
+def error_body(message: str, kind: str = "invalid_request_error", param: str | None = None,
+               code: str | None = None) -> dict[str, Any]:
     """The error object OpenAI clients read (``error.message``)."""
-    return {"error": {"message": message, "type": kind, "param": param, "code": None}}
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}

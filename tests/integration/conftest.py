@@ -71,3 +71,12 @@ def passages_store(tmp_path_factory: pytest.TempPathFactory, smollm2: Transforme
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(["index", str(corpus), "--store", str(root / "store")]) == 0  # not in a test's output
     return root / "store"
+
+
+@pytest.fixture(scope="module")
+def chroma(tmp_path_factory: pytest.TempPathFactory, selfrag_home: Path) -> Iterator[str]:
+    """A Chroma server (``chroma run``) with a fresh database, one per test module; yields its URL."""
+    from tests.servers import running_chroma
+
+    with running_chroma(tmp_path_factory.mktemp("chroma-server")) as url:
+        yield url

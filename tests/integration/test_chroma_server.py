@@ -5,11 +5,6 @@ server on loopback; a server that is not there, or holds no store, is one line."
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -20,34 +15,6 @@ from selfrag_langchain.cli import main
 from tests.servers import free_port, start_selfrag_serve
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def chroma(tmp_path_factory: pytest.TempPathFactory, selfrag_home: Path) -> Iterator[str]:
-    """``chroma run`` on a free loopback port, with a fresh database; yields its URL."""
-    root = tmp_path_factory.mktemp("chroma-server")
-    port = free_port()
-    log = root / "chroma.log"  # a pipe nobody reads would fill up and stop the server
-    with log.open("w") as out:
-        process = subprocess.Popen([str(Path(sys.executable).with_name("chroma")), "run", "--path",
-                                    str(root / "db"), "--host", "127.0.0.1", "--port", str(port)],
-                                   stdout=out, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2):
-                break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"chroma run did not start: {log.read_text()[-4000:]}") from None
-            time.sleep(0.3)
-    try:
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def test_a_server_without_the_store_says_to_index_into_it(chroma: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -52,7 +52,7 @@ def test_agent_calls_selfrag_tool(smollm2: TransformersLLM) -> None:
 
 def test_chatbot_answers_a_conversation_with_citations(smollm2: TransformersLLM, tmp_path) -> None:
     from examples.chatbot import QUESTIONS, main
-    from selfrag_langchain.history import SQLiteChatMessageHistory
+    from selfrag_langchain.history import SQLChatMessageHistory
 
     turns = main(QUESTIONS, history_file=tmp_path / "chat.sqlite3")
     assert [t.question for t in turns] == QUESTIONS
@@ -61,7 +61,7 @@ def test_chatbot_answers_a_conversation_with_citations(smollm2: TransformersLLM,
     for t in turns:
         assert t.answer.strip() and t.result.retrievals >= 1
         assert {s.citation for s in t.result.segments} - {None} == set(range(1, len(t.citations) + 1))
-    history = SQLiteChatMessageHistory("example", tmp_path / "chat.sqlite3").messages
+    history = SQLChatMessageHistory("example", tmp_path / "chat.sqlite3").messages
     assert [m.content for m in history] == [QUESTIONS[0], turns[0].answer, QUESTIONS[1], turns[1].answer]
 
 

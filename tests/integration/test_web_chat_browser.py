@@ -1,6 +1,7 @@
 """The web chat of `selfrag serve` in a real headless browser (Debian's chromium through Selenium), on the
-real models and a real store: type a question, see the answer with a citation marker, open the marker and
-see the cited passage, reload and see the conversation, restart the server and see it still."""
+real models and a real store, with a client key: give the key the page asks for, type a question, see the
+answer with a citation marker, open the marker and see the cited passage, reload and see the
+conversation, restart the server and see it still, delete it and see it gone."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tests.servers import start_selfrag_serve
 pytestmark = pytest.mark.slow
 
 QUESTION = "Who designed the Eiffel Tower?"
-SESSION = "browser-test"
+KEY = "browser-test-key-0123"
 
 
 def _chromium() -> tuple[str, str]:
@@ -49,9 +50,10 @@ def store(passages_store: Path) -> Path:
     return passages_store
 
 
-def _serve(store: Path) -> tuple[Any, str]:
-    return start_selfrag_serve("--store", str(store), "--k", "2", "--max-depth", "2",
-                               "--history", str(store.parent / "chats.sqlite3"))
+def _serve(store: Path, port: int | None = None) -> tuple[Any, str]:
+    """``port`` restarts on the port of before: the same origin, so the page's storage stays."""
+    return start_selfrag_serve("--store", str(store), "--k", "2", "--max-depth", "2", "--client-key", KEY,
+                               "--history", str(store.parent / "chats.sqlite3"), port=port)
 
 
 def _wait(browser: Any, css: str, seconds: float = 300) -> Any:
@@ -63,12 +65,21 @@ def _wait(browser: Any, css: str, seconds: float = 300) -> Any:
         (By.CSS_SELECTOR, css)))
 
 
-def test_ask_open_a_citation_reload_and_restart(browser: Any, store: Path) -> None:
+def test_key_ask_open_a_citation_reload_restart_and_delete(browser: Any, store: Path) -> None:
+    import httpx
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     process, url = _serve(store)
     try:
-        browser.get(f"{url}/?session={SESSION}")
+        browser.get(f"{url}/")
+        _wait(browser, "dialog#key[open]", 30)  # the page asks for the key once
+        browser.find_element(By.ID, "key-input").send_keys("not-the-key-000")
+        browser.find_element(By.ID, "key-send").click()
+        _wait(browser, "dialog#key[open]", 30)
+        assert "not accepted" in browser.find_element(By.ID, "key-note").text
+        browser.find_element(By.ID, "key-input").send_keys(KEY)
+        browser.find_element(By.ID, "key-send").click()
         _wait(browser, "#question").send_keys(QUESTION)
         browser.find_element(By.ID, "send").click()
         _wait(browser, '.turn.assistant[data-done="true"], .turn.assistant .error')  # an answer, or why not
@@ -94,12 +105,21 @@ def test_ask_open_a_citation_reload_and_restart(browser: Any, store: Path) -> No
         process.terminate()
         process.wait(timeout=30)
 
-    process, url = _serve(store)  # a restart: the conversation is in the history file
+    process, url = _serve(store, int(url.rsplit(":", 1)[1]))  # a restart: the conversation is in the file
     try:
-        browser.get(f"{url}/?session={SESSION}")
+        browser.get(f"{url}/")  # the key is kept for the browser session: not asked again
         restored = _wait(browser, ".turn.assistant a.cite", 30)
         assert restored.text == "[1]"
         assert browser.find_element(By.CSS_SELECTOR, ".turn.user").text == QUESTION
+        session = browser.execute_script("return localStorage.getItem('selfrag-session')")
+        assert len(session) == 32  # issued by the server
+
+        browser.find_element(By.ID, "delete-chat").click()
+        browser.switch_to.alert.accept()
+        WebDriverWait(browser, 30).until(lambda b: not b.find_elements(By.CSS_SELECTOR, ".turn"))
+        gone = httpx.get(f"{url}/v1/selfrag/sessions/{session}", headers={"Authorization": f"Bearer {KEY}"})
+        assert gone.status_code == 404
+        assert browser.execute_script("return localStorage.getItem('selfrag-session')") != session
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -18,7 +18,7 @@ from pydantic import Field
 from selfrag_langchain.chains.chat import SelfRAGChat
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.errors import InputError
-from selfrag_langchain.history import SQLiteChatMessageHistory
+from selfrag_langchain.history import SQLChatMessageHistory
 from selfrag_langchain.long_form_results import CitedSegment
 from selfrag_langchain.reflection import InlineReflector
 from tests.scripted_long_form import FULL, REL, RecordingRetriever, ScriptedLongFormLLM, doc, judged
@@ -57,7 +57,7 @@ def _chat(path: Path, rewrites: list[str] | None = None) -> tuple[SelfRAGChat, R
     rag, retriever = _rag()
     condense = RecordingLLM(responses=rewrites or [f"{STANDALONE}\nextra line"])
     chat = SelfRAGChat(rag=rag, condense_llm=condense,
-                       history_factory=lambda session: SQLiteChatMessageHistory(session, path))
+                       history_factory=lambda session: SQLChatMessageHistory(session, path))
     return chat, condense, retriever
 
 
@@ -78,10 +78,10 @@ def test_history_persists_across_a_restart_and_follow_ups_become_standalone(tmp_
     (prompt,) = condense.prompts
     assert f"User: {FIRST}" in prompt and "Assistant: Leonardo da Vinci painted it. He worked" in prompt
     assert "[1]" not in prompt and prompt.endswith(f"Last question: {FOLLOW_UP}\nRewritten question:")
-    stored = SQLiteChatMessageHistory("alice", path).messages
+    stored = SQLChatMessageHistory("alice", path).messages
     assert [m.content for m in stored] == [FIRST, first.answer, FOLLOW_UP, second.answer]
     assert stored[3].additional_kwargs["citations"] == [{"citation": 1, "title": "Louvre"}]
-    assert SQLiteChatMessageHistory("bob", path).messages == []
+    assert SQLChatMessageHistory("bob", path).messages == []
 
 
 def test_streaming_a_turn_yields_segments_then_the_answer(tmp_path: Path) -> None:
@@ -96,11 +96,11 @@ def test_an_interrupted_turn_leaves_the_history_as_it_was(tmp_path: Path) -> Non
     path = tmp_path / "h.sqlite3"
     chat, _, _ = _chat(path)
     chat.invoke(FIRST)
-    before = [m.content for m in SQLiteChatMessageHistory("default", path).messages]
+    before = [m.content for m in SQLChatMessageHistory("default", path).messages]
     stream = chat.stream(FOLLOW_UP)
     assert isinstance(next(stream), CitedSegment)
     stream.close()  # the reader stopped mid-answer
-    assert [m.content for m in SQLiteChatMessageHistory("default", path).messages] == before
+    assert [m.content for m in SQLChatMessageHistory("default", path).messages] == before
 
     def interrupt(_: str) -> list:
         raise KeyboardInterrupt
@@ -109,7 +109,7 @@ def test_an_interrupted_turn_leaves_the_history_as_it_was(tmp_path: Path) -> Non
     chat.rag.retriever = RunnableLambda(interrupt)  # type: ignore[assignment]
     with pytest.raises(KeyboardInterrupt):
         chat.invoke(FOLLOW_UP)
-    assert [m.content for m in SQLiteChatMessageHistory("default", path).messages] == before
+    assert [m.content for m in SQLChatMessageHistory("default", path).messages] == before
 
 
 def test_empty_turn_is_an_input_error(tmp_path: Path) -> None:
@@ -186,7 +186,7 @@ async def test_async_turn_matches_and_persists(tmp_path: Path) -> None:
     items = [i async for i in chat.astream({"question": FOLLOW_UP, "session_id": "a"})]
     assert answer.answer == "Leonardo da Vinci painted it [1]. He worked on it for years [1]."
     assert items[-1].standalone_question == STANDALONE
-    assert len(SQLiteChatMessageHistory("a", path).messages) == 4
+    assert len(SQLChatMessageHistory("a", path).messages) == 4
 
 
 # ---------------------------------------------------------------------- the terminal loop
@@ -229,7 +229,7 @@ def test_ctrl_c_at_the_prompt_or_mid_answer_exits_cleanly(tmp_path: Path, capsys
                                                           ) -> None:
     from selfrag_langchain.commands.chat import chat_loop
 
-    history = SQLiteChatMessageHistory("s", tmp_path / "h.sqlite3")
+    history = SQLChatMessageHistory("s", tmp_path / "h.sqlite3")
 
     def ctrl_c(_: str) -> str:
         raise KeyboardInterrupt

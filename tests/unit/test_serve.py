@@ -197,23 +197,31 @@ def test_requests_beyond_the_admission_limit_are_turned_away_with_503(tmp_path: 
 # ---------------------------------------------------------------------- the web chat's conversations
 
 
-def _session_ask(url: str, session: str, question: str) -> str:
-    return httpx.post(f"{url}/v1/selfrag/sessions/{session}/messages", json={"content": question}, timeout=30).text
+def _new_session(url: str, headers: dict[str, str] | None = None) -> str:
+    reply = httpx.post(f"{url}/v1/selfrag/sessions", headers=headers, timeout=30)
+    assert reply.status_code == 201
+    return reply.json()["session_id"]
+
+
+def _session_ask(url: str, session: str, question: str, headers: dict[str, str] | None = None) -> str:
+    return httpx.post(f"{url}/v1/selfrag/sessions/{session}/messages", json={"content": question},
+                      headers=headers, timeout=30).text
 
 
 def test_a_web_chat_conversation_is_stored_with_its_citations_and_judgements(tmp_path: Any) -> None:
     model, retriever, _ = _model()
     with serving(create_app(model, history=tmp_path / "chats.sqlite3")) as url:
-        assert httpx.get(f"{url}/v1/selfrag/sessions/alice").json()["messages"] == []
-        stream = _session_ask(url, "alice", FIRST)
+        alice = _new_session(url)
+        assert httpx.get(f"{url}/v1/selfrag/sessions/{alice}").json()["messages"] == []
+        stream = _session_ask(url, alice, FIRST)
         assert '"judgements"' in stream and stream.rstrip().endswith("data: [DONE]")
-        _session_ask(url, "alice", FOLLOW_UP)  # answered from the stored conversation
+        _session_ask(url, alice, FOLLOW_UP)  # answered from the stored conversation
         assert STANDALONE in retriever.queries
         page = httpx.get(f"{url}/").text
     # Another server on the same file (a restart) shows the same conversation.
     with serving(create_app(_model()[0], history=tmp_path / "chats.sqlite3")) as url:
-        messages = httpx.get(f"{url}/v1/selfrag/sessions/alice").json()["messages"]
-        assert httpx.get(f"{url}/v1/selfrag/sessions/bob").json()["messages"] == []
+        messages = httpx.get(f"{url}/v1/selfrag/sessions/{alice}").json()["messages"]
+        assert httpx.get(f"{url}/v1/selfrag/sessions/{_new_session(url)}").json()["messages"] == []
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     first = messages[1]
     assert messages[0]["content"] == FIRST and first["content"] == ANSWER
@@ -227,21 +235,49 @@ def test_a_short_form_web_chat_answer_carries_its_branches_judgements(tmp_path: 
     from tests.unit.test_chat_model import _short_form
 
     with serving(create_app(_short_form(), history=tmp_path / "chats.sqlite3")) as url:
-        _session_ask(url, "carol", FIRST)
-        asked, answered = httpx.get(f"{url}/v1/selfrag/sessions/carol").json()["messages"]
+        carol = _new_session(url)
+        _session_ask(url, carol, FIRST)
+        asked, answered = httpx.get(f"{url}/v1/selfrag/sessions/{carol}").json()["messages"]
     assert asked == {"role": "user", "content": FIRST}
     assert answered["content"] == "Leonardo da Vinci painted it."
     assert answered["citations"][0]["title"] == "Mona Lisa"
     assert answered["judgements"] and any("Mona Lisa" in line for line in answered["judgements"])
 
 
+def test_conversation_ids_are_issued_by_the_server_and_unguessable(server: tuple[str, Any]) -> None:
+    url, _ = server
+    ids = {_new_session(url) for _ in range(5)}
+    assert len(ids) == 5 and all(len(i) == 32 for i in ids)
+    for chosen in ("alice", "0" * 32):  # an id the client makes up is nobody's conversation
+        assert httpx.get(f"{url}/v1/selfrag/sessions/{chosen}").status_code == 404
+        reply = httpx.post(f"{url}/v1/selfrag/sessions/{chosen}/messages", json={"content": FIRST}, timeout=30)
+        assert reply.status_code == 404 and reply.json()["error"]["type"] == "not_found"
+
+
+def test_a_deleted_conversation_is_gone_with_its_messages(tmp_path: Any) -> None:
+    import sqlite3
+
+    path = tmp_path / "chats.sqlite3"
+    with serving(_app(history=path)[0]) as url:
+        kept, dropped = _new_session(url), _new_session(url)
+        _session_ask(url, kept, FIRST)
+        _session_ask(url, dropped, FIRST)
+        deleted = httpx.delete(f"{url}/v1/selfrag/sessions/{dropped}")
+        assert deleted.status_code == 200 and deleted.json()["deleted"] is True
+        assert httpx.get(f"{url}/v1/selfrag/sessions/{dropped}").status_code == 404
+        assert httpx.delete(f"{url}/v1/selfrag/sessions/{dropped}").status_code == 404
+        assert len(httpx.get(f"{url}/v1/selfrag/sessions/{kept}").json()["messages"]) == 2
+    with sqlite3.connect(path) as conn:
+        sessions = {row[0] for row in conn.execute("SELECT DISTINCT session_id FROM selfrag_messages")}
+    assert sessions == {kept}
+
+
 @pytest.mark.parametrize(("path", "payload", "message"), [
-    ("/v1/selfrag/sessions/no%20spaces/messages", {"content": "hi"}, "a session id is 1 to 128 letters"),
-    ("/v1/selfrag/sessions/alice/messages", {"content": " "}, "the question is empty"),
-    ("/v1/selfrag/sessions/alice/messages", {}, "content: Field required"),
+    ("/v1/selfrag/sessions/{session}/messages", {"content": " "}, "the question is empty"),
+    ("/v1/selfrag/sessions/{session}/messages", {}, "content: Field required"),
 ])
 def test_a_bad_web_chat_request_gets_a_400(server: tuple[str, Any], path: str, payload: dict[str, Any],
                                            message: str) -> None:
     url, _ = server
-    reply = httpx.post(f"{url}{path}", json=payload, timeout=30)
+    reply = httpx.post(f"{url}{path.format(session=_new_session(url))}", json=payload, timeout=30)
     assert reply.status_code == 400 and message in reply.json()["error"]["message"]

@@ -1,6 +1,7 @@
-// The web chat of `selfrag serve`: one conversation per session id (kept by the server in SQLite, the id in
-// this browser's localStorage), answers streamed as their segments become final, every [n] marker a link
-// that opens the cited passage, and each answer's judgements under it.
+// The web chat of `selfrag serve`: one conversation at a time, its id issued by the server and kept in this
+// browser's localStorage (the server keeps its turns), answers streamed as their segments become final,
+// every [n] marker a link that opens the cited passage, and each answer's judgements under it. A server
+// that asks for a client key gets it once per browser session: the page asks when the server says 401.
 "use strict";
 
 const conversation = document.getElementById("conversation");
@@ -9,19 +10,40 @@ const question = document.getElementById("question");
 const send = document.getElementById("send");
 const dialog = document.getElementById("passage");
 
-function sessionId() {
-  const asked = new URLSearchParams(location.search).get("session");
-  if (asked) return asked;
-  let id = localStorage.getItem("selfrag-session");
-  if (!id) {
-    id = (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2))
-      .replace(/[^A-Za-z0-9_-]/g, "");
-    localStorage.setItem("selfrag-session", id);
-  }
-  return id;
+const keyDialog = document.getElementById("key");
+let session = new URLSearchParams(location.search).get("session") || localStorage.getItem("selfrag-session");
+
+// The client key, asked for once and kept for this browser session.
+function askForKey(again) {
+  document.getElementById("key-note").textContent = again ? "That key was not accepted." : "";
+  document.getElementById("key-input").value = "";
+  keyDialog.showModal();
+  return new Promise((resolve) => {
+    keyDialog.addEventListener("close", () => {
+      sessionStorage.setItem("selfrag-key", document.getElementById("key-input").value.trim());
+      resolve();
+    }, { once: true });
+  });
 }
 
-let session = sessionId();
+// fetch with the client key, asking for it while the server answers 401.
+async function api(path, options = {}) {
+  for (let tries = 0; ; tries++) {
+    const key = sessionStorage.getItem("selfrag-key");
+    const headers = { ...(options.headers || {}), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+    const reply = await fetch(path, { ...options, headers });
+    if (reply.status !== 401) return reply;
+    await askForKey(tries > 0 || Boolean(key));
+  }
+}
+
+async function newSession() {
+  const reply = await api("/v1/selfrag/sessions", { method: "POST" });
+  if (!reply.ok) throw new Error((await reply.json()).error.message);
+  session = (await reply.json()).session_id;
+  localStorage.setItem("selfrag-session", session);
+  history.replaceState(null, "", location.pathname);
+}
 
 function turn(role) {
   const div = document.createElement("div");
@@ -90,7 +112,11 @@ function openPassage(number, passage) {
 
 async function loadHistory() {
   conversation.replaceChildren();
-  const reply = await fetch(`/v1/selfrag/sessions/${encodeURIComponent(session)}`);
+  let reply = session ? await api(`/v1/selfrag/sessions/${encodeURIComponent(session)}`) : null;
+  if (!reply || reply.status === 404) { // none yet, or deleted, expired, or another key's: a new one
+    await newSession();
+    reply = await api(`/v1/selfrag/sessions/${encodeURIComponent(session)}`);
+  }
   if (!reply.ok) return;
   for (const message of (await reply.json()).messages) {
     const div = turn(message.role);
@@ -132,7 +158,7 @@ async function ask(text) {
   send.disabled = true;
   let answer = "";
   try {
-    const response = await fetch(`/v1/selfrag/sessions/${encodeURIComponent(session)}/messages`, {
+    const response = await api(`/v1/selfrag/sessions/${encodeURIComponent(session)}/messages`, {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ content: text }),
     });
     if (!response.ok) throw new Error((await response.json()).error.message);
@@ -173,10 +199,14 @@ question.addEventListener("keydown", (event) => {
     form.requestSubmit();
   }
 });
-document.getElementById("new-chat").addEventListener("click", () => {
-  localStorage.removeItem("selfrag-session");
-  history.replaceState(null, "", location.pathname);
-  session = sessionId();
+document.getElementById("new-chat").addEventListener("click", async () => {
+  await newSession();
+  loadHistory();
+});
+document.getElementById("delete-chat").addEventListener("click", async () => {
+  if (!confirm("Delete this conversation from the server?")) return;
+  await api(`/v1/selfrag/sessions/${encodeURIComponent(session)}`, { method: "DELETE" });
+  await newSession();
   loadHistory();
 });
 
