@@ -48,7 +48,7 @@ def wilson(hits: int, n: int) -> tuple[float, float]:
         return 0.0, 0.0
     z, p = 1.96, hits / n
     centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
 
 
 def questions(path: Path, task: str) -> list[dict[str, Any]]:

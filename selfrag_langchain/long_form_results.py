@@ -52,6 +52,9 @@ class CitedSegment(BaseModel):
     """The cited passage (``metadata["citation"]`` set), so a streaming reader can show it at once."""
     segment_id: str = ""
     """The segment's id in the trace (``LongFormResult.candidates``)."""
+    support: str | None = None
+    """The judge's verdict on the segment against its passage: ``supported``, ``partially supported`` or
+    ``not supported``; None for a segment written without a passage (or a declined answer's lines)."""
 
     def marked(self) -> str:
         """The text with its ``[n]`` marker, as it appears in the answer."""
@@ -118,6 +121,10 @@ class LongFormResult(BaseModel):
     """The passages the answer cites, in order of first use, ``metadata["citation"] = n``."""
     retrievals: int
     """How many retrievals the search ran (one per beam and depth that retrieved)."""
+    declined: bool = False
+    """No segment of the best beam was judged relevant and supported: ``segments`` say the sources do not
+    answer the question and list the closest passages (``citations``); ``beams[selected]`` is still the
+    beam that lost."""
     selected: int | None
     """Index of the winning beam in ``beams``; None if nothing was generated."""
     beams: list[BeamTrace]

@@ -122,6 +122,9 @@ class PipelineSettings(BaseModel):
     """Hard constraint: drop branches judged [No support / Contradictory]."""
     drop_irrelevant: bool = False
     """Hard constraint: drop branches judged [Irrelevant]."""
+    decline: bool = True
+    """Say the sources found do not answer the question when none of the answer's claims is judged
+    relevant and supported, and list the closest passages."""
 
     # ---------------------------------------------------------------- long-form search
     beam_width: int = 2
@@ -204,7 +207,7 @@ class PipelineSettings(BaseModel):
     def loop_settings(self) -> dict[str, Any]:
         """The control-loop fields both Runnables take (:class:`~selfrag_langchain.chains.controls.SelfRAGControls`)."""
         return self.model_dump(include={"mode", "threshold", "k", "w_rel", "w_sup", "w_use", "use_sequence_probability",
-                                        "drop_unsupported", "drop_irrelevant", "max_new_tokens"})
+                                        "drop_unsupported", "drop_irrelevant", "decline", "max_new_tokens"})
 
     def long_form_settings(self) -> dict[str, Any]:
         """The beam-search fields of :class:`~selfrag_langchain.chains.long_form.SelfRAGLongForm`."""

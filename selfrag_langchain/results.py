@@ -68,6 +68,9 @@ class SelfRAGResult(BaseModel):
     """Index of the chosen branch in ``branches``; None if every branch was dropped."""
     option_scores: dict[str, float] | None = None
     """Closed-set questions: the summed score of the branches per option."""
+    declined: bool = False
+    """The chosen branch was not judged relevant and supported: ``answer`` says the sources do not answer
+    the question and ``citations`` are the closest passages; ``selected`` is still the branch that lost."""
     branches: list[BranchTrace]
     reflector: str
     notes: list[str] = Field(default_factory=list)

@@ -8,6 +8,10 @@ invoked one carry the same text and the same annotations. Indices are character 
   marker and final punctuation included ("Lava is molten rock [1]."); ``extras["marker_start"]`` and
   ``extras["marker_end"]`` span the ``[n]`` marker alone, so a UI can turn it into a link;
 - short form: the answer has no marker and cites one passage, so the citation spans the whole answer.
+
+``extras["support"]`` is the judge's verdict on the claim against the passage it cites (``supported``,
+``partially supported``, ``not supported``); a declined answer's citations list the closest passages
+and carry none.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.content import Citation, TextContentBlock, create_citation
 
+from selfrag_langchain.chains.declining import DECLINED, verdict
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult, join_segments
 from selfrag_langchain.results import SelfRAGResult
 
@@ -65,8 +70,26 @@ def long_form_annotations(segments: Sequence[CitedSegment], citations: Sequence[
         annotations.append(citation(
             citations[segment.citation - 1], start, offset,
             marker_start=start + marker, marker_end=start + marker + len(f"[{segment.citation}]"),
-            segment_id=segment.segment_id or None,
+            segment_id=segment.segment_id or None, support=segment.support,
         ))
+    return annotations
+
+
+def declined_annotations(answer: str, passages: Sequence[Document]) -> list[Citation]:
+    """The citations of a declined short-form answer (``declining.declined_segments`` joined): each closest
+    passage's title and marker, found in order after the statement, its final punctuation included."""
+    annotations: list[Citation] = []
+    start = len(DECLINED) + 1
+    for doc in passages:
+        marker = f"[{doc.metadata['citation']}]"
+        at = answer.find(f" {marker}", start) + 1
+        if at <= 0:
+            break
+        end = at + len(marker)
+        while end < len(answer) and answer[end] != " ":  # the punctuation with_marker put after it
+            end += 1
+        annotations.append(citation(doc, start, end, marker_start=at, marker_end=at + len(marker)))
+        start = end + 1
     return annotations
 
 
@@ -75,7 +98,11 @@ def annotations_for(result: LongFormResult | SelfRAGResult) -> list[Citation]:
     answer (short form)."""
     if isinstance(result, LongFormResult):
         return long_form_annotations(result.segments, result.citations)
-    return [citation(doc, 0, len(result.answer)) for doc in result.citations]
+    if result.declined:
+        return declined_annotations(result.answer, result.citations)
+    chosen = result.branches[result.selected] if result.selected is not None else None
+    support = verdict(chosen.distributions) if chosen is not None and chosen.passage is not None else None
+    return [citation(doc, 0, len(result.answer), support=support) for doc in result.citations]
 
 
 def text_block(text: str, annotations: list[Citation] | None = None, index: int | None = None

@@ -24,6 +24,7 @@ from langchain_core.outputs import LLMResult
 
 from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
 from selfrag_langchain.chains.citations import CitationNumbers
+from selfrag_langchain.chains.declining import closest_passages, declined_segments, grounded, verdict
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.segments import (
     RETRIEVE_STOPS,
@@ -184,6 +185,9 @@ class BeamSearch:
         self.retrievals = 0
         self.numbers = CitationNumbers()
         self.emitted = 0
+        self.standing = not runnable.decline
+        """Whether the answer stands: a segment of it was judged relevant and supported (or declining is
+        off). Until then final segments are held back, so a declined answer never streams a claim."""
         self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
 
     # ------------------------------------------------------------------ the loop
@@ -207,7 +211,14 @@ class BeamSearch:
         for beam in beams:
             if beam.finished is None:
                 beam.finished = f"reached max_depth ({self.rag.max_depth})"
-        rest = self._cite(beams[0].path()[self.emitted :])
+        winner = beams[0].path()
+        if not self.standing and (any(self._grounded(n) for n in winner) or all(n.passage is None for n in winner)):
+            self.standing = True
+        if not self.standing:
+            declined = declined_segments(closest_passages(self.candidates), self.rag.boundary())
+            yield Final(declined)
+            return self._result(beams, declined)
+        rest = self._cite(winner[self.emitted :])
         self.emitted += len(rest)
         if rest:
             yield Final(rest)
@@ -433,9 +444,19 @@ class BeamSearch:
         shared = 0
         while all(len(p) > shared for p in paths) and len({id(p[shared]) for p in paths}) == 1:
             shared += 1
+        if not self.standing and any(self._grounded(n) for n in paths[0][:shared]):
+            self.standing = True
+        if not self.standing:
+            return []
         final = self._cite(paths[0][self.emitted : shared])
         self.emitted += len(final)
         return final
+
+    def _judged(self, node: Node) -> dict[str, dict[str, float] | None]:
+        return next(c.distributions for c in reversed(self.candidates) if c.id == node.id)
+
+    def _grounded(self, node: Node) -> bool:
+        return node.passage is not None and grounded(self._judged(node))
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """Segments with their citation numbers; a passage keeps the number of its first use, so the streamed
@@ -446,22 +467,25 @@ class BeamSearch:
             n = self.numbers.number(doc)
             segments.append(CitedSegment(text=node.text, citation=n,
                                          source=self.numbers.document(n) if n is not None else None,
-                                         segment_id=node.id or ""))
+                                         segment_id=node.id or "",
+                                         support=verdict(self._judged(node)) if doc is not None else None))
         return segments
 
     def _beam_summary(self, beam: Node) -> dict[str, Any]:
         return {"segments": [n.id for n in beam.path()], "text": " ".join(n.text for n in beam.path()),
                 "score": beam.score(self.rag.beam_score) if beam.count else None, "finished": beam.finished}
 
-    def _result(self, beams: list[Node]) -> LongFormResult:
+    def _result(self, beams: list[Node], declined: list[CitedSegment] | None = None) -> LongFormResult:
         winner = beams[0].path()
-        segments = self._cite(winner)
+        segments = declined if declined is not None else self._cite(winner)
         return LongFormResult(
             question=self.q.question,
             answer=join_segments(segments),
             segments=segments,
-            citations=list(self.numbers.documents),
+            citations=[s.source for s in segments if s.source is not None] if declined is not None
+            else list(self.numbers.documents),
             retrievals=self.retrievals,
+            declined=declined is not None,
             selected=0 if winner else None,
             beams=[BeamTrace(segments=[n.id or "" for n in b.path()], finished=b.finished,
                              score=b.score(self.rag.beam_score) if b.count else 0.0) for b in beams],

@@ -196,7 +196,8 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
                 messages: Sequence[BaseMessage]) -> ChatAnswer:
         traces = result.branches if isinstance(result, SelfRAGResult) else result.candidates
         retrieved = list(dict.fromkeys(str(t.passage.metadata.get("title") or "") for t in traces if t.passage))
-        cited = [str(d.metadata.get("title") or "") for d in result.citations]
+        # A declined answer's passages are the closest found, not what the turn was about.
+        cited = [] if result.declined else [str(d.metadata.get("title") or "") for d in result.citations]
         subject = turn_subject(question, standalone, conversation_subject(messages), retrieved, cited)
         return ChatAnswer(question=question, standalone_question=standalone, subject=subject, answer=result.answer,
                           citations=list(result.citations), session_id=session, result=result)

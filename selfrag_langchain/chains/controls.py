@@ -88,6 +88,10 @@ class SelfRAGControls(BaseModel):
     """Hard constraint: drop a branch judged ``[No support / Contradictory]``."""
     drop_irrelevant: bool = False
     """Hard constraint: drop a branch judged ``[Irrelevant]``."""
+    decline: bool = True
+    """When the answer was written from retrieved passages and none of its claims is judged relevant and
+    supported, say that the sources found do not answer the question and list the closest passages,
+    instead of a cited claim (``chains/declining.py``). Closed-set questions always get an option."""
     max_new_tokens: int = 100
     """Token budget of the answer."""
     max_passage_tokens: int | None = None
@@ -144,6 +148,7 @@ class SelfRAGControls(BaseModel):
             "use_sequence_probability": self.use_sequence_probability,
             "drop_unsupported": self.drop_unsupported,
             "drop_irrelevant": self.drop_irrelevant,
+            "decline": self.decline,
             "max_new_tokens": self.max_new_tokens,
             "max_passage_tokens": self.max_passage_tokens,
             "prompt_format": self.resolved_prompt_format(),

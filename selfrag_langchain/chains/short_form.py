@@ -19,6 +19,7 @@ from selfrag_langchain.chains.branches import (
     to_branches,
 )
 from selfrag_langchain.chains.controls import SelfRAGControls
+from selfrag_langchain.chains.declining import declined_answer, unfounded
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.prompts import build_instruction
@@ -94,6 +95,9 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             citations.append(Document(page_content=chosen.passage.page_content,
                                       metadata={**chosen.passage.metadata, "citation": 1}))
         answer = selection.option or (chosen.answer if chosen is not None else "")
+        declined = self.decline and not q.choices and unfounded(chosen)
+        if declined:
+            answer, citations = declined_answer(selection.traces, self.boundary())
         return SelfRAGResult(
             question=q.question,
             answer=answer,
@@ -102,6 +106,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             citations=citations,
             selected=selection.selected,
             option_scores=selection.option_scores,
+            declined=declined,
             branches=selection.traces,
             reflector=self.reflector.name,
             notes=[*notes, *selection.notes],

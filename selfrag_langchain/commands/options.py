@@ -113,6 +113,9 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
                        help="hard constraint: drop branches judged [No support / Contradictory]")
     knobs.add_argument("--drop-irrelevant", action="store_true",
                        help="hard constraint: drop branches judged [Irrelevant]")
+    knobs.add_argument("--no-decline", action="store_true",
+                       help="answer even when no claim is judged relevant and supported by the passages found "
+                            "(by default, the answer then says the sources do not answer and lists the closest)")
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -155,6 +158,8 @@ def settings_from_args(args: argparse.Namespace) -> PipelineSettings:
     fields["backend_options"] = {name: given[name] for name in _BACKEND_FLAGS if given.get(name) is not None}
     if "no_sequence_probability" in given:
         fields["use_sequence_probability"] = not given["no_sequence_probability"]
+    if "no_decline" in given:
+        fields["decline"] = not given["no_decline"]
     try:
         return PipelineSettings(**fields)
     except ValidationError as e:

@@ -28,6 +28,7 @@ from selfrag_langchain.chains.branches import (
     prepare_passages,
     to_branches,
 )
+from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
 from selfrag_langchain.eval.tasks import Task
@@ -82,7 +83,7 @@ class SelfRAGMethod:
 
     def answer(self, example: EvalExample, task: Task) -> Outcome:
         result = self.runnable.invoke(task.runnable_input(example))
-        prediction = result.answer
+        prediction = DECLINED if result.declined else result.answer  # the closest titles are no answer
         if task.options(example) and not example.choices:
             # The prompt is the paper's (options not listed); the options are summed from the trace.
             prediction = reselect(result, task, example, weights=self.runnable.weights(),
@@ -109,7 +110,8 @@ class LongFormMethod:
         cited = sorted(result.citations, key=lambda d: int(d.metadata.get("citation", 0)))
         texts = [_premise(d) for d in cited]
         retrieved = bool(getattr(result, "retrievals", 0)) or bool(result.citations)
-        return Outcome(result.answer, retrieved, None, result.model_dump(mode="json"), cited_passages=texts)
+        prediction = DECLINED if getattr(result, "declined", False) else result.answer
+        return Outcome(prediction, retrieved, None, result.model_dump(mode="json"), cited_passages=texts)
 
 
 def _premise(doc: Document) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from selfrag_langchain.chains.declining import DECLINED, unfounded
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.tasks import Task
@@ -48,8 +49,8 @@ def reselect(
     """The answer ``result``'s branches give under ``weights`` and ``constraints``.
 
     Closed-set tasks sum the branch scores per answer option (ARC's choices, PubHealth's true / false)
-    and return the winning option's label; other tasks return the best branch's answer, as the
-    short-form Runnable does.
+    and return the winning option's label; other tasks return the best branch's answer, as the short-form
+    Runnable does, or :data:`DECLINED` when the run declined unfounded answers and this one is.
     """
     if not result.branches:
         return result.answer
@@ -58,4 +59,7 @@ def reselect(
                        choices=task.options(example))
     if selection.option:
         return selection.option
+    chosen = selection.traces[selection.selected] if selection.selected is not None else None
+    if result.settings.get("decline") and not task.options(example) and unfounded(chosen):
+        return DECLINED  # as the run itself would have, scored without the closest passages' titles
     return result.branches[selection.selected].answer if selection.selected is not None else ""

@@ -47,8 +47,10 @@ from selfrag_langchain.serving.openai_api import (
     cited_passages,
     completion,
     completion_id,
+    declined,
     error_body,
     judgements,
+    support_of,
     to_messages,
     turn_view,
     url_citations,
@@ -263,6 +265,7 @@ def create_app(model: ChatSelfRAG, *, model_name: str = "selfrag", max_pending: 
             return _fault(error)
         notes = citations_of(message)
         return {"answer": message.text, "annotations": url_citations(notes), "citations": cited_passages(notes),
+                "support": support_of(notes), "declined": declined(message.response_metadata.get(RESULT_KEY)),
                 RESULT_KEY: message.response_metadata.get(RESULT_KEY)}
 
     def _events(messages: list[BaseMessage], leave: Callable[[], None],
@@ -283,13 +286,16 @@ def create_app(model: ChatSelfRAG, *, model_name: str = "selfrag", max_pending: 
             judged = _judged(asked)
             # Stored with what the chat model needs of an earlier turn (its subject), not the whole trace.
             context = {key: asked.get(key) for key in ("question", "standalone_question", "subject")}
+            refused = declined(asked)
             answer = AIMessage(content=full.content if full is not None else "",
-                               additional_kwargs={"judgements": judged}, response_metadata={RESULT_KEY: context})
+                               additional_kwargs={"judgements": judged, "declined": refused},
+                               response_metadata={RESULT_KEY: context})
             notes = citations_of(answer)
             if keep is not None:
                 keep(answer)
             yield _sse(chunk(cid, created, model_name, {"annotations": url_citations(notes)}, "stop",
-                             citations=cited_passages(notes), judgements=judged))
+                             citations=cited_passages(notes), support=support_of(notes), declined=refused,
+                             judgements=judged))
         except Exception as error:  # the stream ends with an error event; the server goes on
             response = _fault(error)
             yield _sse(json.loads(bytes(response.body)))

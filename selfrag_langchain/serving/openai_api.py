@@ -16,6 +16,7 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ConfigDict, Field
 
+from selfrag_langchain.chains.chat_model import RESULT_KEY
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.long_form_results import LongFormResult
 from selfrag_langchain.results import SelfRAGResult
@@ -104,6 +105,23 @@ def cited_passages(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
+def support_of(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The judge's verdict on each cited claim: the claim's span in the answer, the number of the passage
+    it cites, and ``supported``, ``partially supported`` or ``not supported``."""
+    verdicts = []
+    for note in notes:
+        extras = note.get("extras") or {}
+        if extras.get("support"):
+            verdicts.append({"start_index": note.get("start_index", 0), "end_index": note.get("end_index", 0),
+                             "citation": extras.get("citation"), "verdict": extras["support"]})
+    return verdicts
+
+
+def declined(result: dict[str, Any] | None) -> bool:
+    """Whether an answer said its sources do not answer the question, from the JSON result in its metadata."""
+    return bool(((result or {}).get("result") or {}).get("declined"))
+
+
 def judgements(result: dict[str, Any] | None) -> list[str]:
     """How Self-RAG judged its evidence, one line per branch or segment (what ``selfrag ask`` prints),
     from the JSON result in an answer's metadata."""
@@ -120,7 +138,9 @@ def turn_view(message: BaseMessage) -> dict[str, Any]:
         return {"role": "user", "content": message.text}
     notes = citations_of(message)
     return {"role": "assistant", "content": message.text, "annotations": url_citations(notes),
-            "citations": cited_passages(notes), "judgements": message.additional_kwargs.get("judgements", [])}
+            "citations": cited_passages(notes), "support": support_of(notes),
+            "declined": bool(message.additional_kwargs.get("declined")),
+            "judgements": message.additional_kwargs.get("judgements", [])}
 
 
 def completion_id() -> str:
@@ -136,6 +156,8 @@ def completion(answer: AIMessage, model: str) -> dict[str, Any]:
             "role": "assistant", "content": answer.text, "annotations": url_citations(notes)}}],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         "citations": cited_passages(notes),
+        "support": support_of(notes),
+        "declined": declined(answer.response_metadata.get(RESULT_KEY)),
     }
 
 

@@ -1,7 +1,7 @@
 """The web chat of `selfrag serve` in a real headless browser (Debian's chromium through Selenium), on the
 real models and a real store, with a client key: give the key the page asks for, type a question, see the
-answer with a citation marker, open the marker and see the cited passage, reload and see the
-conversation, restart the server and see it still, delete it and see it gone."""
+answer with a citation marker and the judge's verdict beside it, open the marker and see the cited passage,
+reload and see the conversation, restart the server and see it still, delete it and see it gone."""
 
 from __future__ import annotations
 
@@ -89,6 +89,8 @@ def test_key_ask_open_a_citation_reload_restart_and_delete(browser: Any, store: 
         assert "Eiffel" in answer.text
         markers = answer.find_elements(By.CSS_SELECTOR, "a.cite")
         assert markers and markers[0].text == "[1]"
+        verdicts = [v.text for v in answer.find_elements(By.CSS_SELECTOR, "a.cite + .verdict")]
+        assert verdicts and set(verdicts) <= {"supported", "partially supported", "not supported"}  # beside each
         assert "How the evidence was judged" in answer.text
 
         markers[0].click()
@@ -110,6 +112,8 @@ def test_key_ask_open_a_citation_reload_restart_and_delete(browser: Any, store: 
         browser.get(f"{url}/")  # the key is kept for the browser session: not asked again
         restored = _wait(browser, ".turn.assistant a.cite", 30)
         assert restored.text == "[1]"
+        restored_verdicts = browser.find_elements(By.CSS_SELECTOR, ".turn.assistant a.cite + .verdict")
+        assert [v.text for v in restored_verdicts] == verdicts  # kept with the conversation
         assert browser.find_element(By.CSS_SELECTOR, ".turn.user").text == QUESTION
         session = browser.execute_script("return localStorage.getItem('selfrag-session')")
         assert len(session) == 32  # issued by the server

@@ -102,7 +102,7 @@ def test_invoke_answers_with_one_text_block_whose_citations_point_at_each_segmen
     assert first == {"type": "citation", "title": "Mona Lisa", "url": "https://en.wikipedia.org/wiki/Mona_Lisa",
                      "start_index": 0, "end_index": 33, "cited_text": MONA_LISA.page_content,
                      "extras": {"citation": 1, "source": "https://en.wikipedia.org/wiki/Mona_Lisa",
-                                "marker_start": 29, "marker_end": 32, "segment_id": "0.0"}}
+                                "marker_start": 29, "marker_end": 32, "segment_id": "0.0", "support": "supported"}}
     assert "url" not in second and second["title"] == "Leonardo" and second["extras"]["citation"] == 2
 
 

@@ -9,6 +9,7 @@ import pytest
 from langchain_core.documents import Document
 
 from selfrag_langchain import InlineReflector, SelfRAG
+from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.methods import SelfRAGMethod
 from selfrag_langchain.eval.rescoring import reselect
@@ -63,7 +64,7 @@ def test_reselecting_from_a_trace_equals_generating_again(w_sup: float, drop_uns
                       drop_unsupported=drop_unsupported).invoke(POPQA.runnable_input(QUESTION))
     again = reselect(recorded, POPQA, QUESTION, weights=ScoringWeights(0.0, w_sup, 0.0),
                      constraints=HardConstraints(drop_unsupported=drop_unsupported))
-    assert again == regenerated.answer
+    assert again == (DECLINED if regenerated.declined else regenerated.answer)
 
 
 def test_w_sup_decides_between_the_likelier_and_the_supported_branch() -> None:
@@ -72,7 +73,10 @@ def test_w_sup_decides_between_the_likelier_and_the_supported_branch() -> None:
     recorded = rag(llm, mode="always").invoke(POPQA.runnable_input(QUESTION))
     low = reselect(recorded, POPQA, QUESTION, weights=ScoringWeights(0.0, 0.1, 0.0), constraints=HardConstraints())
     high = reselect(recorded, POPQA, QUESTION, weights=ScoringWeights(0.0, 0.2, 0.0), constraints=HardConstraints())
-    assert (low, high) == ("Louis XIV built it.", "Gustave Eiffel's company built it.")
+    assert (low, high) == (DECLINED, "Gustave Eiffel's company built it.")  # Louis XIV's branch: judged irrelevant
+    answering = rag(llm, mode="always", decline=False).invoke(POPQA.runnable_input(QUESTION))
+    assert reselect(answering, POPQA, QUESTION, weights=ScoringWeights(0.0, 0.1, 0.0),
+                    constraints=HardConstraints()) == "Louis XIV built it."
 
 
 def test_sweeps_re_decide_from_one_generation_per_path() -> None:

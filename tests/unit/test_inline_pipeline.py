@@ -92,8 +92,9 @@ def test_all_branches_generated_in_one_call() -> None:
 
 
 def test_weights_change_the_winner() -> None:
-    # With w_rel = w_sup = 0 and sequence probability only, the Louvre branch (higher p(y)) wins.
-    result = _rag(w_rel=0.0, w_sup=0.0, w_use=0.0).invoke("Who built the Eiffel Tower?")
+    # With w_rel = w_sup = 0 and sequence probability only, the Louvre branch (higher p(y)) wins (and is
+    # answered: it would be declined, being judged irrelevant).
+    result = _rag(w_rel=0.0, w_sup=0.0, w_use=0.0, decline=False).invoke("Who built the Eiffel Tower?")
     assert result.citations[0].metadata["title"] == "Louvre"
 
 

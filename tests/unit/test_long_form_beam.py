@@ -135,7 +135,7 @@ def test_irrelevant_first_segments_are_kept_when_nothing_else_exists() -> None:
     llm, retriever = greedy_trap()
     retriever.results[QUESTION] = [doc("Gustave Eiffel")]
     llm.script[(0, "Gustave Eiffel")] = judged("Gustave Eiffel was born in Dijon.", IRR, NOSUP)
-    result = _rag(llm, retriever, beam_width=1, max_depth=1, drop_irrelevant=True).invoke(QUESTION)
+    result = _rag(llm, retriever, beam_width=1, max_depth=1, drop_irrelevant=True, decline=False).invoke(QUESTION)
     assert result.answer == "Gustave Eiffel was born in Dijon [1]."
     assert any("hard constraint" in n for n in result.notes)
 

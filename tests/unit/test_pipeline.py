@@ -41,7 +41,8 @@ def test_the_defaults_are_the_command_lines(argv: list[str]) -> None:
 
 def test_every_setting_is_a_flag() -> None:
     args = vars(build_parser().parse_args(COMMANDS["ask"]))
-    flagged = {"backend_options": "device", "use_sequence_probability": "no_sequence_probability"}
+    flagged = {"backend_options": "device", "use_sequence_probability": "no_sequence_probability",
+               "decline": "no_decline"}
     for name in PipelineSettings.model_fields:
         assert flagged.get(name, name) in args, f"PipelineSettings.{name} has no flag"
 

@@ -1,7 +1,8 @@
 // The web chat of `selfrag serve`: one conversation at a time, its id issued by the server and kept in this
 // browser's localStorage (the server keeps its turns), answers streamed as their segments become final,
-// every [n] marker a link that opens the cited passage, and each answer's judgements under it. A server
-// that asks for a client key gets it once per browser session: the page asks when the server says 401.
+// every [n] marker a link that opens the cited passage with the judge's verdict on its sentence beside it,
+// and each answer's judgements under it. A server that asks for a client key gets it once per browser
+// session: the page asks when the server says 401.
 "use strict";
 
 const conversation = document.getElementById("conversation");
@@ -55,8 +56,10 @@ function turn(role) {
   return div;
 }
 
-// The answer's text with each [n] marker as a link to passage n (text set as text: nothing is parsed as HTML).
-function renderAnswer(div, text, passages) {
+// The answer's text with each [n] marker as a link to passage n and, beside it, the judge's verdict on the
+// claim it ends (text set as text: nothing is parsed as HTML).
+function renderAnswer(div, text, passages, support, declined) {
+  div.classList.toggle("declined", Boolean(declined));
   const body = div.querySelector(".body");
   body.replaceChildren();
   const byIndex = new Map((passages || []).map((p) => [String(p.index), p]));
@@ -74,6 +77,14 @@ function renderAnswer(div, text, passages) {
       if (passage) openPassage(match[1], passage);
     });
     body.append(link);
+    const judged = (support || []).find((s) => s.start_index <= match.index && match.index < s.end_index);
+    if (judged) {
+      const badge = document.createElement("span");
+      badge.className = `verdict ${judged.verdict.replaceAll(" ", "-")}`;
+      badge.textContent = judged.verdict;
+      badge.title = `The judge rated this sentence ${judged.verdict} by passage [${match[1]}]`;
+      body.append(badge);
+    }
     last = match.index + match[0].length;
   }
   body.append(text.slice(last));
@@ -123,7 +134,7 @@ async function loadHistory() {
     if (message.role === "user") {
       div.querySelector(".body").textContent = message.content;
     } else {
-      renderAnswer(div, message.content, message.citations);
+      renderAnswer(div, message.content, message.citations, message.support, message.declined);
       renderExtras(div, message.citations, message.judgements);
     }
   }
@@ -170,7 +181,7 @@ async function ask(text) {
         renderAnswer(div, answer, []);
       }
       if (choice.finish_reason) {
-        renderAnswer(div, answer, event.citations);
+        renderAnswer(div, answer, event.citations, event.support, event.declined);
         renderExtras(div, event.citations, event.judgements);
         div.dataset.done = "true";
       }

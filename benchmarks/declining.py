@@ -1,0 +1,123 @@
+"""Declining: how often Self-RAG says "the sources found do not answer" on questions the demo corpus cannot
+answer, and how often it still answers the ones it can, beside the same runs without declining.
+
+Two lists, each question answered once with the default settings (the embedded default models, the
+calibrated judge, the demo corpus): ``benchmarks/demo_questions.jsonl`` (answerable, with gold answers) and
+``benchmarks/unanswerable_questions.jsonl`` (entities the corpus lacks, invented ones, and details its
+articles do not state; each row names the words that must be absent, checked against the corpus first).
+Declining only replaces the final answer (the search is the same), so the answer without declining is
+read from the same run's trace: the winning beam's segments (long form) or the chosen branch (short form).
+Goal (issue 24): decline at least 80% of the unanswerable, answer at least 90% of the answerable.
+95% Wilson intervals.
+
+    python benchmarks/declining.py --form long --out selfrag-eval/declining-long.jsonl
+    python benchmarks/declining.py --form short --out selfrag-eval/declining-short.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from selection import wilson  # benchmarks/selection.py, beside this script
+
+from selfrag_langchain.eval.metrics import match
+from selfrag_langchain.long_form_results import LongFormResult
+from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
+from selfrag_langchain.results import SelfRAGResult
+
+HERE = Path(__file__).parent
+GOALS = {"unanswerable": 0.8, "answerable": 0.9}
+
+
+def questions() -> list[dict[str, Any]]:
+    answerable = [{**json.loads(line), "set": "answerable"}
+                  for line in (HERE / "demo_questions.jsonl").read_text().splitlines() if line.strip()]
+    unanswerable = [{**json.loads(line), "set": "unanswerable"}
+                    for line in (HERE / "unanswerable_questions.jsonl").read_text().splitlines() if line.strip()]
+    return answerable + unanswerable
+
+
+def check_absent(rows: list[dict[str, Any]]) -> None:
+    """Refuse an unanswerable question whose telling words occur in the demo corpus."""
+    from selfrag_langchain.demo_corpus import load_demo_documents
+
+    corpus = "\n".join(f"{d.metadata.get('title', '')} {d.page_content}" for d in load_demo_documents())
+    for row in rows:
+        for word in row.get("absent", []):
+            if re.search(rf"\b{re.escape(word)}\b", corpus, re.I):
+                raise SystemExit(f"{row['question']!r}: {word!r} occurs in the demo corpus")
+
+
+def undeclined_answer(result: LongFormResult | SelfRAGResult) -> str:
+    """The answer the run would have given without declining, from its trace."""
+    if isinstance(result, LongFormResult):
+        if result.selected is None:
+            return ""
+        return " ".join(result.candidate(i).answer for i in result.beams[result.selected].segments)
+    return result.branches[result.selected].answer if result.selected is not None else ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--form", choices=["long", "short"], default="long",
+                        help="long form (selfrag serve's default) or short form (default: %(default)s)")
+    parser.add_argument("--out", type=Path, required=True, help="JSON lines, one result per question (resumed)")
+    args = parser.parse_args()
+    rows = questions()
+    check_absent([r for r in rows if r["set"] == "unanswerable"])
+    settings = PipelineSettings()
+    rag = build_long_form(settings) if args.form == "long" else build_selfrag(settings)
+    kind = LongFormResult if args.form == "long" else SelfRAGResult
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    done = {}
+    if args.out.exists():
+        done = {r["question"]: r for r in map(json.loads, args.out.read_text().splitlines())}
+    with args.out.open("a", encoding="utf-8") as out:
+        for i, row in enumerate(rows, 1):
+            if row["question"] in done:
+                continue
+            started = time.perf_counter()
+            result = rag.invoke(row["question"])
+            record = {**row, "seconds": time.perf_counter() - started, "result": json.loads(result.model_dump_json())}
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+            done[row["question"]] = record
+            print(f"[{i}/{len(rows)}] {row['set']}: {'declined' if result.declined else 'answered'} "
+                  f"in {record['seconds']:.1f} s: {row['question']}", flush=True)
+    report(rows, done, kind, args.form)
+
+
+def report(rows: list[dict[str, Any]], done: dict[str, dict[str, Any]], kind: type, form: str) -> None:
+    print(f"\n{form} form, default settings; 95% Wilson intervals\n")
+    print("| set | n | declined | answered | right when answered | right without declining |")
+    print("|---|---|---|---|---|---|")
+    for name in ("answerable", "unanswerable"):
+        records = [done[r["question"]] for r in rows if r["set"] == name]
+        results = [kind.model_validate(r["result"]) for r in records]
+        n = len(results)
+        declined = sum(r.declined for r in results)
+        answered = [(rec, res) for rec, res in zip(records, results, strict=True) if not res.declined]
+        if name == "answerable":
+            right = sum(match(res.answer, rec["answers"]) for rec, res in answered)
+            without = sum(match(undeclined_answer(res), rec["answers"])
+                          for rec, res in zip(records, results, strict=True))
+            right_cell, without_cell = f"{right}/{len(answered)}", f"{without}/{n}"
+        else:
+            right_cell = without_cell = "-"
+        lo, hi = wilson(declined, n)
+        alo, ahi = wilson(n - declined, n)
+        print(f"| {name} | {n} | {declined}/{n} = {declined / n:.1%} [{lo:.0%}, {hi:.0%}] | "
+              f"{n - declined}/{n} = {(n - declined) / n:.1%} [{alo:.0%}, {ahi:.0%}] | {right_cell} | {without_cell} |")
+    print("\ngoal: decline >= 80% of the unanswerable, answer >= 90% of the answerable")
+
+
+if __name__ == "__main__":
+    main()

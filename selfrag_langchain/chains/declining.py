@@ -1,0 +1,89 @@
+"""What the judge's verdict on a claim is, in words, and the answer given when no claim stands.
+
+An answer stands when the judge found its evidence relevant and the claim supported by it: the most
+likely IsRel token is ``[Relevant]`` and the most likely IsSup token is ``[Fully supported]`` or
+``[Partially supported]`` (the judge's own decisions; no threshold is tuned here). When the sources an
+answer was written from were judged otherwise for every claim, a cited claim would only look grounded:
+Self-RAG then says that the sources found do not answer the question and lists the closest ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Literal
+
+from langchain_core.documents import Document
+
+from selfrag_langchain.chains.citations import passage_key
+from selfrag_langchain.long_form_results import CitedSegment, join_segments
+from selfrag_langchain.reflection import Group
+from selfrag_langchain.results import BranchTrace
+from selfrag_langchain.scoring import argmax
+from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED
+
+Verdict = Literal["supported", "partially supported", "not supported"]
+VERDICTS: dict[str, Verdict] = {FULLY_SUPPORTED: "supported", PARTIALLY_SUPPORTED: "partially supported",
+                                NO_SUPPORT: "not supported"}
+DECLINED = "The sources found do not answer this question."
+"""The first sentence of a declined answer; the closest passages follow it, each with its marker."""
+CLOSEST = 3
+"""How many of the closest passages a declined answer lists."""
+
+
+def verdict(distributions: Mapping[str, Mapping[str, float] | None]) -> Verdict | None:
+    """The judge's verdict on a claim from its passage's IsRel and IsSup distributions: a claim from an
+    irrelevant passage is not supported by it. None when the claim was not judged against a passage."""
+    relevance = distributions.get(str(Group.ISREL))
+    support = distributions.get(str(Group.ISSUP))
+    if relevance and argmax(relevance) == IRRELEVANT:
+        return "not supported"
+    if not support:
+        return None
+    return VERDICTS.get(argmax(support))
+
+
+def grounded(distributions: Mapping[str, Mapping[str, float] | None]) -> bool:
+    """Whether the judge found the passage relevant and the claim (fully or partially) supported by it."""
+    relevance = distributions.get(str(Group.ISREL))
+    return bool(relevance) and argmax(relevance) != IRRELEVANT and verdict(distributions) in (
+        "supported", "partially supported")
+
+
+def unfounded(chosen: BranchTrace | None) -> bool:
+    """Whether the answer of ``chosen`` is to be declined: it was written from a passage that the judge did
+    not find relevant and supporting."""
+    return chosen is not None and chosen.passage is not None and not grounded(chosen.distributions)
+
+
+def declined_answer(traces: Iterable[BranchTrace], clean: Callable[[str], str] = str
+                    ) -> tuple[str, list[Document]]:
+    """The declined answer's text and the closest passages it lists (numbered from 1)."""
+    passages = closest_passages(traces)
+    return join_segments(declined_segments(passages, clean)), passages
+
+
+def closest_passages(traces: Iterable[BranchTrace], limit: int = CLOSEST) -> list[Document]:
+    """The passages judged most relevant, each once, best first (by the IsRel score of its best claim)."""
+    best: dict[object, tuple[float, Document]] = {}
+    for trace in traces:
+        if trace.passage is None:
+            continue
+        score = trace.scores.relevance if trace.scores.relevance is not None else 0.0
+        key = passage_key(trace.passage)
+        if key not in best or score > best[key][0]:
+            best[key] = (score, trace.passage)
+    ranked = sorted(best.values(), key=lambda pair: pair[0], reverse=True)  # stable: retrieval order on ties
+    return [Document(id=doc.id, page_content=doc.page_content, metadata={**doc.metadata, "citation": n})
+            for n, (_, doc) in enumerate(ranked[:limit], start=1)]
+
+
+def declined_segments(passages: list[Document], clean: Callable[[str], str] = str) -> list[CitedSegment]:
+    """A declined answer as segments: the statement, then each closest passage's title with its marker
+    ("The sources found do not answer this question. Closest: Mona Lisa [1]. Louvre [2]."). ``clean`` is
+    the boundary of the models that read the answer later (a chat's history): a title is document text."""
+    segments = [CitedSegment(text=DECLINED)]
+    for i, doc in enumerate(passages):
+        title = clean(str(doc.metadata.get("title") or " ".join(doc.page_content.split()[:8]) + "…")).strip()
+        segments.append(CitedSegment(text=f"{'Closest: ' if i == 0 else ''}{title}.",
+                                     citation=doc.metadata["citation"], source=doc))
+    return segments
