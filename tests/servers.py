@@ -198,46 +198,65 @@ def postgres_binaries() -> Path | None:
     return Path(on_path).resolve().parent if on_path else None
 
 
-@contextlib.contextmanager
-def running_postgres() -> Iterator[str]:
-    """A fresh PostgreSQL cluster on a free loopback port (trust authentication, no fsync); yields the
-    database URL of its ``postgres`` database as user ``selfrag``.
+class PostgresServer:
+    """A PostgreSQL cluster of its own on a free loopback port (trust authentication, no fsync), whose
+    ``url`` names its ``postgres`` database as user ``selfrag``; ``stop()`` and ``start()`` take it down and
+    bring it back on the same port, as an outage would.
 
     PostgreSQL refuses to run as root: as root, the cluster belongs to the ``postgres`` user Debian's
     package creates, and its programs run through ``runuser``.
     """
-    import psycopg
 
-    programs = postgres_binaries()
-    if programs is None:
-        raise RuntimeError("PostgreSQL's server is not installed: apt-get install postgresql (setup.sh dev does)")
-    root = Path(tempfile.mkdtemp(prefix="selfrag-postgres-"))
-    as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    if as_user:
-        shutil.chown(root, "postgres", "postgres")
-    data, log = root / "data", root / "postgres.log"
-    subprocess.run([*as_user, str(programs / "initdb"), "-D", str(data), "-U", "selfrag", "--auth=trust",
-                    "-E", "UTF8", "--no-sync"], check=True, capture_output=True, text=True)
-    port = free_port()
-    with log.open("w") as out:
-        process = subprocess.Popen([*as_user, str(programs / "postgres"), "-D", str(data), "-p", str(port),
-                                    "-h", "127.0.0.1", "-k", str(root), "-c", "fsync=off"],
-                                   stdout=out, stderr=subprocess.STDOUT)
-    url = f"postgresql://selfrag@127.0.0.1:{port}/postgres"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            psycopg.connect(f"host=127.0.0.1 port={port} user=selfrag dbname=postgres", connect_timeout=2).close()
-            break
-        except psycopg.OperationalError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"postgres did not start: {log.read_text()[-4000:]}") from None
-            time.sleep(0.3)
-    try:
-        yield url
-    finally:
-        subprocess.run([*as_user, str(programs / "pg_ctl"), "stop", "-D", str(data), "-m", "fast"],
+    def __init__(self) -> None:
+        programs = postgres_binaries()
+        if programs is None:
+            raise RuntimeError("PostgreSQL's server is not installed: apt-get install postgresql (setup.sh dev does)")
+        self.programs = programs
+        self.root = Path(tempfile.mkdtemp(prefix="selfrag-postgres-"))
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if self.as_user:
+            shutil.chown(self.root, "postgres", "postgres")
+        self.data, self.log = self.root / "data", self.root / "postgres.log"
+        subprocess.run([*self.as_user, str(programs / "initdb"), "-D", str(self.data), "-U", "selfrag",
+                        "--auth=trust", "-E", "UTF8", "--no-sync"], check=True, capture_output=True, text=True)
+        self.port = free_port()
+        self.url = f"postgresql://selfrag@127.0.0.1:{self.port}/postgres"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        import psycopg
+
+        with self.log.open("a") as out:
+            self.process = subprocess.Popen(
+                [*self.as_user, str(self.programs / "postgres"), "-D", str(self.data), "-p", str(self.port),
+                 "-h", "127.0.0.1", "-k", str(self.root), "-c", "fsync=off"], stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                psycopg.connect(f"host=127.0.0.1 port={self.port} user=selfrag dbname=postgres",
+                                connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.process.kill()
+                    raise RuntimeError(f"postgres did not start: {self.log.read_text()[-4000:]}") from None
+                time.sleep(0.3)
+
+    def stop(self) -> None:
+        subprocess.run([*self.as_user, str(self.programs / "pg_ctl"), "stop", "-D", str(self.data), "-m", "fast"],
                        capture_output=True, timeout=60)
-        process.wait(timeout=30)
-        shutil.rmtree(root, ignore_errors=True)
+        if self.process is not None:
+            self.process.wait(timeout=30)
+            self.process = None
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[PostgresServer]:
+    """A started :class:`PostgresServer`, stopped and deleted afterwards."""
+    server = PostgresServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.root, ignore_errors=True)
