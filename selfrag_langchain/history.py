@@ -31,7 +31,6 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
-    event,
     func,
     inspect,
     select,
@@ -117,9 +116,7 @@ class HistoryDatabase:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 raise StoreError(f"cannot create the directory of the chat history {self.path}: {e}") from e
-            engine = create_engine(self.url, connect_args={"timeout": 30})
-            event.listen(engine, "connect", _sqlite_pragmas)
-            return engine
+            return create_engine(self.url, connect_args={"timeout": 30})  # waits up to 30 s on a busy file
         try:
             return create_engine(self.url, pool_pre_ping=True)
         except ModuleNotFoundError as e:
@@ -184,12 +181,6 @@ class HistoryDatabase:
                  .order_by(func.min(self.messages.c.id)))
         with self.engine.connect() as conn:
             return [row[0] for row in conn.execute(query)]
-
-
-def _sqlite_pragmas(connection: object, _record: object) -> None:
-    cursor = connection.cursor()  # type: ignore[attr-defined]
-    cursor.execute("PRAGMA busy_timeout = 30000")
-    cursor.close()
 
 
 def _first_line(error: Exception) -> str:

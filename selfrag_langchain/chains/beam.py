@@ -182,6 +182,8 @@ class BeamSearch:
         self.notes: list[str] = []
         self.steps: list[BeamStep] = []
         self.candidates: list[SegmentTrace] = []
+        self._judgements: dict[str, dict[str, dict[str, float] | None]] = {}
+        """Each candidate's distributions by id, for the segments' verdicts."""
         self.retrievals = 0
         self.numbers = CitationNumbers()
         self.emitted = 0
@@ -373,6 +375,7 @@ class BeamSearch:
                             ).traces
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
                 self.candidates.append(self._segment_trace(plan, branch, cut, trace, cid, depth))
+                self._judgements[cid] = self.candidates[-1].distributions
 
     def _segment_trace(self, plan: _Plan, branch: Branch, cut: CutSegment, trace: BranchTrace, cid: str,
                        depth: int) -> SegmentTrace:
@@ -453,7 +456,7 @@ class BeamSearch:
         return final
 
     def _judged(self, node: Node) -> dict[str, dict[str, float] | None]:
-        return next(c.distributions for c in reversed(self.candidates) if c.id == node.id)
+        return self._judgements[node.id or ""]
 
     def _grounded(self, node: Node) -> bool:
         return node.passage is not None and grounded(self._judged(node))
