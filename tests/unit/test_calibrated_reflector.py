@@ -3,12 +3,10 @@ reading for branches (SelfRAG) and single queries (critic evaluation)."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import pytest
 from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import FakeListLLM
 
 from selfrag_langchain.chains.short_form import SelfRAG
@@ -27,29 +25,7 @@ from selfrag_langchain.tokens import (
     Group,
     ParsedGeneration,
 )
-
-DIM = 384
-
-
-class BagOfWords(Embeddings):
-    """Unit vectors of hashed words: texts sharing words are similar. Counts the texts it embeds."""
-
-    def __init__(self) -> None:
-        self.calls: list[list[str]] = []
-
-    def _vector(self, text: str) -> list[float]:
-        v = [0.0] * DIM
-        for word in text.lower().split():
-            v[int(hashlib.md5(word.strip(".,?").encode()).hexdigest(), 16) % DIM] += 1.0
-        norm = math.sqrt(sum(x * x for x in v)) or 1.0
-        return [x / norm for x in v]
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.calls.append(list(texts))
-        return [self._vector(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._vector(text)
+from tests.bag_of_words import DIM, BagOfWords
 
 
 def _binary(group: Group, feature: str, weight: float, classes: tuple[str, str]) -> GroupCalibration:
