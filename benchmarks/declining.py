@@ -12,6 +12,11 @@ Goal (issue 24): decline at least 80% of the unanswerable, answer at least 90% o
 
     python benchmarks/declining.py --form long --out selfrag-eval/declining-long.jsonl
     python benchmarks/declining.py --form short --out selfrag-eval/declining-short.jsonl
+    python benchmarks/declining.py --form long --answerable benchmarks/demo_questions.jsonl \
+        --answerable benchmarks/fresh_questions.jsonl --out selfrag-eval/declining-long-both.jsonl
+
+``--answerable`` names the answerable lists (default: the demo list); a list whose rows say ``where`` (the
+answer in the article's first sentence or later) is also reported that way.
 """
 
 from __future__ import annotations
@@ -37,9 +42,9 @@ HERE = Path(__file__).parent
 GOALS = {"unanswerable": 0.8, "answerable": 0.9}
 
 
-def questions() -> list[dict[str, Any]]:
-    answerable = [{**json.loads(line), "set": "answerable"}
-                  for line in (HERE / "demo_questions.jsonl").read_text().splitlines() if line.strip()]
+def questions(answerable_files: list[Path]) -> list[dict[str, Any]]:
+    answerable = [{**json.loads(line), "set": f"answerable ({path.name})"}
+                  for path in answerable_files for line in path.read_text().splitlines() if line.strip()]
     unanswerable = [{**json.loads(line), "set": "unanswerable"}
                     for line in (HERE / "unanswerable_questions.jsonl").read_text().splitlines() if line.strip()]
     return answerable + unanswerable
@@ -70,8 +75,10 @@ def main() -> None:
     parser.add_argument("--form", choices=["long", "short"], default="long",
                         help="long form (selfrag serve's default) or short form (default: %(default)s)")
     parser.add_argument("--out", type=Path, required=True, help="JSON lines, one result per question (resumed)")
+    parser.add_argument("--answerable", type=Path, action="append", default=None,
+                        help="questions file with gold answers (repeatable; default: benchmarks/demo_questions.jsonl)")
     args = parser.parse_args()
-    rows = questions()
+    rows = questions(args.answerable or [HERE / "demo_questions.jsonl"])
     check_absent([r for r in rows if r["set"] == "unanswerable"])
     settings = PipelineSettings()
     rag = build_long_form(settings) if args.form == "long" else build_selfrag(settings)
@@ -99,13 +106,13 @@ def report(rows: list[dict[str, Any]], done: dict[str, dict[str, Any]], kind: ty
     print(f"\n{form} form, default settings; 95% Wilson intervals\n")
     print("| set | n | declined | answered | right when answered | right without declining |")
     print("|---|---|---|---|---|---|")
-    for name in ("answerable", "unanswerable"):
+    for name in dict.fromkeys(r["set"] for r in rows):
         records = [done[r["question"]] for r in rows if r["set"] == name]
         results = [kind.model_validate(r["result"]) for r in records]
         n = len(results)
         declined = sum(r.declined for r in results)
         answered = [(rec, res) for rec, res in zip(records, results, strict=True) if not res.declined]
-        if name == "answerable":
+        if name.startswith("answerable"):
             right = sum(match(res.answer, rec["answers"]) for rec, res in answered)
             without = sum(match(undeclined_answer(res), rec["answers"])
                           for rec, res in zip(records, results, strict=True))
@@ -116,6 +123,15 @@ def report(rows: list[dict[str, Any]], done: dict[str, dict[str, Any]], kind: ty
         alo, ahi = wilson(n - declined, n)
         print(f"| {name} | {n} | {declined}/{n} = {declined / n:.1%} [{lo:.0%}, {hi:.0%}] | "
               f"{n - declined}/{n} = {(n - declined) / n:.1%} [{alo:.0%}, {ahi:.0%}] | {right_cell} | {without_cell} |")
+    for name in dict.fromkeys(r["set"] for r in rows):
+        split = [(r["where"], done[r["question"]]) for r in rows if r["set"] == name and r.get("where")]
+        for where in ("first", "later"):
+            picked = [kind.model_validate(rec["result"]) for w, rec in split if w == where]
+            if picked:
+                right = sum(match(res.answer, rec["answers"]) for (w, rec) in split if w == where
+                            for res in [kind.model_validate(rec["result"])])
+                print(f"{name}, answer in the article's {where} sentence{'s' if where == 'later' else ''}: "
+                      f"right {right}/{len(picked)}")
     print("\ngoal: decline >= 80% of the unanswerable, answer >= 90% of the answerable")
 
 

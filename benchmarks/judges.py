@@ -19,7 +19,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from selfrag_langchain.judging import CalibratedReflector
+from judge_spec import HELP as JUDGE_HELP
+from judge_spec import judge_named
+
 from selfrag_langchain.reflection import Reflector
 from selfrag_langchain.scoring import support_score, utility_score
 from selfrag_langchain.tokens import GROUP_TOKENS
@@ -72,12 +74,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", type=Path, nargs="+")
     parser.add_argument("--judge", action="append", default=None,
-                        help="NAME=calibration.json, or shipped (repeatable; default: shipped)")
+                        help=JUDGE_HELP)
     args = parser.parse_args()
     judges: dict[str, Reflector] = {}
     for item in args.judge or ["shipped"]:
-        name, _, path = item.partition("=")
-        judges[name] = CalibratedReflector(path or None)
+        name, judge = judge_named(item)
+        judges[name] = judge
     for path in args.files:
         for name, judge in judges.items():
             print(json.dumps(report(name, judge, path)), flush=True)

@@ -26,9 +26,12 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from judge_spec import HELP as JUDGE_HELP
+from judge_spec import judge_named
 from langchain_core.documents import Document
 
 from selfrag_langchain.chains.selection import select
+from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.eval.metrics import match
 from selfrag_langchain.llms.base import GenerationStats
 from selfrag_langchain.reflection import Branch, Reflector
@@ -64,22 +67,18 @@ def questions(path: Path, task: str) -> list[dict[str, Any]]:
             for r in rows]
 
 
-def focused(question: str, doc: Document, embeddings: Any, window: int = 2) -> Document:
-    """The document with the run of ``window`` sentences nearest the question moved to the front."""
-    from selfrag_langchain.sentences import split_sentences
-
-    sentences = split_sentences(doc.page_content)
-    if len(sentences) <= window:
+def focused(question: str, doc: Document, window: PassageWindow) -> Document:
+    """The document with its window (the run of sentences nearest the question) moved to the front."""
+    ((sentences, start),) = window.starts(question, [doc])
+    if start is None:
         return doc
-    runs = [" ".join(sentences[i:i + window]) for i in range(len(sentences) - window + 1)]
-    q, *vectors = embeddings.embed_documents([question, *runs])
-    best = max(range(len(runs)), key=lambda i: sum(a * b for a, b in zip(q, vectors[i], strict=True)))
-    rest = sentences[:best] + sentences[best + window:]
-    return Document(page_content=" ".join([runs[best], *rest]), metadata=doc.metadata)
+    end = start + window.sentences
+    return Document(page_content=" ".join(sentences[start:end] + sentences[:start] + sentences[end:]),
+                    metadata=doc.metadata)
 
 
 def generate(items: list[dict[str, Any]], k: int, max_new_tokens: int, cache: Path,
-             focus: bool = False) -> list[dict[str, Any]]:
+             focus: bool = False, window: bool = False, lead: bool = False) -> list[dict[str, Any]]:
     """Each question's branches (title, evidence, answer, mean log-probability), read from ``cache`` when there."""
     if cache.is_file():
         return [json.loads(line) for line in cache.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -90,17 +89,17 @@ def generate(items: list[dict[str, Any]], k: int, max_new_tokens: int, cache: Pa
 
     llm = TransformersLLM(max_new_tokens=max_new_tokens).load()
     retriever = default_retriever(k=k)
-    embeddings = None
-    if focus:
-        from selfrag_langchain.embeddings import MiniLMEmbeddings
+    from selfrag_langchain.embeddings import MiniLMEmbeddings
 
-        embeddings = MiniLMEmbeddings()
+    narrowing = PassageWindow(embeddings=MiniLMEmbeddings(), lead=lead)
     out = []
     started = time.perf_counter()
     for item in items:
         docs = item["passages"][:k] if item["passages"] is not None else retriever.invoke(item["question"])
         if focus:
-            docs = [focused(item["question"], d, embeddings) for d in docs]
+            docs = [focused(item["question"], d, narrowing) for d in docs]
+        elif window:
+            docs = narrowing.narrow(item["question"], docs)
         prepared = prepare_passages(docs, llm, instruction=item["question"], max_new_tokens=max_new_tokens,
                                     max_tokens=None)
         branches = to_branches(llm.generate([rag_prompt(item["question"], p.evidence) for p in prepared]), prepared)
@@ -153,21 +152,31 @@ def main() -> None:
                         help="add this weight / (1 + retriever rank) to every branch score (a probe)")
     parser.add_argument("--focus", action="store_true",
                         help="move each passage's two sentences nearest the question to its front")
+    parser.add_argument("--window", action="store_true",
+                        help="give the generator only each passage's two sentences nearest the question (the "
+                             "library's PassageWindow, as SelfRAG's default window_sentences=2 does)")
+    parser.add_argument("--lead", action="store_true",
+                        help="with --window: keep each passage's first sentence before its window")
+    parser.add_argument("--also", type=Path, default=None,
+                        help="another branches file of the same questions whose branches join each question's")
     parser.add_argument("--judge", action="append", default=None,
-                        help="NAME=calibration.json, or shipped (repeatable; default: shipped)")
+                        help=JUDGE_HELP)
     args = parser.parse_args()
 
-    from selfrag_langchain.judging import CalibratedReflector
-
-    records = generate(questions(args.data, args.task), args.k, args.max_new_tokens, args.cache, args.focus)
+    records = generate(questions(args.data, args.task), args.k, args.max_new_tokens, args.cache, args.focus,
+                       args.window, args.lead)
+    if args.also is not None:
+        extra = [json.loads(line) for line in args.also.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for record, more in zip(records, extra, strict=True):
+            record["branches"] = record["branches"] + more["branches"]
     wheres = [r["where"] for r in records]
     right = [[match(b["answer"], r["answers"]) for b in r["branches"]] for r in records]
     print(line("RAG, top-1 passage", [bool(x and x[0]) for x in right], wheres))
     print(line("ceiling: some branch right", [any(x) for x in right], wheres))
     judges: dict[str, Reflector] = {}
     for item in args.judge or ["shipped"]:
-        name, _, path = item.partition("=")
-        judges[name] = CalibratedReflector(path or None)
+        name, judge = judge_named(item)
+        judges[name] = judge
     for judge_name, judge in judges.items():
         started = time.perf_counter()
         critiques = [judge.critique(r["question"], branches_of(r)) for r in records]

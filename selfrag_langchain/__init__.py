@@ -5,7 +5,7 @@ from selfrag_langchain.chains.chat_model import ChatSelfRAG
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
-from selfrag_langchain.judging import CalibratedReflector, ChatCriticReflector
+from selfrag_langchain.judging import CalibratedReflector, ChatCriticReflector, LearnedReflector
 from selfrag_langchain.llms.factory import build_llm
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
@@ -22,6 +22,7 @@ __all__ = [
     "CitedSegment",
     "CriticReflector",
     "InlineReflector",
+    "LearnedReflector",
     "LongFormResult",
     "PipelineSettings",
     "Question",

@@ -25,7 +25,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from selfrag_langchain.chains.controls import at_least_one, branch_count, in_unit_interval
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
@@ -39,9 +39,10 @@ if TYPE_CHECKING:
 
     from selfrag_langchain.chains.long_form import SelfRAGLongForm
     from selfrag_langchain.chains.short_form import SelfRAG
+    from selfrag_langchain.chains.windows import PassageWindow
     from selfrag_langchain.reflection import Reflector
 
-REFLECTORS = ("calibrated", "critic", "inline")
+REFLECTORS = ("calibrated", "learned", "critic", "inline")
 """The judges :attr:`PipelineSettings.reflector` chooses from (see :func:`build_reflector`)."""
 
 _OWN_FIELDS = ("model", "max_new_tokens")
@@ -83,11 +84,15 @@ class PipelineSettings(BaseModel):
     """Generation budget of an answer."""
 
     # ---------------------------------------------------------------- judge
-    reflector: Literal["calibrated", "critic", "inline"] = "calibrated"
-    """``calibrated``: signals calibrated on GPT-4 critic labels, no extra model; ``critic``: a critic model
+    reflector: Literal["calibrated", "learned", "critic", "inline"] = "calibrated"
+    """``calibrated``: signals calibrated on GPT-4 critic labels, no extra model; ``learned``: a cross-encoder
+    on the shipped MiniLM trained on critic labels and synthetic contrasts; ``critic``: a critic model
     judges; ``inline``: a Self-RAG generator judges itself."""
     judge: Path | None = None
-    """Calibrated judge: a calibration written by ``selfrag train judge``; None: the shipped one."""
+    """Calibrated and learned judges: a calibration written by ``selfrag train judge`` (the learned judge reads
+    Retrieve from it); None: the shipped one."""
+    judge_encoder: Path | None = None
+    """Learned judge: a directory written by ``selfrag train judge-encoder``; None: the shipped one."""
     critic: str | None = None
     """Critic judge: the critic model; None: the generator's model (then the generator itself when it runs on
     the same backend)."""
@@ -110,6 +115,11 @@ class PipelineSettings(BaseModel):
     """Adaptive mode retrieves when p(Retrieve) > threshold, in [0, 1]."""
     k: int = 5
     """Passages retrieved, one branch each."""
+    window_sentences: int = Field(default=0, ge=0)
+    """The generator reads each passage's title and this many consecutive sentences, those nearest the question
+    (:class:`~selfrag_langchain.chains.windows.PassageWindow`); 0: the whole passage. It helps where answers
+    sit after a long lead (plain questions on the demo corpus) and hurts on 100-word chunks (PopQA); see
+    benchmarks/RESULTS.md."""
     w_rel: float = 1.0
     """IsRel weight, 0 to 10."""
     w_sup: float = 1.0
@@ -238,7 +248,7 @@ def build_generator(settings: PipelineSettings | None = None) -> BaseLLM:
 def build_reflector(settings: PipelineSettings | None = None, generator: BaseLLM | None = None) -> Reflector:
     """The judge the settings name.
 
-    The calibrated judge needs no language model; the inline judge is ``generator``; the critic runs on
+    The calibrated and learned judges need no language model; the inline judge is ``generator``; the critic runs on
     :attr:`~PipelineSettings.critic_backend` and is ``generator`` itself when it is the same model on the same
     backend. A ``generator`` that is needed and not given is built from the settings.
 
@@ -253,6 +263,10 @@ def build_reflector(settings: PipelineSettings | None = None, generator: BaseLLM
         from selfrag_langchain.judging import CalibratedReflector
 
         return CalibratedReflector(settings.judge)
+    if settings.reflector == "learned":
+        from selfrag_langchain.judging.learned import LearnedReflector
+
+        return LearnedReflector(settings.judge_encoder, calibration=settings.judge)
     if settings.reflector == "inline":
         return InlineReflector(generator if generator is not None else build_generator(settings))
     backend = settings.resolved_critic_backend
@@ -295,7 +309,19 @@ def _roles(settings: PipelineSettings, generator: BaseLLM | None, reflector: Ref
         retriever = None if settings.mode == RetrieveMode.NEVER else build_retriever(settings)
     return {"generator": generator,
             "reflector": reflector if reflector is not None else build_reflector(settings, generator),
-            "retriever": retriever}
+            "retriever": retriever, "passage_window": build_passage_window(settings)}
+
+
+def build_passage_window(settings: PipelineSettings | None = None) -> PassageWindow | None:
+    """The passage window the settings ask for (MiniLM embeddings, as the retriever's), or None for whole
+    passages."""
+    from selfrag_langchain.chains.windows import PassageWindow
+    from selfrag_langchain.embeddings import MiniLMEmbeddings
+
+    settings = settings or PipelineSettings()
+    if settings.window_sentences == 0:
+        return None
+    return PassageWindow(embeddings=MiniLMEmbeddings(), sentences=settings.window_sentences)
 
 
 def build_selfrag(settings: PipelineSettings | None = None, *, generator: BaseLLM | None = None,
@@ -352,6 +378,7 @@ __all__ = [
     "PipelineSettings",
     "build_generator",
     "build_long_form",
+    "build_passage_window",
     "build_reflector",
     "build_retriever",
     "build_selfrag",

@@ -283,6 +283,47 @@ class JudgeDataConfig:
 
 
 @dataclass
+class JudgeEncoderConfig:
+    """Learned judge: the top layers of the shipped all-MiniLM-L6-v2 and a head, trained as a cross-encoder on
+    labelled critic data (IsRel, IsSup and IsUse rows; Retrieve stays with the calibrated judge)."""
+
+    data: list[str] = field(default_factory=list, metadata=_required(
+        "labelled critic data (JSON Lines: instruction, input, output, task), one or more files"))
+    out: str = field(default="", metadata=_required(
+        "directory for the judge (judge_encoder.safetensors and judge_encoder.json, a few MB) and its "
+        "checkpoints (out/checkpoints: a re-run with the same arguments resumes from the last one)"))
+    per_label: int | None = field(default=1000, metadata=_help(
+        "rows of one (task, label) at most, drawn with the seed, so one large file cannot decide a group"))
+    trained_layers: int = field(default=3, metadata=_help("top encoder layers trained (the rest stay the shipped "
+                                                          "MiniLM's)"))
+    epochs: float = field(default=2.0, metadata=_help("passes over the rows"))
+    learning_rate: float = field(default=1e-4, metadata=_help("peak learning rate (linear warm-up, then decay)"))
+    batch_size: int = field(default=16, metadata=_help("pairs per optimiser step"))
+    max_length: int = field(default=256, metadata=_help("word pieces per pair; the longer text is cut first"))
+    support_sentences: int | None = field(default=None, metadata=_help(
+        "IsSup reads the passage's title and this many of its sentences, those sharing most words with the output "
+        "(default: the whole passage)"))
+    mark_unstated: bool = field(default=False, metadata=_help(
+        "IsRel and IsSup list, after the question or output, its words that the passage does not state"))
+    seed: int = field(default=0, metadata=_help("seed of the per-label draw, the head's initialisation and the "
+                                                "order of the rows"))
+
+    def __post_init__(self) -> None:
+        if isinstance(self.data, str):
+            self.data = [self.data]
+        if not 1 <= self.trained_layers <= 6:
+            msg = f"trained_layers must be between 1 and 6 (MiniLM's layers), got {self.trained_layers}"
+            raise ConfigurationError(msg)
+        for name in ("epochs", "learning_rate", "batch_size", "max_length"):
+            if getattr(self, name) <= 0:
+                msg = f"{name} must be > 0, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
+        if self.per_label is not None and self.per_label < 1:
+            msg = f"per_label must be >= 1, got {self.per_label}"
+            raise ConfigurationError(msg)
+
+
+@dataclass
 class GeneratorDataConfig:
     """Generator data creation (paper Algorithm 3): a critic inserts reflection tokens and passages."""
 

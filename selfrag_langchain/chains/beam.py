@@ -296,7 +296,7 @@ class BeamSearch:
 
     def _prepare(self, beam: Node, docs: list[Document]) -> list[PreparedPassage]:
         # The answer so far shares the context window with the passage.
-        return prepare_passages(docs[: self.rag.k], self.rag.generator,
+        return prepare_passages(self.rag.windowed(self._query(beam), docs), self.rag.generator,
                                 instruction=f"{self.instruction}\n{beam.context}",
                                 max_new_tokens=self.rag.max_segment_tokens, max_tokens=self.rag.max_passage_tokens,
                                 boundary=self.rag.boundary())

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, mod
 
 from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.chains.inputs import Question
+from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.reflection import InlineReflector, Reflector
 from selfrag_langchain.results import RetrieveDecision
@@ -96,6 +97,9 @@ class SelfRAGControls(BaseModel):
     """Token budget of the answer."""
     max_passage_tokens: int | None = None
     """Cut passages to this many tokens (they are always cut to fit the generator's context window)."""
+    passage_window: PassageWindow | None = None
+    """Give the generator (and the judge) each passage's title and its sentences nearest the query instead of
+    the whole passage (:class:`~selfrag_langchain.chains.windows.PassageWindow`); None: whole passages."""
     prompt_format: Literal["auto", "selfrag", "rag"] = "auto"
     """``selfrag``: the released generator's format with reflection tokens; ``rag``: a plain prompt for
     instruct models; ``auto``: ``selfrag`` with the inline reflector, else ``rag``."""
@@ -116,6 +120,11 @@ class SelfRAGControls(BaseModel):
 
     def constraints(self) -> HardConstraints:
         return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant)
+
+    def windowed(self, query: str, docs: list[Document]) -> list[Document]:
+        """The first ``k`` passages, narrowed to their windows when :attr:`passage_window` is set."""
+        docs = docs[: self.k]
+        return self.passage_window.narrow(query, docs) if self.passage_window is not None else docs
 
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window
@@ -142,6 +151,7 @@ class SelfRAGControls(BaseModel):
             "mode": str(self.mode),
             "threshold": self.threshold,
             "k": self.k,
+            "window_sentences": self.passage_window.sentences if self.passage_window is not None else 0,
             "w_rel": self.w_rel,
             "w_sup": self.w_sup,
             "w_use": self.w_use,

@@ -77,7 +77,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
     def _prepare(self, q: Question, docs: list[Document]) -> list[PreparedPassage]:
         return prepare_passages(
-            docs[: self.k],
+            self.windowed(q.question, docs),
             self.generator,
             instruction=build_instruction(q.question, q.instruction, q.choices),
             max_new_tokens=self.max_new_tokens,

@@ -28,6 +28,7 @@ from selfrag_langchain.pipeline import (
     PipelineSettings,
     build_generator,
     build_long_form,
+    build_passage_window,
     build_reflector,
     build_retriever,
     build_selfrag,
@@ -220,6 +221,7 @@ class _Session:
         prompt_format = "selfrag" if self.settings.reflector == "inline" else "rag"
         return BaselineMethod(name, self.generator, k=self.settings.k, max_new_tokens=self.settings.max_new_tokens,
                               prompt_format=prompt_format, retriever=self.retriever,
+                              passage_window=build_passage_window(self.settings),
                               models=self.models(judges=False))
 
     def models(self, *, judges: bool) -> dict[str, Any]:
@@ -228,8 +230,10 @@ class _Session:
         found = {"model": s.model, "backend": s.backend}
         if judges:
             found |= {"reflector": s.reflector}
-            if s.reflector == "calibrated":
+            if s.reflector in ("calibrated", "learned"):
                 found |= {"judge": str(s.judge) if s.judge else "shipped"}
+            if s.reflector == "learned":
+                found |= {"judge_encoder": str(s.judge_encoder) if s.judge_encoder else "shipped"}
             else:
                 found |= {"critic": s.critic, "critic_prompts": s.critic_prompts, "relevance": s.resolved_relevance}
         return found

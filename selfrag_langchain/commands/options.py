@@ -25,10 +25,15 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
                             "model's name (default: %(default)s)")
     model.add_argument("--reflector", choices=list(REFLECTORS), default="calibrated",
                        help="calibrated: embedding and word-overlap signals calibrated on GPT-4 critic labels "
-                            "(any generator, no extra model read); critic: a critic model judges (any generator); "
-                            "inline: a Self-RAG model judges itself (default: %(default)s)")
+                            "(any generator, no extra model read); learned: a cross-encoder on the shipped MiniLM "
+                            "trained on critic labels and synthetic contrasts (any generator); critic: a critic "
+                            "model judges (any generator); inline: a Self-RAG model judges itself "
+                            "(default: %(default)s)")
     model.add_argument("--judge", type=Path, default=None,
-                       help="calibrated reflector: a calibration written by `selfrag train judge` (default: the "
+                       help="calibrated and learned reflectors: a calibration written by `selfrag train judge` "
+                            "(default: the one shipped with the package)")
+    model.add_argument("--judge-encoder", type=Path, default=None,
+                       help="learned reflector: a directory written by `selfrag train judge-encoder` (default: the "
                             "one shipped with the package)")
     model.add_argument("--critic", default=None,
                        help="critic reflector: critic model (default: the generator's model)")
@@ -104,6 +109,10 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
     knobs.add_argument("--threshold", type=float, default=0.2,
                        help="adaptive mode retrieves when p(Retrieve) > threshold (default: %(default)s)")
     knobs.add_argument("--k", type=int, default=5, help="passages, one branch each, 1 to 20 (default: %(default)s)")
+    knobs.add_argument("--window-sentences", type=int, default=0,
+                       help="the generator reads each passage's title and this many consecutive sentences, those "
+                            "nearest the question (2 helps plain questions over long articles); 0: the whole "
+                            "passage (default: %(default)s)")
     knobs.add_argument("--w-rel", type=float, default=1.0, help="IsRel weight, 0 to 10 (default: %(default)s)")
     knobs.add_argument("--w-sup", type=float, default=1.0, help="IsSup weight, 0 to 10 (default: %(default)s)")
     knobs.add_argument("--w-use", type=float, default=0.5, help="IsUse weight, 0 to 10 (default: %(default)s)")

@@ -29,6 +29,7 @@ from selfrag_langchain.chains.branches import (
     to_branches,
 )
 from selfrag_langchain.chains.declining import DECLINED
+from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
 from selfrag_langchain.eval.tasks import Task
@@ -131,11 +132,15 @@ class BaselineMethod:
     retriever: BaseRetriever | None = None
     """Passages for questions whose file has none."""
     max_passage_tokens: int | None = None
+    passage_window: PassageWindow | None = None
+    """Read each passage's window (as Self-RAG's branches do) instead of the whole passage."""
     models: dict[str, Any] = field(default_factory=dict)
 
     def settings(self) -> dict[str, Any]:
+        window = self.passage_window.sentences if self.passage_window is not None else 0
         return {"method": self.name, **self.models, "k": self.k if self.name == "rag_topk" else None,
-                "max_new_tokens": self.max_new_tokens, "prompt_format": self.prompt_format}
+                "max_new_tokens": self.max_new_tokens, "prompt_format": self.prompt_format,
+                "window_sentences": window}
 
     def _documents(self, example: EvalExample) -> list[Document]:
         if self.name == "no_retrieval":
@@ -147,7 +152,8 @@ class BaselineMethod:
         else:
             docs = []
         docs = [d for d in docs if d.page_content.strip()]
-        return docs[:1] if self.name == "rag_top1" else docs[: self.k]
+        docs = docs[:1] if self.name == "rag_top1" else docs[: self.k]
+        return self.passage_window.narrow(example.question, docs) if self.passage_window is not None else docs
 
     def answer(self, example: EvalExample, task: Task) -> Outcome:
         clean = boundary_for(self.generator)

@@ -77,7 +77,7 @@ def test_flags_become_settings() -> None:
     ({"backend": "llamacpp", "critic_backend": "openai", "backend_options": {"tensor_parallel_size": 2}},
      "tensor_parallel_size does not apply to backend llamacpp or openai"),
     ({"backend_options": {"max_new_tokens": 9}}, "max_new_tokens is a setting of its own"),
-    ({"reflector": "oracle"}, "reflector\n.*Input should be 'calibrated', 'critic' or 'inline'"),
+    ({"reflector": "oracle"}, "reflector\n.*Input should be 'calibrated', 'learned', 'critic' or 'inline'"),
     ({"mode": "sometimes"}, "mode\n.*Input should be 'adaptive', 'hard', 'always' or 'never'"),
     ({"top_k": 3}, "top_k\n.*Extra inputs are not permitted"),
 ])

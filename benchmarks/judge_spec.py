@@ -1,0 +1,35 @@
+"""The judges a benchmark compares, named on its command line (``--judge``), built one way for every script.
+
+- ``shipped``: the calibrated judge shipped with the package; ``learned``: the shipped learned judge;
+- ``NAME=FILE.json``: a calibration written by ``selfrag train judge``;
+- ``NAME=DIR``: a learned judge written by ``selfrag train judge-encoder``, judging its default groups
+  (IsSup, IsUse); ``NAME=DIR@IsRel,IsSup,IsUse`` names the groups it judges (the calibration judges the
+  rest); ``NAME=learned@IsRel,IsSup,IsUse`` does the same for the shipped learned judge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from selfrag_langchain.judging import CalibratedReflector
+from selfrag_langchain.judging.learned import LEARNED_GROUPS, LearnedReflector
+from selfrag_langchain.reflection import Reflector
+from selfrag_langchain.tokens import Group
+
+HELP = ("shipped, learned, NAME=calibration.json, NAME=encoder-directory or NAME=learned, either of the last two "
+        "optionally @IsSup,IsUse (the groups it judges); repeatable (default: shipped)")
+
+
+def judge_named(spec: str) -> tuple[str, Reflector]:
+    """The name and judge of one ``--judge`` value."""
+    name, _, target = spec.partition("=")
+    target = target or name
+    where, _, groups = target.partition("@")
+    chosen = tuple(Group(g) for g in groups.split(",")) if groups else LEARNED_GROUPS
+    if where == "shipped":
+        return name, CalibratedReflector()
+    if where == "learned":
+        return name, LearnedReflector(groups=chosen)
+    if Path(where).is_dir():
+        return name, LearnedReflector(where, groups=chosen)
+    return name, CalibratedReflector(where)

@@ -1,0 +1,159 @@
+"""Training the learned judge: the top layers of the shipped MiniLM and a head, read as a cross-encoder.
+
+Rows come from critic-format files (GPT-4's labels, Self-RAG's own judgements, WiCE, BEGIN, and the
+synthetic contrasts of ``selfrag train judge-data``), at most ``per_label`` of each (task, label) so that
+no source or label decides alone. ``transformers.Trainer`` runs the loop: a fixed seed, a progress bar,
+checkpoints in ``<out>/checkpoints`` and resuming from the last one when a run is restarted with the same
+arguments. What is kept is small: the trained layers and the head in half precision, and a card of where
+they came from.
+
+Examples:
+    selfrag train judge-encoder --data critic_train.jsonl judge_synthetic.jsonl --out my_judge
+    selfrag ask --reflector learned --judge-encoder my_judge "Who wrote Hamlet?"
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.errors import InputError
+from selfrag_langchain.judging.encoder import (
+    CARD_FILE,
+    ENCODED_GROUPS,
+    LABELS,
+    MAX_LENGTH,
+    WEIGHTS_FILE,
+    EncoderCard,
+    build_model,
+    group_masks,
+    pair_of,
+    trained_state,
+)
+from selfrag_langchain.tokens import Group
+from selfrag_langchain.trainer.config import JudgeEncoderConfig
+from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
+from selfrag_langchain.trainer.data import write_json_atomic
+from selfrag_langchain.trainer.judge import capped, file_hash
+
+
+@dataclass(frozen=True)
+class PairRow:
+    """One labelled pair: the two texts the encoder reads, the group, and the label's index in LABELS."""
+
+    first: str
+    second: str
+    group: Group
+    label: int
+
+
+def pair_rows(rows: Sequence[CriticRow], support_sentences: int | None = None, *, mark: bool = False
+              ) -> list[PairRow]:
+    """The rows of the encoded groups whose input is in the released layout, as labelled pairs (read as
+    :func:`~selfrag_langchain.judging.encoder.pair_of` reads them at inference)."""
+    out = []
+    for row in rows:
+        if row.group not in ENCODED_GROUPS or (query := row.query()) is None:
+            continue
+        first, second = pair_of(query, support_sentences, mark=mark)
+        out.append(PairRow(first, second, row.group, LABELS.index(row.output)))
+    return out
+
+
+class PairDataset:
+    """Labelled pairs as the map-style dataset ``Trainer`` reads."""
+
+    def __init__(self, rows: Sequence[PairRow]) -> None:
+        self.rows = list(rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index: int) -> PairRow:
+        return self.rows[index]
+
+
+@dataclass
+class PairCollator:
+    """Tokenizes a batch of pairs together (padding to the longest, cutting the longer text first)."""
+
+    tokenizer: Any
+    max_length: int = MAX_LENGTH
+
+    def __call__(self, rows: Sequence[PairRow]) -> dict[str, Any]:
+        import torch
+
+        batch = dict(self.tokenizer([r.first for r in rows], [r.second for r in rows], padding=True,
+                                    truncation="longest_first", max_length=self.max_length, return_tensors="pt"))
+        batch["group_mask"] = group_masks([r.group for r in rows])
+        batch["labels"] = torch.tensor([r.label for r in rows])
+        return batch
+
+
+def train_encoder(config: JudgeEncoderConfig, *, base: str | Path | None = None) -> EncoderCard:
+    """Train and write ``<out>/judge_encoder.safetensors`` and ``<out>/judge_encoder.json``.
+
+    Args:
+        config: the data, the output directory and the optimisation.
+        base: the MiniLM directory to start from; None: the one shipped with the package.
+
+    Raises:
+        InputError: for bad data, or data without rows of the groups the encoder judges.
+    """
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed
+
+    from selfrag_langchain.embeddings import default_model_path
+
+    started = time.monotonic()
+    data, seed, trained_layers = config.data, config.seed, config.trained_layers
+    set_seed(seed)
+    rows = pair_rows(capped(read_critic_rows(list(data)), config.per_label, seed), config.support_sentences,
+                     mark=config.mark_unstated)
+    if not rows:
+        msg = f"{', '.join(data)} holds no relevance, groundedness or utility rows in the critic layout"
+        raise InputError(msg)
+    base = Path(base) if base is not None else default_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(str(base))
+    model = build_model(base, trained_layers)
+    out = Path(config.out)
+    checkpoints = out / "checkpoints"
+    arguments = TrainingArguments(
+        output_dir=str(checkpoints), num_train_epochs=config.epochs, learning_rate=config.learning_rate,
+        per_device_train_batch_size=config.batch_size, warmup_steps=0.06, weight_decay=0.01,
+        lr_scheduler_type="linear", logging_steps=20, save_steps=100, save_total_limit=1, seed=seed,
+        data_seed=seed, report_to=[], remove_unused_columns=False, use_cpu=not torch.cuda.is_available(),
+        dataloader_num_workers=0)
+    trainer = Trainer(model=model, args=arguments, train_dataset=PairDataset(rows),
+                      data_collator=PairCollator(tokenizer, config.max_length))
+    last = _last_checkpoint(checkpoints)
+    trainer.train(resume_from_checkpoint=str(last) if last else None)
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[LABELS[row.label]] = counts.get(LABELS[row.label], 0) + 1
+    card = EncoderCard(trained_layers, max_length=config.max_length, support_sentences=config.support_sentences,
+                       mark_unstated=config.mark_unstated, provenance={
+        "base": "sentence-transformers/all-MiniLM-L6-v2", "data": {Path(p).name: file_hash(p) for p in data},
+        "per_label": config.per_label, "rows": len(rows), "labels": counts, "epochs": config.epochs,
+        "learning_rate": config.learning_rate, "batch_size": config.batch_size, "seed": seed,
+        "seconds": round(time.monotonic() - started)})
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.to(torch.float16).contiguous() for k, v in trained_state(model, trained_layers).items()}
+    tmp = out / (WEIGHTS_FILE + ".tmp")
+    save_file(state, str(tmp))
+    tmp.replace(out / WEIGHTS_FILE)
+    write_json_atomic(out / CARD_FILE, card.to_dict())
+    return card
+
+
+def _last_checkpoint(checkpoints: Path) -> Path | None:
+    if not checkpoints.is_dir():
+        return None
+    from transformers.trainer_utils import get_last_checkpoint
+
+    found = get_last_checkpoint(str(checkpoints))
+    return Path(found) if found else None
