@@ -108,7 +108,7 @@ def test_config_refuses_impossible_values(field: str, value: float, message: str
 def _training_file(path: Path) -> Path:
     rows = []
     for i in range(12):
-        city = ("Canberra", "Sydney", "Melbourne")[i % 3]
+        city = ("Canberra", "Sydney", "Canberra", "Melbourne")[i % 4]
         rows.append({"instruction": "judge", "task": "groundedness",
                      "output": "[Fully supported]" if city == "Canberra" else "[No support / Contradictory]",
                      "input": critic_input("What is the capital of Australia?", evidence=PASSAGE,
@@ -139,14 +139,15 @@ def test_training_writes_only_the_trained_layers_and_loads_into_a_judge(tmp_path
 
     out = tmp_path / "judge"
     config = JudgeEncoderConfig(data=[str(_training_file(tmp_path / "data.jsonl"))], out=str(out), trained_layers=1,
-                                epochs=3, batch_size=8, learning_rate=5e-4, max_length=64)
+                                epochs=6, batch_size=8, learning_rate=5e-4, max_length=64, mark_unstated=True)
     card = train_encoder(config)
     assert card.provenance["rows"] == 24
     with safe_open(str(out / WEIGHTS_FILE), "pt") as weights:
         names = list(weights.keys())
     assert names and all(n.startswith(("encoder.encoder.layer.5.", "head.")) for n in names)
     assert (out / WEIGHTS_FILE).stat().st_size < 4_000_000
-    assert json.loads((out / CARD_FILE).read_text())["trained_layers"] == 1
+    card_file = json.loads((out / CARD_FILE).read_text())
+    assert card_file["trained_layers"] == 1 and card_file["mark_unstated"] is True
 
     judge = EncoderJudge(out)
     right, wrong = judge.distributions([
@@ -156,7 +157,8 @@ def test_training_writes_only_the_trained_layers_and_loads_into_a_judge(tmp_path
                     output="Sydney is the capital of Australia.")])
     assert set(right) == set(GROUP_TOKENS[Group.ISSUP])
     assert sum(right.values()) == pytest.approx(1.0)
-    # Twelve rows seen three times are learned: the label each output was trained with is the likeliest.
+    # Twelve support rows (half of them right) seen six times are learned: the label each output was trained
+    # with is the likeliest.
     assert max(right, key=right.get) == "[Fully supported]"
     assert max(wrong, key=wrong.get) == "[No support / Contradictory]"
 
