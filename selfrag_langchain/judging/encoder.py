@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging.signals import STOPWORDS, content_words
 from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.sentences import split_sentences
@@ -202,6 +203,10 @@ class EncoderJudge:
         from selfrag_langchain.embeddings import default_model_path
 
         directory = Path(directory)
+        if not (directory / CARD_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
+            msg = (f"no learned judge in {directory}: it needs {CARD_FILE} and {WEIGHTS_FILE}, as "
+                   "`selfrag train judge-encoder` writes them")
+            raise ModelLoadError(msg)
         self.card = EncoderCard.load(directory / CARD_FILE)
         base = Path(base) if base is not None else default_model_path()
         self.tokenizer = AutoTokenizer.from_pretrained(str(base))

@@ -177,3 +177,12 @@ def test_the_command_refuses_bad_input_in_one_line_and_writes_nothing(
     assert code == 2 and len(err.splitlines()) == 1
     assert message.format(**names) in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_a_directory_without_a_learned_judge_is_one_clear_error(tmp_path: Path) -> None:
+    from selfrag_langchain.errors import ModelLoadError
+    from selfrag_langchain.judging.encoder import EncoderJudge
+
+    (tmp_path / CARD_FILE).write_text("{}", encoding="utf-8")
+    with pytest.raises(ModelLoadError, match=r"no learned judge in .*judge_encoder\.safetensors"):
+        EncoderJudge(tmp_path)
