@@ -117,9 +117,12 @@ class PipelineSettings(BaseModel):
     """Passages retrieved, one branch each."""
     window_sentences: int = Field(default=0, ge=0)
     """The generator reads each passage's title and this many consecutive sentences, those nearest the question
-    (:class:`~selfrag_langchain.chains.windows.PassageWindow`); 0: the whole passage. It helps where answers
-    sit after a long lead (plain questions on the demo corpus) and hurts on 100-word chunks (PopQA); see
-    benchmarks/RESULTS.md."""
+    (:class:`~selfrag_langchain.chains.windows.PassageWindow`), instead of or beside (:attr:`keep_whole`) the
+    whole passage; 0: whole passages only, as the paper does. Not the default: on the lists it was chosen
+    on it helped, on a fresh list and on PopQA it lost; see benchmarks/RESULTS.md, "Passage windows"."""
+    keep_whole: bool = False
+    """With :attr:`window_sentences`: the whole passages stay branches beside their windows (up to ``2 k``
+    branches, about 1.7 times the generation), the judge choosing between them."""
     w_rel: float = 1.0
     """IsRel weight, 0 to 10."""
     w_sup: float = 1.0
@@ -321,7 +324,8 @@ def build_passage_window(settings: PipelineSettings | None = None) -> PassageWin
     settings = settings or PipelineSettings()
     if settings.window_sentences == 0:
         return None
-    return PassageWindow(embeddings=MiniLMEmbeddings(), sentences=settings.window_sentences)
+    return PassageWindow(embeddings=MiniLMEmbeddings(), sentences=settings.window_sentences,
+                         keep_whole=settings.keep_whole)
 
 
 def build_selfrag(settings: PipelineSettings | None = None, *, generator: BaseLLM | None = None,

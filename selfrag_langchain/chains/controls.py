@@ -98,8 +98,9 @@ class SelfRAGControls(BaseModel):
     max_passage_tokens: int | None = None
     """Cut passages to this many tokens (they are always cut to fit the generator's context window)."""
     passage_window: PassageWindow | None = None
-    """Give the generator (and the judge) each passage's title and its sentences nearest the query instead of
-    the whole passage (:class:`~selfrag_langchain.chains.windows.PassageWindow`); None: whole passages."""
+    """Give the generator (and the judge) each passage's title and its sentences nearest the query instead of,
+    or with ``keep_whole`` beside, the whole passage (:class:`~selfrag_langchain.chains.windows.PassageWindow`);
+    None: whole passages, as the paper does."""
     prompt_format: Literal["auto", "selfrag", "rag"] = "auto"
     """``selfrag``: the released generator's format with reflection tokens; ``rag``: a plain prompt for
     instruct models; ``auto``: ``selfrag`` with the inline reflector, else ``rag``."""
@@ -122,9 +123,10 @@ class SelfRAGControls(BaseModel):
         return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant)
 
     def windowed(self, query: str, docs: list[Document]) -> list[Document]:
-        """The first ``k`` passages, narrowed to their windows when :attr:`passage_window` is set."""
+        """The first ``k`` passages, as the :attr:`passage_window` gives them (their windows, or the passages and
+        then their windows) when it is set."""
         docs = docs[: self.k]
-        return self.passage_window.narrow(query, docs) if self.passage_window is not None else docs
+        return self.passage_window.views(query, docs) if self.passage_window is not None else docs
 
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window
@@ -152,6 +154,7 @@ class SelfRAGControls(BaseModel):
             "threshold": self.threshold,
             "k": self.k,
             "window_sentences": self.passage_window.sentences if self.passage_window is not None else 0,
+            "keep_whole": self.passage_window.keep_whole if self.passage_window is not None else False,
             "w_rel": self.w_rel,
             "w_sup": self.w_sup,
             "w_use": self.w_use,

@@ -3,6 +3,8 @@
 A small generator told to answer with the passage's words copies the passage's first sentence, whatever was
 asked; given the title and the two sentences nearest the question, it copies those, so an answer stated in
 a later sentence is within its reach. One embedding call per question covers every run of every passage.
+With ``keep_whole`` the whole passages stay beside their windows, so what a passage's lead answers (an
+occupation, a genre) is not lost where the window looks elsewhere.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ class PassageWindow(BaseModel):
     lead: bool = False
     """Keep the passage's first sentence too (it names and defines the subject), the run being chosen among
     the sentences after it."""
+    keep_whole: bool = False
+    """:meth:`views` gives the whole passages first and then the windows of those it narrowed: two branches per
+    long passage, the judge choosing between them."""
 
     def starts(self, query: str, docs: Sequence[Document]) -> list[tuple[list[str], int | None]]:
         """Each passage's sentences and the first sentence of its nearest run (None: kept whole)."""
@@ -68,12 +73,21 @@ class PassageWindow(BaseModel):
 
     def narrow(self, query: str, docs: Sequence[Document]) -> list[Document]:
         """The passages cut to their windows, in the order given."""
-        out = []
-        for doc, (parts, start) in zip(docs, self.starts(query, docs), strict=True):
-            if start is None:
-                out.append(doc)
-                continue
-            kept = parts[start:start + self.sentences]
-            text = " ".join([parts[0], *kept] if self.lead and start > 0 else kept)
-            out.append(Document(page_content=text, metadata={**doc.metadata, "window": start}, id=doc.id))
-        return out
+        return [self._cut(doc, parts, start) for doc, (parts, start) in zip(docs, self.starts(query, docs),
+                                                                            strict=True)]
+
+    def views(self, query: str, docs: Sequence[Document]) -> list[Document]:
+        """What the generator reads: the windows (:meth:`narrow`), or with :attr:`keep_whole` the whole passages
+        in the order given and then the windows of the passages that were cut, in the same order."""
+        if not self.keep_whole:
+            return self.narrow(query, docs)
+        windows = [self._cut(doc, parts, start) for doc, (parts, start) in zip(docs, self.starts(query, docs),
+                                                                               strict=True) if start is not None]
+        return [*docs, *windows]
+
+    def _cut(self, doc: Document, parts: list[str], start: int | None) -> Document:
+        if start is None:
+            return doc
+        kept = parts[start:start + self.sentences]
+        text = " ".join([parts[0], *kept] if self.lead and start > 0 else kept)
+        return Document(page_content=text, metadata={**doc.metadata, "window": start}, id=doc.id)

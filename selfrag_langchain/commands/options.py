@@ -111,8 +111,9 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
     knobs.add_argument("--k", type=int, default=5, help="passages, one branch each, 1 to 20 (default: %(default)s)")
     knobs.add_argument("--window-sentences", type=int, default=0,
                        help="the generator reads each passage's title and this many consecutive sentences, those "
-                            "nearest the question (2 helps plain questions over long articles); 0: the whole "
-                            "passage (default: %(default)s)")
+                            "nearest the question; 0: the whole passage (default: %(default)s)")
+    knobs.add_argument("--keep-whole", action="store_true",
+                       help="with --window-sentences: the whole passages stay branches beside their windows")
     knobs.add_argument("--w-rel", type=float, default=1.0, help="IsRel weight, 0 to 10 (default: %(default)s)")
     knobs.add_argument("--w-sup", type=float, default=1.0, help="IsSup weight, 0 to 10 (default: %(default)s)")
     knobs.add_argument("--w-use", type=float, default=0.5, help="IsUse weight, 0 to 10 (default: %(default)s)")

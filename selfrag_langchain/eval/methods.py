@@ -133,11 +133,13 @@ class BaselineMethod:
     """Passages for questions whose file has none."""
     max_passage_tokens: int | None = None
     passage_window: PassageWindow | None = None
-    """Read each passage's window (as Self-RAG's branches do) instead of the whole passage."""
+    """Read each passage's window (as Self-RAG's branches do) instead of the whole passage; a window that keeps
+    the whole passages leaves them whole here (plain RAG reads the retrieved passages)."""
     models: dict[str, Any] = field(default_factory=dict)
 
     def settings(self) -> dict[str, Any]:
-        window = self.passage_window.sentences if self.passage_window is not None else 0
+        window = self.passage_window.sentences if self.passage_window is not None and \
+            not self.passage_window.keep_whole else 0
         return {"method": self.name, **self.models, "k": self.k if self.name == "rag_topk" else None,
                 "max_new_tokens": self.max_new_tokens, "prompt_format": self.prompt_format,
                 "window_sentences": window}
@@ -153,7 +155,8 @@ class BaselineMethod:
             docs = []
         docs = [d for d in docs if d.page_content.strip()]
         docs = docs[:1] if self.name == "rag_top1" else docs[: self.k]
-        return self.passage_window.narrow(example.question, docs) if self.passage_window is not None else docs
+        return self.passage_window.views(example.question, docs)[: len(docs)] if self.passage_window is not None \
+            else docs
 
     def answer(self, example: EvalExample, task: Task) -> Outcome:
         clean = boundary_for(self.generator)

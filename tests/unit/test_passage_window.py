@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain_core.documents import Document
 from langchain_core.language_models import FakeListLLM
 from pydantic import Field
@@ -67,16 +68,65 @@ def test_selfrag_gives_its_generator_and_judge_the_window() -> None:
 
 
 def test_the_settings_choose_the_window() -> None:
-    assert build_passage_window(PipelineSettings()) is None  # whole passages by default
+    assert build_passage_window(PipelineSettings()) is None  # whole passages by default, as the paper reads
     window = build_passage_window(PipelineSettings(window_sentences=2))
-    assert window is not None and window.sentences == 2
+    assert window is not None and window.sentences == 2 and not window.keep_whole
+    both = build_passage_window(PipelineSettings(window_sentences=3, keep_whole=True))
+    assert both is not None and both.sentences == 3 and both.keep_whole
 
 
-def test_a_window_with_its_lead_keeps_the_first_sentence_and_the_nearest_later_run() -> None:
-    window = PassageWindow(embeddings=BagOfWords(), sentences=1, lead=True)
-    (everest,) = window.narrow("Where do climbers reach it from?", [EVEREST])
-    assert everest.page_content == ("Mount Everest is the highest mountain above sea level. Climbers reach it from "
-                                    "Nepal and from Tibet.")
-    assert everest.metadata["window"] == 3
-    (k2,) = PassageWindow(embeddings=BagOfWords(), sentences=1, lead=True).narrow("Where is it?", [SHORT])
-    assert k2 is SHORT  # a lead and one sentence: nothing to cut
+def test_keeping_the_whole_passages_gives_them_first_and_then_the_windows_of_those_cut() -> None:
+    window = PassageWindow(embeddings=BagOfWords(), sentences=2, keep_whole=True)
+    docs = window.views("Where do climbers reach it from?", [EVEREST, SHORT])
+    assert docs[:2] == [EVEREST, SHORT]  # the whole passages first, in the order given
+    assert len(docs) == 3  # SHORT is no longer than the window: it has no second branch
+    assert docs[2].page_content == "Its summit height is 8,849 metres. Climbers reach it from Nepal and from Tibet."
+    assert docs[2].id == "everest" and docs[2].metadata["window"] == 2
+    short = PassageWindow(embeddings=BagOfWords(), sentences=2, keep_whole=True).views("Where is it?", [SHORT])
+    assert short == [SHORT]  # nothing cut: no second branch of the same text
+
+
+def test_selfrag_judges_the_whole_passage_and_its_window_as_two_branches() -> None:
+    llm = RecordingLLM(responses=["Mount Everest is the highest mountain above sea level.",
+                                  "Climbers reach it from Nepal and from Tibet."])
+    rag = SelfRAG(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always", k=1,
+                  passage_window=PassageWindow(embeddings=BagOfWords(), sentences=1, keep_whole=True))
+    result = rag.invoke({"question": "Where do climbers reach it from?", "passages": [EVEREST]})
+    assert len(llm.prompts) == 2 and "Mahalangur" in llm.prompts[0] and "Mahalangur" not in llm.prompts[1]
+    assert [b.passage.metadata.get("window") for b in result.branches if b.passage is not None] == [None, 3]
+    assert all(b.distributions["IsSup"] is not None for b in result.branches)  # both judged
+    assert result.settings["window_sentences"] == 1 and result.settings["keep_whole"] is True
+
+
+def test_the_command_line_defaults_are_the_settings_and_keep_whole_is_a_flag() -> None:
+    import argparse
+
+    from selfrag_langchain.commands.options import add_selfrag_options, settings_from_args
+
+    parser = argparse.ArgumentParser()
+    add_selfrag_options(parser)
+    default = settings_from_args(parser.parse_args([]))
+    assert (default.window_sentences, default.keep_whole) == (0, False) == (
+        PipelineSettings().window_sentences, PipelineSettings().keep_whole)
+    both = settings_from_args(parser.parse_args(["--window-sentences", "1", "--keep-whole"]))
+    assert (both.window_sentences, both.keep_whole) == (1, True)
+
+
+@pytest.mark.parametrize(("keep_whole", "read"), [(False, "Climbers reach it from Nepal and from Tibet."),
+                                                   (True, EVEREST.page_content)])
+def test_plain_rag_reads_the_window_and_with_keep_whole_the_whole_passage(keep_whole: bool, read: str) -> None:
+    from selfrag_langchain.eval.examples import EvalExample
+    from selfrag_langchain.eval.methods import BaselineMethod
+    from selfrag_langchain.eval.tasks import TASKS
+
+    llm = RecordingLLM(responses=["Nepal."])
+    rag = BaselineMethod(name="rag_top1", generator=llm, passage_window=PassageWindow(
+        embeddings=BagOfWords(), sentences=1, keep_whole=keep_whole))
+    example = EvalExample(key="q", line=1, question="Where do climbers reach it from?", answers=("Nepal",),
+                          passages=[EVEREST, SHORT])
+    outcome = rag.answer(example, TASKS["popqa"])
+    (prompt,) = llm.prompts
+    assert read in prompt and "Karakoram" not in prompt  # the top passage only
+    assert ("Mahalangur" in prompt) is keep_whole
+    assert outcome.prediction == "Nepal." and outcome.retrieved
+    assert rag.settings()["window_sentences"] == (0 if keep_whole else 1)
