@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from selfrag_langchain.judging import CalibratedReflector
+from selfrag_langchain.judging import CalibratedReflector, Reflector
 from selfrag_langchain.judging.learned import LEARNED_GROUPS, LearnedReflector
-from selfrag_langchain.reflection import Reflector
 from selfrag_langchain.tokens import Group
 
 HELP = ("shipped, learned, NAME=calibration.json, NAME=encoder-directory or NAME=learned, either of the last two "

@@ -22,7 +22,7 @@ from pathlib import Path
 from judge_spec import HELP as JUDGE_HELP
 from judge_spec import judge_named
 
-from selfrag_langchain.reflection import Reflector
+from selfrag_langchain.judging import Reflector
 from selfrag_langchain.scoring import support_score, utility_score
 from selfrag_langchain.tokens import GROUP_TOKENS
 from selfrag_langchain.trainer.agreement import group_report

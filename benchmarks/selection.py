@@ -33,8 +33,8 @@ from langchain_core.documents import Document
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.eval.metrics import match
+from selfrag_langchain.judging import Branch, Reflector
 from selfrag_langchain.llms.base import GenerationStats
-from selfrag_langchain.reflection import Branch, Reflector
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights, score_branch
 from selfrag_langchain.tokens import ParsedGeneration
 

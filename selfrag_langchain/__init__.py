@@ -5,12 +5,18 @@ from selfrag_langchain.chains.chat_model import ChatSelfRAG
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
-from selfrag_langchain.judging import CalibratedReflector, ChatCriticReflector, LearnedReflector
+from selfrag_langchain.judging import (
+    CalibratedReflector,
+    ChatCriticReflector,
+    CriticReflector,
+    InlineReflector,
+    LearnedReflector,
+    Reflector,
+)
 from selfrag_langchain.llms.factory import build_llm
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
 from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
-from selfrag_langchain.reflection import CriticReflector, InlineReflector, Reflector
 from selfrag_langchain.results import SelfRAGResult
 from selfrag_langchain.retrievers import SelfRAGRetriever
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from selfrag_langchain.chains.long_form import SelfRAGLongForm
     from selfrag_langchain.chains.short_form import SelfRAG
     from selfrag_langchain.chains.windows import PassageWindow
-    from selfrag_langchain.reflection import Reflector
+    from selfrag_langchain.judging import Reflector
 
 REFLECTORS = ("calibrated", "learned", "critic", "inline")
 """The judges :attr:`PipelineSettings.reflector` chooses from (see :func:`build_reflector`)."""
@@ -202,7 +202,7 @@ class PipelineSettings(BaseModel):
     @property
     def resolved_relevance(self) -> str:
         """The critic's IsRel judgement, ``auto`` resolved for :attr:`critic_prompts`."""
-        from selfrag_langchain.reflection import resolve_relevance
+        from selfrag_langchain.judging.critic import resolve_relevance
 
         return resolve_relevance(self.relevance, CRITIC_PROMPT_SETS[self.critic_prompts])
 
@@ -258,8 +258,8 @@ def build_reflector(settings: PipelineSettings | None = None, generator: BaseLLM
     Example:
         ``build_reflector(PipelineSettings(reflector="critic", critic="./critic", critic_prompts="paper"))``
     """
+    from selfrag_langchain.judging import CriticReflector, InlineReflector
     from selfrag_langchain.llms.factory import build_llm
-    from selfrag_langchain.reflection import CriticReflector, InlineReflector
 
     settings = settings or PipelineSettings()
     if settings.reflector == "calibrated":

@@ -1,7 +1,7 @@
 """Critic evaluation: agreement with held-out labels per task, beside the majority-label baseline
 (the paper's Table 5, plus balanced measures because the labels are imbalanced).
 
-A critic model is asked through :class:`~selfrag_langchain.reflection.CriticReflector`, and the default
+A critic model is asked through :class:`~selfrag_langchain.judging.critic.CriticReflector`, and the default
 judge is :class:`~selfrag_langchain.judging.CalibratedReflector`, each exactly as Self-RAG asks it at
 inference (same prompts, labels, signals and calibration); the prediction is the most probable label.
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from selfrag_langchain.errors import InputError
-from selfrag_langchain.reflection import CriticQuery, CriticReflector
+from selfrag_langchain.judging import CriticQuery, CriticReflector
 from selfrag_langchain.trainer.agreement import GroupReport, format_table, group_report
 from selfrag_langchain.trainer.config import CRITIC_TASKS, CriticEvalConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.prompts import critic_input, paper_critic_prompt
-from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
 from selfrag_langchain.trainer.config import TASK_GROUPS
 from selfrag_langchain.trainer.data import read_jsonl

@@ -18,7 +18,7 @@ For each pair (x = the instruction with its input, y = the output):
 3. The critic judges IsUse for (x, y), appended at the end.
 
 Every judgement is the critic's most likely label, read through
-:meth:`~selfrag_langchain.reflection.CriticReflector.judge` as inference reads it. Passages are neutralised
+:meth:`~selfrag_langchain.judging.critic.CriticReflector.judge` as inference reads it. Passages are neutralised
 (:mod:`selfrag_langchain.boundary`) so their text cannot carry reflection or control tokens. Records
 are appended one by one; a re-run skips ids already written.
 
@@ -36,8 +36,8 @@ from typing import Any, Protocol
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
+from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.prompts import build_instruction, format_passage
-from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.sentences import sentence_segmenter
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
@@ -221,8 +221,8 @@ def create(config: GeneratorDataConfig, critic: Judge | None = None, retriever: 
 
 
 def _load_critic(config: GeneratorDataConfig) -> Judge:
+    from selfrag_langchain.judging import CriticReflector
     from selfrag_langchain.llms.transformers import TransformersLLM
-    from selfrag_langchain.reflection import CriticReflector
 
     return CriticReflector(TransformersLLM(model=config.critic, device=config.device).load(),
                            prompts=config.critic_prompts)

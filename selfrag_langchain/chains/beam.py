@@ -38,6 +38,7 @@ from selfrag_langchain.chains.segments import (
     selfrag_step_prompt,
 )
 from selfrag_langchain.chains.selection import select
+from selfrag_langchain.judging import Branch, Critique, InlineReflector
 from selfrag_langchain.long_form_results import (
     Action,
     BeamStep,
@@ -48,7 +49,6 @@ from selfrag_langchain.long_form_results import (
     join_segments,
 )
 from selfrag_langchain.prompts import build_instruction
-from selfrag_langchain.reflection import Branch, Critique, InlineReflector
 from selfrag_langchain.results import BranchTrace
 from selfrag_langchain.scoring import argmax
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group, parse_generation

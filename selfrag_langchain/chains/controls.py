@@ -19,7 +19,7 @@ from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.reflection import InlineReflector, Reflector
+from selfrag_langchain.judging import InlineReflector, Reflector
 from selfrag_langchain.results import RetrieveDecision
 from selfrag_langchain.scoring import (
     HardConstraints,

@@ -16,10 +16,9 @@ from langchain_core.documents import Document
 
 from selfrag_langchain.chains.citations import passage_key
 from selfrag_langchain.long_form_results import CitedSegment, join_segments
-from selfrag_langchain.reflection import Group
 from selfrag_langchain.results import BranchTrace
 from selfrag_langchain.scoring import argmax
-from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED
+from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, Group
 
 Verdict = Literal["supported", "partially supported", "not supported"]
 VERDICTS: dict[str, Verdict] = {FULLY_SUPPORTED: "supported", PARTIALLY_SUPPORTED: "partially supported",

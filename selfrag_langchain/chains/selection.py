@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from selfrag_langchain.reflection import Branch, Critique
+from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.results import BranchTrace, ScoreTerms
 from selfrag_langchain.scoring import (
     HardConstraints,

@@ -22,8 +22,8 @@ from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.declining import declined_answer, unfounded
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.selection import Selection, select
+from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
-from selfrag_langchain.reflection import Branch, Critique
 from selfrag_langchain.results import RetrieveDecision, SelfRAGResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_branches", "critique", "select")

@@ -14,8 +14,8 @@ from selfrag_langchain.chains.declining import DECLINED, unfounded
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.tasks import Task
+from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.llms.base import GenerationStats
-from selfrag_langchain.reflection import Branch, Critique
 from selfrag_langchain.results import BranchTrace, SelfRAGResult
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 from selfrag_langchain.tokens import Group, ParsedGeneration

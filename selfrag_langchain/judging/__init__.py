@@ -1,10 +1,15 @@
-"""Judges of reflection beside the backends' own critic: calibrated signals (the embedded default's judge),
-a cross-encoder trained on critic labels and synthetic contrasts, and a critic on any chat model that
-returns top log-probabilities."""
+"""Judges of reflection, all behind one interface (:class:`~selfrag_langchain.judging.base.Reflector`): the
+paper's inline judge (a Self-RAG model reads its own tokens), a critic model, calibrated signals (the embedded
+default's judge), a cross-encoder trained on critic labels and synthetic contrasts, and a critic on any chat
+model that returns top log-probabilities."""
 
+from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector
 from selfrag_langchain.judging.calibrated import CalibratedReflector
 from selfrag_langchain.judging.calibration import GroupCalibration, JudgeCalibration
 from selfrag_langchain.judging.chat_critic import ChatCriticReflector
+from selfrag_langchain.judging.critic import CriticReflector
+from selfrag_langchain.judging.inline import InlineReflector
 from selfrag_langchain.judging.learned import LearnedReflector
 
-__all__ = ["CalibratedReflector", "ChatCriticReflector", "GroupCalibration", "JudgeCalibration", "LearnedReflector"]
+__all__ = ["Branch", "CalibratedReflector", "ChatCriticReflector", "CriticQuery", "CriticReflector", "Critique",
+           "GroupCalibration", "InlineReflector", "JudgeCalibration", "LearnedReflector", "Reflector"]

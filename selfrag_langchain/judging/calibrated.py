@@ -9,9 +9,9 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector
 from selfrag_langchain.judging.calibration import JudgeCalibration
 from selfrag_langchain.judging.features import SignalReader
-from selfrag_langchain.reflection import Branch, CriticQuery, Critique, Reflector
 from selfrag_langchain.tokens import Group
 
 DEFAULT_EMBEDDINGS = "all-MiniLM-L6-v2"

@@ -2,7 +2,7 @@
 
 Hosted chat APIs, ``vllm serve`` and llama.cpp's server answer chat requests with the top
 log-probabilities of each generated token, but cannot score a fixed continuation, which
-:class:`~selfrag_langchain.reflection.CriticReflector` needs. This critic asks each group's question as one
+:class:`~selfrag_langchain.judging.critic.CriticReflector` needs. This critic asks each group's question as one
 human message, lets the model write one token, and reads the group's distribution from that token's top
 log-probabilities: how likely the answer is to start the way each label starts. Labels whose first token is
 not among the returned top-k get probability 0 and are reported exactly as the top-k backends report
@@ -21,17 +21,10 @@ from langchain_core.runnables import Runnable, RunnableConfig
 
 from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import BackendError, ConfigurationError
+from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector, top_k_note
+from selfrag_langchain.judging.critic import branch_queries, preceding_sentences
 from selfrag_langchain.llms.base import GroupReading
 from selfrag_langchain.prompts import ZERO_SHOT_CRITIC, CriticPromptSet, critic_prompt_set
-from selfrag_langchain.reflection import (
-    Branch,
-    CriticQuery,
-    Critique,
-    Reflector,
-    branch_queries,
-    preceding_sentences,
-    top_k_note,
-)
 from selfrag_langchain.scoring import normalize
 from selfrag_langchain.tokens import Group
 

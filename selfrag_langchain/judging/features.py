@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain.judging.base import CriticQuery
 from selfrag_langchain.judging.signals import (
     content_bigrams,
     content_words,
@@ -29,7 +30,6 @@ from selfrag_langchain.judging.signals import (
     novel_words,
     novelty,
 )
-from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import Group
 
 GROUP_FEATURES: dict[Group, tuple[str, ...]] = {

@@ -8,10 +8,10 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain.judging.base import CriticQuery
 from selfrag_langchain.judging.calibrated import CalibratedReflector
 from selfrag_langchain.judging.calibration import JudgeCalibration
 from selfrag_langchain.judging.encoder import ENCODED_GROUPS, EncoderJudge
-from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import Group
 
 SHIPPED_ENCODER = Path(__file__).with_name("learned_judge")
@@ -36,7 +36,7 @@ class LearnedReflector(CalibratedReflector):
         .. code-block:: python
 
             from selfrag_langchain.judging import LearnedReflector
-            from selfrag_langchain.reflection import CriticQuery
+            from selfrag_langchain.judging.base import CriticQuery
             from selfrag_langchain.tokens import Group
 
             judge = LearnedReflector()

@@ -19,8 +19,8 @@ from pydantic import ConfigDict, Field
 
 from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.judging import Reflector
 from selfrag_langchain.prompts import format_passage
-from selfrag_langchain.reflection import Reflector
 from selfrag_langchain.scoring import relevance_score
 
 __all__ = ["METADATA_KEY", "SelfRAGRetriever"]
@@ -91,7 +91,7 @@ class SelfRAGRetriever(BaseRetriever):
 
     This is the paper's IsRel critique of (x, d) on its own, before any answer is written, so a RAG chain
     that never generates with Self-RAG still stops reading passages its judge calls irrelevant. The
-    judge is any :class:`~selfrag_langchain.reflection.Reflector` (all of them implement
+    judge is any :class:`~selfrag_langchain.judging.base.Reflector` (all of them implement
     ``relevance_distributions``); the default, :class:`~selfrag_langchain.judging.CalibratedReflector`,
     needs no language model, only one batch of MiniLM embeddings per query.
 

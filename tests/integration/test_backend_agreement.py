@@ -17,12 +17,12 @@ import pytest
 from langchain_core.documents import Document
 
 from selfrag_langchain import CriticReflector, SelfRAG
+from selfrag_langchain.judging import Branch
 from selfrag_langchain.llms.llamacpp import LlamaCppLLM
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
 from selfrag_langchain.llms.openai import OpenAICompatibleLLM
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.prompts import format_passage
-from selfrag_langchain.reflection import Branch
 from selfrag_langchain.results import SelfRAGResult
 from selfrag_langchain.tokens import parse_generation
 from tests.servers import SERVER_CONTEXT

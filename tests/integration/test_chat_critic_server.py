@@ -21,8 +21,8 @@ from langchain_core.documents import Document
 from langchain_openai import ChatOpenAI
 
 from selfrag_langchain import ChatCriticReflector, CriticReflector
+from selfrag_langchain.judging import Branch, CriticQuery
 from selfrag_langchain.llms.openai import OpenAICompatibleLLM
-from selfrag_langchain.reflection import Branch, CriticQuery
 from selfrag_langchain.tokens import Group, parse_generation
 from tests.servers import SERVER_MODEL_ALIAS
 

@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from selfrag_langchain import SelfRAG, SelfRAGChat, SelfRAGLongForm
 from selfrag_langchain.boundary import Boundary
-from selfrag_langchain.reflection import CriticReflector, InlineReflector
+from selfrag_langchain.judging import CriticReflector, InlineReflector
 from selfrag_langchain.retrievers import PassageRetriever
 from selfrag_langchain.tokens import CHECKPOINT_TOKEN_ORDER
 from tests.tokenizer_llm import TokenizerLLM, smollm2_tokenizer, special_ids

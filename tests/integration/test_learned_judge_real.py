@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.judging.learned import LearnedReflector
-from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.scoring import relevance_score, support_score
 from selfrag_langchain.tokens import Group
 

@@ -9,8 +9,8 @@ from langchain_core.runnables import RunnableLambda
 
 from examples.corpus import documents
 from selfrag_langchain import CriticReflector, InlineReflector, SelfRAG
+from selfrag_langchain.judging import Branch
 from selfrag_langchain.llms.transformers import TransformersLLM
-from selfrag_langchain.reflection import Branch
 from selfrag_langchain.retrievers.passages import PassageRetriever
 from selfrag_langchain.tokens import parse_generation
 

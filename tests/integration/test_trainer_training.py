@@ -10,10 +10,10 @@ import pytest
 from langchain_core.documents import Document
 
 from selfrag_langchain import InlineReflector, SelfRAG
+from selfrag_langchain.judging import CriticQuery, CriticReflector
 from selfrag_langchain.llms.base import ContinuationRequest
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.prompts import PAPER_CRITIC
-from selfrag_langchain.reflection import CriticQuery, CriticReflector
 from selfrag_langchain.retrievers.passages import PassageRetriever
 from selfrag_langchain.tokens import REFLECTION_TOKENS, Group
 from selfrag_langchain.trainer.config import CriticConfig, GeneratorConfig

@@ -9,9 +9,9 @@ import torch
 
 from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.llms.base import ContinuationRequest, stats_of
 from selfrag_langchain.llms.transformers import TransformersLLM
-from selfrag_langchain.reflection import InlineReflector
 from selfrag_langchain.sentences import split_sentences
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
 

@@ -8,13 +8,13 @@ import pytest
 from selfrag_langchain.cli import build_parser
 from selfrag_langchain.commands.options import settings_from_args
 from selfrag_langchain.errors import ConfigurationError, SelfRAGError
+from selfrag_langchain.judging import CriticReflector
 from selfrag_langchain.llms.factory import BACKENDS, build_llm
 from selfrag_langchain.llms.llamacpp import LlamaCppLLM
 from selfrag_langchain.llms.openai import OpenAICompatibleLLM
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.llms.vllm import VllmLLM
 from selfrag_langchain.pipeline import PipelineSettings, build_generator, build_reflector
-from selfrag_langchain.reflection import CriticReflector
 
 
 @pytest.mark.parametrize(("backend", "cls", "options"), [

@@ -10,9 +10,8 @@ from langchain_core.documents import Document
 from langchain_core.language_models import FakeListLLM
 
 from selfrag_langchain.chains.short_form import SelfRAG
-from selfrag_langchain.judging import CalibratedReflector, GroupCalibration, JudgeCalibration
+from selfrag_langchain.judging import Branch, CalibratedReflector, CriticQuery, GroupCalibration, JudgeCalibration
 from selfrag_langchain.judging.features import GROUP_FEATURES, SignalReader
-from selfrag_langchain.reflection import Branch, CriticQuery
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
     GROUP_TOKENS,

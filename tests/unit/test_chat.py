@@ -19,8 +19,8 @@ from selfrag_langchain.chains.chat import SelfRAGChat
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.history import SQLChatMessageHistory
+from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.long_form_results import CitedSegment
-from selfrag_langchain.reflection import InlineReflector
 from tests.scripted_long_form import FULL, REL, RecordingRetriever, ScriptedLongFormLLM, doc, judged
 
 FIRST = "Who painted the Mona Lisa?"

@@ -17,8 +17,8 @@ from pydantic import Field
 
 from selfrag_langchain import ChatCriticReflector
 from selfrag_langchain.errors import BackendError, ConfigurationError, ModelLoadError
+from selfrag_langchain.judging import Branch, CriticQuery
 from selfrag_langchain.judging.chat_critic import first_token_logprobs, label_first_tokens, label_reading
-from selfrag_langchain.reflection import Branch, CriticQuery
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
     IRRELEVANT,

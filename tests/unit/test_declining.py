@@ -12,8 +12,8 @@ import pytest
 from selfrag_langchain.chains.annotations import annotations_for
 from selfrag_langchain.chains.declining import DECLINED, grounded, verdict
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
+from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
-from selfrag_langchain.reflection import InlineReflector
 from tests.scripted_long_form import (
     FULL,
     IRR,

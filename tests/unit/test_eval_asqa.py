@@ -81,7 +81,7 @@ def test_asqa_without_a_judge_leaves_citation_metrics_out(tmp_path: Path) -> Non
 def test_selfrag_eval_task_asqa_runs_the_long_form_runnable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from selfrag_langchain.cli import main
     from selfrag_langchain.commands import eval as eval_command
-    from selfrag_langchain.reflection import InlineReflector
+    from selfrag_langchain.judging import InlineReflector
     from tests.unit.test_eval_rescoring import EIFFEL, scripted
 
     llm = scripted(EIFFEL)

@@ -14,7 +14,7 @@ import pytest
 
 from selfrag_langchain.cli import main
 from selfrag_langchain.commands import eval as eval_command
-from selfrag_langchain.reflection import InlineReflector
+from selfrag_langchain.judging import InlineReflector
 from tests.scripted_llm import ScriptedSelfRAGLLM
 from tests.unit.test_eval_rescoring import EIFFEL, scripted
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from selfrag_langchain.errors import ConfigurationError, InputError
+from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.judging.encoder import (
     CARD_FILE,
     LABELS,
@@ -21,7 +22,6 @@ from selfrag_langchain.judging.encoder import (
     unstated,
 )
 from selfrag_langchain.prompts import critic_input
-from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
 from selfrag_langchain.trainer.config import JudgeEncoderConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow

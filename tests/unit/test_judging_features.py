@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.judging.features import GROUP_FEATURES, embedding_features, lexical_signals
-from selfrag_langchain.reflection import CriticQuery
 from selfrag_langchain.tokens import Group
 
 QUESTION = "What is Derek Wheatley's occupation?"

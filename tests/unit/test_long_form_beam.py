@@ -8,7 +8,7 @@ import math
 import pytest
 
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
-from selfrag_langchain.reflection import InlineReflector
+from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, NO_RETRIEVAL, RETRIEVAL, UTILITY, Group
 from tests.scripted_long_form import (
     FULL,

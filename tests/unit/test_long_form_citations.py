@@ -7,8 +7,8 @@ import pytest
 
 from selfrag_langchain.chains.citations import CitationNumbers
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
+from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.long_form_results import LongFormResult, with_marker
-from selfrag_langchain.reflection import InlineReflector
 from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL
 from tests.scripted_long_form import (
     FULL,

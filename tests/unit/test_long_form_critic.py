@@ -8,7 +8,7 @@ import re
 from langchain_core.documents import Document
 
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
-from selfrag_langchain.reflection import CriticReflector
+from selfrag_langchain.judging import CriticReflector
 from tests.scripted_long_form import RecordingRetriever, ScriptedCritic, ScriptedPlainLLM
 
 QUESTION = "What is a volcano?"

@@ -7,8 +7,8 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.runnables import RunnableLambda
 
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
+from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
-from selfrag_langchain.reflection import InlineReflector
 from tests.scripted_long_form import (
     FULL,
     QUESTION,

@@ -15,6 +15,7 @@ from selfrag_langchain.cli import build_parser
 from selfrag_langchain.commands import options
 from selfrag_langchain.commands.options import run_settings, settings_from_args
 from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.judging import CriticReflector, InlineReflector
 from selfrag_langchain.llms.openai import OpenAICompatibleLLM
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.pipeline import (
@@ -25,7 +26,6 @@ from selfrag_langchain.pipeline import (
     build_selfrag,
     uses_demo_corpus,
 )
-from selfrag_langchain.reflection import CriticReflector, InlineReflector
 from selfrag_langchain.scoring import RetrieveMode
 
 COMMANDS = {"ask": ["ask", "Who?"], "chat": ["chat"], "eval": ["eval", "f.jsonl", "--task", "popqa"]}

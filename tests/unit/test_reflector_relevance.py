@@ -9,10 +9,9 @@ from collections.abc import Sequence
 import pytest
 
 from selfrag_langchain.errors import ModelLoadError
-from selfrag_langchain.judging import CalibratedReflector
+from selfrag_langchain.judging import CalibratedReflector, CriticReflector, InlineReflector
 from selfrag_langchain.llms.base import ContinuationRequest
 from selfrag_langchain.prompts import format_passage, selfrag_branch_prompt
-from selfrag_langchain.reflection import CriticReflector, InlineReflector
 from selfrag_langchain.tokens import IRRELEVANT, RELEVANT, TOKEN_GROUP
 from tests.scripted_long_form import ScriptedCritic
 from tests.unit.test_calibrated_reflector import MATISSE, MONA, QUESTION, BagOfWords, _branch, _calibration

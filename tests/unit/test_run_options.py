@@ -11,8 +11,8 @@ from langchain_core.language_models.fake import FakeListLLM
 
 from selfrag_langchain.cli import build_parser
 from selfrag_langchain.commands.options import settings_from_args
+from selfrag_langchain.judging import CriticReflector
 from selfrag_langchain.pipeline import PipelineSettings, build_reflector
-from selfrag_langchain.reflection import CriticReflector
 
 
 @pytest.mark.parametrize(("flags", "expected"), [

@@ -10,7 +10,7 @@ from selfrag_langchain.chains.branches import prepare_passages
 from selfrag_langchain.chains.inputs import to_question
 from selfrag_langchain.chains.selection import extract_option, select
 from selfrag_langchain.errors import ConfigurationError, InputError
-from selfrag_langchain.reflection import Branch, Critique
+from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 from selfrag_langchain.tokens import parse_generation
 from tests.scripted_llm import ScriptedSelfRAGLLM

@@ -20,8 +20,7 @@ from pydantic import Field, ValidationError
 
 from selfrag_langchain import SelfRAGRetriever as TopLevelSelfRAGRetriever
 from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.judging import CalibratedReflector
-from selfrag_langchain.reflection import Branch, Critique, Reflector
+from selfrag_langchain.judging import Branch, CalibratedReflector, Critique, Reflector
 from selfrag_langchain.retrievers import PassageRetriever, SelfRAGRetriever
 from selfrag_langchain.tokens import IRRELEVANT, RELEVANT
 from tests.unit.test_calibrated_reflector import BagOfWords, _calibration

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from langchain_core.documents import Document
 
-from selfrag_langchain.reflection import CriticQuery
+from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.retrievers.passages import PassageRetriever
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
