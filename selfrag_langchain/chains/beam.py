@@ -91,7 +91,7 @@ class Generate:
 
 
 @dataclass(frozen=True)
-class Judge:
+class CritiqueBatches:
     """Critique each beam's candidates after its answer so far; the reply is one critique list per batch."""
 
     batches: list[tuple[str | None, list[Branch]]]
@@ -113,7 +113,7 @@ class Final:
     segments: list[CitedSegment]
 
 
-Effect = Decide | Retrieve | Generate | Judge | Report | Final
+Effect = Decide | Retrieve | Generate | CritiqueBatches | Report | Final
 
 
 # ---------------------------------------------------------------------- search state
@@ -365,7 +365,7 @@ class BeamSearch:
             if valid:
                 batches.append((plan.beam.context or None, valid))
                 owners.append(plan)
-        replies = (yield Judge(batches)) if batches else []
+        replies = (yield CritiqueBatches(batches)) if batches else []
         judged = {id(b): c for (_, branches), critiques in zip(batches, replies, strict=True)
                   for b, c in zip(branches, critiques, strict=True)}
         for plan in plans:

@@ -12,7 +12,7 @@ from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
 from pydantic import Field, PrivateAttr, field_validator
 
-from selfrag_langchain.chains.beam import BeamSearch, Decide, Effect, Final, Generate, Judge, Report, Retrieve
+from selfrag_langchain.chains.beam import BeamSearch, CritiqueBatches, Decide, Effect, Final, Generate, Report, Retrieve
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.controls import SelfRAGControls, at_least_one
 from selfrag_langchain.chains.inputs import Question, to_question
@@ -158,7 +158,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                 return generator.generate(inputs, callbacks=config.get("callbacks"), **kwargs)
 
             return RunnableLambda(generate, name=effect.run_name).invoke(effect.prompts, config)
-        if isinstance(effect, Judge):
+        if isinstance(effect, CritiqueBatches):
             def judge(batches: list[Any]) -> list[list[Critique]]:
                 return [self.reflector.critique(search.instruction, branches, preceding=preceding)
                         for preceding, branches in batches]
@@ -215,7 +215,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                 return await generator.agenerate(inputs, callbacks=config.get("callbacks"), **kwargs)
 
             return await RunnableLambda(agenerate, name=effect.run_name).ainvoke(effect.prompts, config)
-        if isinstance(effect, Judge):
+        if isinstance(effect, CritiqueBatches):
             async def judge(batches: list[Any]) -> list[list[Critique]]:
                 return [await self.reflector.acritique(search.instruction, branches, preceding=preceding)
                         for preceding, branches in batches]

@@ -67,14 +67,14 @@ class CalibratedReflector(Reflector):
             embeddings = MiniLMEmbeddings(runtime="torch")
         self.signals = SignalReader(embeddings)
 
-    def distributions(self, judgements: Sequence[CriticQuery]) -> list[dict[str, float]]:
-        """The group distribution of each judgement, all embedded in one batch."""
-        return [self.calibration[j.group].distribution(signals)
-                for j, signals in zip(judgements, self.signals.read(judgements), strict=True)]
+    def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
+        """The group distribution of each query, all embedded in one batch; :meth:`critique` reads the same."""
+        return [self.calibration[q.group].distribution(signals)
+                for q, signals in zip(queries, self.signals.read(queries), strict=True)]
 
     def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float]:
         # The critic labels judge the request alone, so the answer so far does not enter.
-        (dist,) = self.distributions([CriticQuery(Group.RETRIEVE, instruction)])
+        (dist,) = self.judge([CriticQuery(Group.RETRIEVE, instruction)])
         return dist
 
     def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
@@ -86,7 +86,7 @@ class CalibratedReflector(Reflector):
             if branch.evidence is not None:
                 judgements.append(CriticQuery(Group.ISREL, instruction, evidence=branch.evidence))
                 judgements.append(CriticQuery(Group.ISSUP, instruction, evidence=branch.evidence, output=output))
-        dists = iter(self.distributions(judgements))
+        dists = iter(self.judge(judgements))
         critiques = []
         for branch in branches:
             critique = Critique(utility=next(dists))
@@ -97,11 +97,7 @@ class CalibratedReflector(Reflector):
 
     def relevance_distributions(self, instruction: str, evidence: Sequence[str]) -> list[dict[str, float]]:
         """IsRel of each passage, read as :meth:`critique` reads it, all passages in one embedding batch."""
-        return self.distributions([CriticQuery(Group.ISREL, instruction, evidence=e) for e in evidence])
-
-    def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
-        """The distribution over each query's group, read exactly as :meth:`critique` reads it."""
-        return self.distributions(queries)
+        return self.judge([CriticQuery(Group.ISREL, instruction, evidence=e) for e in evidence])
 
     def describe(self) -> dict[str, Any]:
         """Where the calibration came from, for traces and reports."""

@@ -62,13 +62,14 @@ class LearnedReflector(CalibratedReflector):
         self.encoder = encoder if isinstance(encoder, EncoderJudge) else EncoderJudge(encoder or SHIPPED_ENCODER)
         self.encoded = frozenset(groups) & frozenset(ENCODED_GROUPS)
 
-    def distributions(self, judgements: Sequence[CriticQuery]) -> list[dict[str, float]]:
-        encoded = [i for i, j in enumerate(judgements) if j.group in self.encoded]
-        calibrated = [i for i, j in enumerate(judgements) if j.group not in self.encoded]
-        out: list[dict[str, float]] = [{} for _ in judgements]
-        for i, dist in zip(encoded, self.encoder.distributions([judgements[i] for i in encoded]), strict=True):
+    def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
+        """The encoder's distributions for its groups, the calibration's for the others."""
+        encoded = [i for i, q in enumerate(queries) if q.group in self.encoded]
+        calibrated = [i for i, q in enumerate(queries) if q.group not in self.encoded]
+        out: list[dict[str, float]] = [{} for _ in queries]
+        for i, dist in zip(encoded, self.encoder.distributions([queries[i] for i in encoded]), strict=True):
             out[i] = dist
-        for i, dist in zip(calibrated, super().distributions([judgements[i] for i in calibrated]), strict=True):
+        for i, dist in zip(calibrated, super().judge([queries[i] for i in calibrated]), strict=True):
             out[i] = dist
         return out
 
