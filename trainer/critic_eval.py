@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from selfrag_langchain.errors import InputError
-from selfrag_langchain.judging import CriticQuery, CriticReflector
+from selfrag_langchain.judging import CriticReflector, Reflector
 from selfrag_langchain.trainer.agreement import GroupReport, format_table, group_report
 from selfrag_langchain.trainer.config import CRITIC_TASKS, CriticEvalConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
@@ -38,11 +38,6 @@ def describe(model: str, prompts: str) -> str:
         return f"calibrated judge (calibration: {prompts})"
     return f"critic {model} (prompts: {prompts})"
 
-
-class Judge(Protocol):
-    """What an evaluation asks: the distribution over each query's group."""
-
-    def judge(self, queries: list[CriticQuery]) -> list[dict[str, float]]: ...
 
 
 @dataclass
@@ -68,7 +63,7 @@ class CriticEvaluation:
         }
 
 
-def predict(reflector: Judge, rows: list[CriticRow], *, progress: bool = True) -> list[dict[str, float]]:
+def predict(reflector: Reflector, rows: list[CriticRow], *, progress: bool = True) -> list[dict[str, float]]:
     """The critic's label distribution for each row (rows must split into fields, see ``CriticRow.fields``)."""
     from tqdm import tqdm
 
@@ -87,7 +82,7 @@ def predict(reflector: Judge, rows: list[CriticRow], *, progress: bool = True) -
     return dists
 
 
-def evaluate(config: CriticEvalConfig, reflector: Judge | None = None, *,
+def evaluate(config: CriticEvalConfig, reflector: Reflector | None = None, *,
              progress: bool = True) -> CriticEvaluation:
     """Evaluate the critic ``config.model`` (or ``reflector``, when given) on ``config.data``.
 

@@ -29,14 +29,13 @@ Example:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
-from selfrag_langchain.judging import CriticQuery
+from selfrag_langchain.judging import CriticQuery, Reflector
 from selfrag_langchain.prompts import build_instruction, format_passage
 from selfrag_langchain.sentences import sentence_segmenter
 from selfrag_langchain.tokens import (
@@ -54,12 +53,6 @@ from selfrag_langchain.tokens import (
 )
 from selfrag_langchain.trainer.config import GeneratorDataConfig
 from selfrag_langchain.trainer.data import JsonlAppender, read_jsonl, stable_id, written_ids
-
-
-class Judge(Protocol):
-    """What Algorithm 3 needs from a critic (``CriticReflector`` has it)."""
-
-    def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]: ...
 
 
 @dataclass
@@ -113,7 +106,7 @@ def choose_passage(rels: list[str], sups: list[str], rng: random.Random) -> int:
 class Augmenter:
     """Algorithm 3 for one (x, y) pair at a time, with a critic, a retriever and the number of passages."""
 
-    def __init__(self, critic: Judge, retriever: BaseRetriever, *, k: int = 3, threshold: float = 0.5,
+    def __init__(self, critic: Reflector, retriever: BaseRetriever, *, k: int = 3, threshold: float = 0.5,
                  seed: int = 42) -> None:
         self.critic, self.retriever, self.k, self.threshold, self.seed = critic, retriever, k, threshold, seed
         self.stats = AugmentStats()
@@ -184,7 +177,7 @@ def pair_of(record: dict[str, Any]) -> tuple[str, str]:
     return x, strip_reflection_tokens(y) if find_special(y) else y
 
 
-def create(config: GeneratorDataConfig, critic: Judge | None = None, retriever: BaseRetriever | None = None,
+def create(config: GeneratorDataConfig, critic: Reflector | None = None, retriever: BaseRetriever | None = None,
            *, progress: bool = True) -> AugmentStats:
     """Augment every pending record of ``config.input`` and append it to ``config.out``.
 
@@ -220,7 +213,7 @@ def create(config: GeneratorDataConfig, critic: Judge | None = None, retriever: 
     return augmenter.stats
 
 
-def _load_critic(config: GeneratorDataConfig) -> Judge:
+def _load_critic(config: GeneratorDataConfig) -> Reflector:
     from selfrag_langchain.judging import CriticReflector
     from selfrag_langchain.llms.transformers import TransformersLLM
 

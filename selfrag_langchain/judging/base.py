@@ -87,6 +87,12 @@ class Reflector(ABC):
         ``evidence`` holds the passages as the models read them
         (:func:`~selfrag_langchain.prompts.format_passage`)."""
 
+    @abstractmethod
+    def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
+        """The distribution over each query's group, read as :meth:`critique` reads it: one question about one
+        group at a time, as critic evaluation (``selfrag train critic-eval``) and Algorithm 3's generator
+        data (``selfrag train generator-data``) ask."""
+
     def check_generator(self, generator: Any) -> None:  # noqa: B027 - optional hook
         """Raise :class:`ModelLoadError` if this judge cannot work with ``generator``."""
 
@@ -100,6 +106,9 @@ class Reflector(ABC):
     async def acritique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
                         ) -> list[Critique]:
         return await asyncio.to_thread(self.critique, instruction, branches, preceding=preceding)
+
+    async def ajudge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
+        return await asyncio.to_thread(self.judge, queries)
 
 
 def top_k_note(reading: GroupReading) -> str:

@@ -8,13 +8,14 @@ from typing import Any
 
 from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import ModelLoadError
-from selfrag_langchain.judging.base import Branch, Critique, Reflector, top_k_note
+from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector, top_k_note
 from selfrag_langchain.llms.base import ContinuationRequest, ReflectiveLLM
 from selfrag_langchain.llms.traced import score
 from selfrag_langchain.prompts import generator_prompt, selfrag_branch_prompt
 from selfrag_langchain.scoring import from_logprobs
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
+    GROUP_TOKENS,
     IRRELEVANT,
     NO_RETRIEVAL,
     RELEVANT,
@@ -71,6 +72,44 @@ class InlineReflector(Reflector):
         rows = score(self.llm, requests)
         return [from_logprobs(Group.ISREL, dict(zip(r.continuations, lps, strict=True)))
                 for r, lps in zip(requests, rows, strict=True)]
+
+    def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
+        """The next-token distribution over each query's group where the generator's format would emit it,
+        all in one backend call: Retrieve after the prompt (and the answer so far), IsRel after the passage,
+        IsSup after ``[Relevant]`` and the output, IsUse after the output written without retrieval (the
+        paper's IsUse judges the output for the question alone).
+
+        Raises:
+            ValueError: for a query without the fields its group needs (a passage for IsRel, a passage and
+                an output for IsSup, an output for IsUse).
+        """
+        if not queries:
+            return []
+        self.check_generator(self.llm)
+        requests = [self._position(q) for q in queries]
+        rows = score(self.llm, requests)
+        return [from_logprobs(q.group, dict(zip(r.continuations, lps, strict=True)))
+                for q, r, lps in zip(queries, requests, rows, strict=True)]
+
+    def _position(self, query: CriticQuery) -> ContinuationRequest:
+        clean = boundary_for(self.llm)
+        instruction = clean(query.instruction)
+        needs = {Group.ISREL: ("evidence",), Group.ISSUP: ("evidence", "output"), Group.ISUSE: ("output",)}
+        missing = [name for name in needs.get(query.group, ()) if getattr(query, name) is None]
+        if missing:
+            msg = f"an inline {query.group} judgement needs the query's {' and '.join(missing)}"
+            raise ValueError(msg)
+        if query.group is Group.RETRIEVE:
+            preceding = clean(query.preceding) if query.preceding else ""
+            tokens = (RETRIEVAL, NO_RETRIEVAL, CONTINUE_EVIDENCE) if preceding else (RETRIEVAL, NO_RETRIEVAL)
+            return ContinuationRequest(generator_prompt(instruction) + preceding, tokens)
+        if query.group is Group.ISUSE:
+            prompt = selfrag_branch_prompt(instruction, None) + clean(query.output or "")
+        else:
+            prompt = selfrag_branch_prompt(instruction, clean(query.evidence or ""))
+            if query.group is Group.ISSUP:
+                prompt += RELEVANT + clean(query.output or "")
+        return ContinuationRequest(prompt, GROUP_TOKENS[query.group])
 
     @staticmethod
     def _critique_one(branch: Branch) -> Critique:

@@ -20,7 +20,7 @@ from pydantic import Field, ValidationError
 
 from selfrag_langchain import SelfRAGRetriever as TopLevelSelfRAGRetriever
 from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.judging import Branch, CalibratedReflector, Critique, Reflector
+from selfrag_langchain.judging import Branch, CalibratedReflector, CriticQuery, Critique, Reflector
 from selfrag_langchain.retrievers import PassageRetriever, SelfRAGRetriever
 from selfrag_langchain.tokens import IRRELEVANT, RELEVANT
 from tests.unit.test_calibrated_reflector import BagOfWords, _calibration
@@ -59,6 +59,9 @@ class ScriptedJudge(Reflector):
     def critique(self, instruction: str, branches: Sequence[Branch], *, preceding: str | None = None
                  ) -> list[Critique]:
         raise AssertionError("a relevance filter never critiques answers")
+
+    def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
+        raise AssertionError("a relevance filter asks through relevance_distributions")
 
 
 class TwoPathRetriever(BaseRetriever):
