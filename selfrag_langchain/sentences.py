@@ -26,6 +26,18 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in sentence_segmenter().segment(text) if s.strip()]
 
 
+def sentence_pieces(text: str) -> list[str]:
+    """Sentences of ``text`` (pysbd), each with the whitespace after it, so that joined they give ``text``
+    back (:func:`split_sentences` strips them)."""
+    sentences: list[str] = []
+    for piece in sentence_segmenter().segment(text):
+        if sentences and not piece.strip():
+            sentences[-1] += piece
+        else:
+            sentences.append(piece)
+    return sentences or [text]
+
+
 def sentence_finished(text: str) -> bool:
     """Whether the first sentence of ``text`` has ended: a second one has begun after it."""
     body = text.strip()

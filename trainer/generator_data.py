@@ -37,7 +37,7 @@ from langchain_core.retrievers import BaseRetriever
 
 from selfrag_langchain.judging import CriticQuery, Reflector
 from selfrag_langchain.prompts import build_instruction, format_passage
-from selfrag_langchain.sentences import sentence_segmenter
+from selfrag_langchain.sentences import sentence_pieces
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
     FULLY_SUPPORTED,
@@ -74,18 +74,6 @@ class AugmentStats:
 
 def _top(dist: dict[str, float]) -> str:
     return max(dist, key=lambda tok: dist[tok])
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (pysbd, rule-based, offline), each with the whitespace after it, so that
-    joined they give ``text`` back."""
-    sentences: list[str] = []
-    for piece in sentence_segmenter().segment(text):
-        if sentences and not piece.strip():
-            sentences[-1] += piece
-        else:
-            sentences.append(piece)
-    return sentences or [text]
 
 
 def passage_text(doc: Document) -> str:
@@ -131,7 +119,7 @@ class Augmenter:
         initial = self._retrieve(f"{x}\n{y}")
         evidence = passage_text(initial[0]) if initial else None
         rng = random.Random(f"{self.seed}:{item_id}")
-        sentences = split_sentences(y)
+        sentences = sentence_pieces(y)
         segments, current = [], None
         for t, raw in enumerate(sentences):
             # Segments end where the sentence ends (the next token follows it, as in the released data).

@@ -11,6 +11,7 @@ from langchain_core.documents import Document
 
 from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.retrievers.passages import PassageRetriever
+from selfrag_langchain.sentences import sentence_pieces
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
     GROUP_TOKENS,
@@ -24,7 +25,7 @@ from selfrag_langchain.tokens import (
     parse_generation,
 )
 from selfrag_langchain.trainer.config import GeneratorDataConfig
-from selfrag_langchain.trainer.generator_data import Augmenter, choose_passage, create, pair_of, split_sentences
+from selfrag_langchain.trainer.generator_data import Augmenter, choose_passage, create, pair_of
 
 Rule = Callable[[CriticQuery], str]
 
@@ -110,7 +111,7 @@ def test_selection_rule() -> None:
 
 
 def test_sentences_and_pairs() -> None:
-    assert split_sentences("It is 2.5 m tall. Dr. Smith agrees.\nNext") == ["It is 2.5 m tall. ", "Dr. Smith agrees.\n",
+    assert sentence_pieces("It is 2.5 m tall. Dr. Smith agrees.\nNext") == ["It is 2.5 m tall. ", "Dr. Smith agrees.\n",
                                                                              "Next"]
     x, y = pair_of({"instruction": "Q", "input": "more", "output": "[Retrieval]<paragraph>p</paragraph>[Relevant]A."})
     assert x == "Q\n\n## Input:\n\nmore" and y == "A."
