@@ -93,7 +93,7 @@ class SelfRAGControls(BaseModel):
     """When the answer was written from retrieved passages and none of its claims is judged relevant and
     supported, say that the sources found do not answer the question and list the closest passages,
     instead of a cited claim (``chains/declining.py``). Closed-set questions always get an option."""
-    max_new_tokens: int = 100
+    max_new_tokens: int = 60
     """Token budget of the answer."""
     max_passage_tokens: int | None = None
     """Cut passages to this many tokens (they are always cut to fit the generator's context window)."""
