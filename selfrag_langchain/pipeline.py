@@ -25,13 +25,13 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from selfrag_langchain.chains.controls import at_least_one, branch_count, in_unit_interval
+from selfrag_langchain.chains.controls import BeamSettings, LoopSettings
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
 from selfrag_langchain.paths import store_location
 from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
-from selfrag_langchain.scoring import RetrieveMode, check_weight
+from selfrag_langchain.scoring import RetrieveMode
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseLLM
@@ -49,7 +49,7 @@ _OWN_FIELDS = ("model", "max_new_tokens")
 """Settings of their own, never backend options."""
 
 
-class PipelineSettings(BaseModel):
+class PipelineSettings(LoopSettings, BeamSettings):
     """Everything that decides a Self-RAG pipeline: generator, judge, store, control loop and long-form search.
 
     Field names are the command line's flags (``w_sup`` is ``--w-sup``; ``backend_options`` holds the backend
@@ -77,11 +77,9 @@ class PipelineSettings(BaseModel):
     """Where the generator runs: ``transformers``, ``vllm``, ``openai`` or ``llamacpp``."""
     model: str = DEFAULT_MODEL
     """The generator: hub id, local directory, ``.gguf`` file, or the served model's name on ``openai``."""
-    backend_options: dict[str, Any] = {}
+    backend_options: dict[str, Any] = Field(default_factory=dict)
     """Options of the backends (``device``, ``base_url``, ``tensor_parallel_size``, ...): each model gets those
     its backend takes (docs/backends.md); None values are left out."""
-    max_new_tokens: int = 60
-    """Generation budget of an answer."""
 
     # ---------------------------------------------------------------- judge
     reflector: Literal["calibrated", "learned", "critic", "inline"] = "calibrated"
@@ -108,13 +106,8 @@ class PipelineSettings(BaseModel):
     """Chroma store directory, or a Chroma server's URL (``http://host:port``); None: the default store once
     ``selfrag index`` filled it, else the demo corpus (:func:`uses_demo_corpus`)."""
 
-    # ---------------------------------------------------------------- control loop (PAPER.md §3)
-    mode: RetrieveMode = RetrieveMode.ADAPTIVE
-    """The retrieve decision: ``adaptive``, ``hard``, ``always`` or ``never``."""
-    threshold: float = 0.2
-    """Adaptive mode retrieves when p(Retrieve) > threshold, in [0, 1]."""
-    k: int = 5
-    """Passages retrieved, one branch each."""
+    # ---------------------------------------------------------------- passages (the control loop's knobs come
+    # from LoopSettings, the long-form search's from BeamSettings)
     window_sentences: int = Field(default=0, ge=0)
     """The generator reads each passage's title and this many consecutive sentences, those nearest the question
     (:class:`~selfrag_langchain.chains.windows.PassageWindow`), instead of or beside (:attr:`keep_whole`) the
@@ -123,45 +116,11 @@ class PipelineSettings(BaseModel):
     keep_whole: bool = False
     """With :attr:`window_sentences`: the whole passages stay branches beside their windows (up to ``2 k``
     branches, about 1.7 times the generation), the judge choosing between them."""
-    w_rel: float = 1.0
-    """IsRel weight, 0 to 10."""
-    w_sup: float = 1.0
-    """IsSup weight, 0 to 10."""
-    w_use: float = 0.5
-    """IsUse weight, 0 to 10."""
-    use_sequence_probability: bool = True
-    """Add the branch's sequence probability to its score."""
-    drop_unsupported: bool = False
-    """Hard constraint: drop branches judged [No support / Contradictory]."""
-    drop_irrelevant: bool = False
-    """Hard constraint: drop branches judged [Irrelevant]."""
-    decline: bool = True
-    """Say the sources found do not answer the question when none of the answer's claims is judged
-    relevant and supported, and list the closest passages."""
-
-    # ---------------------------------------------------------------- long-form search
-    beam_width: int = 2
-    """Beams kept after each segment."""
-    max_depth: int = 6
-    """Most segments in an answer."""
-    max_segment_tokens: int = 48
-    """Generation budget of one segment (:attr:`max_new_tokens` caps the whole answer)."""
-    beam_score: Literal["sum", "mean"] = "mean"
-    """Rank beams by the mean of their segment scores (length-neutral) or by the sum (longer answers win)."""
-
-    _counts = field_validator("max_new_tokens", "beam_width", "max_depth", "max_segment_tokens")(at_least_one)
 
     @field_validator("store", mode="before")
     @classmethod
     def _store_location(cls, value: Any) -> Any:
         return store_location(value) if isinstance(value, str) else value
-    _branches = field_validator("k")(branch_count)
-    _threshold = field_validator("threshold")(in_unit_interval)
-
-    @field_validator("w_rel", "w_sup", "w_use")
-    @classmethod
-    def _weight_in_range(cls, value: float, info: ValidationInfo) -> float:
-        return check_weight(str(info.field_name), value)
 
     @field_validator("backend", "critic_backend")
     @classmethod
@@ -219,12 +178,11 @@ class PipelineSettings(BaseModel):
 
     def loop_settings(self) -> dict[str, Any]:
         """The control-loop fields both Runnables take (:class:`~selfrag_langchain.chains.controls.SelfRAGControls`)."""
-        return self.model_dump(include={"mode", "threshold", "k", "w_rel", "w_sup", "w_use", "use_sequence_probability",
-                                        "drop_unsupported", "drop_irrelevant", "decline", "max_new_tokens"})
+        return self.model_dump(include=set(LoopSettings.model_fields))
 
     def long_form_settings(self) -> dict[str, Any]:
         """The beam-search fields of :class:`~selfrag_langchain.chains.long_form.SelfRAGLongForm`."""
-        return self.model_dump(include={"beam_width", "max_depth", "max_segment_tokens", "beam_score"})
+        return self.model_dump(include=set(BeamSettings.model_fields))
 
 
 class _FromSettings(Enum):

@@ -13,7 +13,7 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.chains.inputs import Question
@@ -25,6 +25,7 @@ from selfrag_langchain.scoring import (
     HardConstraints,
     RetrieveMode,
     ScoringWeights,
+    check_weight,
     retrieve_probability,
     should_retrieve,
 )
@@ -60,41 +61,89 @@ def in_unit_interval(value: float, info: ValidationInfo) -> float:
     return value
 
 
-class SelfRAGControls(BaseModel):
-    """The three roles (generator, judge, retriever) and the knobs of the paper's control loop."""
+_PAPER_WEIGHTS = ScoringWeights()
+
+
+class LoopSettings(BaseModel):
+    """The knobs of the paper's control loop, declared once: the Runnables (:class:`SelfRAGControls`), the
+    pipeline's settings (:class:`~selfrag_langchain.pipeline.PipelineSettings`) and the command line's flags
+    (generated from these fields, their defaults and these docstrings) all read them."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    mode: RetrieveMode = RetrieveMode.ADAPTIVE
+    """Retrieve decision: adaptive (a threshold on p(Retrieve)), hard (the judge's choice), always or never."""
+    threshold: float = 0.2
+    """Adaptive mode retrieves when p(Retrieve) > threshold, in [0, 1]."""
+    k: int = 5
+    """Passages retrieved, one branch each, 1 to 20."""
+    w_rel: float = _PAPER_WEIGHTS.w_rel
+    """IsRel weight in a branch's score, 0 to 10."""
+    w_sup: float = _PAPER_WEIGHTS.w_sup
+    """IsSup weight, 0 to 10."""
+    w_use: float = _PAPER_WEIGHTS.w_use
+    """IsUse weight, 0 to 10."""
+    use_sequence_probability: bool = _PAPER_WEIGHTS.use_sequence_probability
+    """Add the branch's sequence probability, exp(mean token log-probability), to its score."""
+    drop_unsupported: bool = False
+    """Hard constraint: drop branches judged [No support / Contradictory]."""
+    drop_irrelevant: bool = False
+    """Hard constraint: drop branches judged [Irrelevant]."""
+    decline: bool = True
+    """When no claim of the answer is judged relevant and supported by the passages found, say that the
+    sources do not answer and list the closest passages instead (closed-set questions always get an option)."""
+    max_new_tokens: int = 60
+    """Token budget of the answer."""
+
+    _threshold = field_validator("threshold")(in_unit_interval)
+    _positive = field_validator("max_new_tokens")(at_least_one)
+    _branches = field_validator("k")(branch_count)
+
+    @field_validator("w_rel", "w_sup", "w_use")
+    @classmethod
+    def _weight_in_range(cls, value: float, info: ValidationInfo) -> float:
+        return check_weight(str(info.field_name), value)
+
+    def weights(self) -> ScoringWeights:
+        return ScoringWeights(self.w_rel, self.w_sup, self.w_use, self.use_sequence_probability)
+
+    def constraints(self) -> HardConstraints:
+        return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant)
+
+
+class BeamSettings(BaseModel):
+    """The knobs of the long-form beam search, declared once for
+    :class:`~selfrag_langchain.chains.long_form.SelfRAGLongForm`, the pipeline's settings and the command line."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+    beam_width: int = 2
+    """Beams kept after each segment."""
+    max_depth: int = 6
+    """Most segments in an answer."""
+    max_segment_tokens: int = 48
+    """Generation budget of one segment (max_new_tokens caps the whole answer); a generation that reaches it
+    without ending a segment is cut there."""
+    beam_score: Literal["sum", "mean"] = "mean"
+    """Rank beams by the mean of their segment scores (length-neutral: a beam grows only while its new segments
+    score as well as its earlier ones) or by the sum (every segment's score is positive, so longer answers win,
+    whatever their new segments are about)."""
+
+    _counts = field_validator("beam_width", "max_depth", "max_segment_tokens")(at_least_one)
+
+
+class SelfRAGControls(LoopSettings):
+    """The three roles (generator, judge, retriever), the knobs of the paper's control loop
+    (:class:`LoopSettings`), and how passages are given to the generator."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     generator: BaseLanguageModel
     """Writes the answer: a Self-RAG model (inline judging) or any LLM or chat model."""
     reflector: Reflector
-    """Judges Retrieve, IsRel, IsSup and IsUse: :class:`InlineReflector` or :class:`CriticReflector`."""
+    """Judges Retrieve, IsRel, IsSup and IsUse: any :class:`~selfrag_langchain.judging.base.Reflector`."""
     retriever: BaseRetriever | None = None
     """Any LangChain retriever; passages given with a question are used instead."""
-    mode: RetrieveMode = RetrieveMode.ADAPTIVE
-    """``adaptive`` (threshold on p(Retrieve)), ``hard`` (the judge's choice), ``always`` or ``never``."""
-    threshold: float = 0.2
-    """Adaptive mode retrieves when p([Retrieval]) / (p([Retrieval]) + p([No Retrieval])) > threshold."""
-    k: int = 5
-    """Passages retrieved, one branch each."""
-    w_rel: float = 1.0
-    """Weight of the IsRel score in a branch's score, 0 to 10 (``scoring.WEIGHT_RANGE``)."""
-    w_sup: float = 1.0
-    """Weight of the IsSup score, 0 to 10."""
-    w_use: float = 0.5
-    """Weight of the IsUse score, 0 to 10."""
-    use_sequence_probability: bool = True
-    """Add exp(mean token log-probability) of a branch to its score, as the reference code does."""
-    drop_unsupported: bool = False
-    """Hard constraint: drop a branch judged ``[No support / Contradictory]``."""
-    drop_irrelevant: bool = False
-    """Hard constraint: drop a branch judged ``[Irrelevant]``."""
-    decline: bool = True
-    """When the answer was written from retrieved passages and none of its claims is judged relevant and
-    supported, say that the sources found do not answer the question and list the closest passages,
-    instead of a cited claim (``chains/declining.py``). Closed-set questions always get an option."""
-    max_new_tokens: int = 60
-    """Token budget of the answer."""
     max_passage_tokens: int | None = None
     """Cut passages to this many tokens (they are always cut to fit the generator's context window)."""
     passage_window: PassageWindow | None = None
@@ -105,22 +154,7 @@ class SelfRAGControls(BaseModel):
     """``selfrag``: the released generator's format with reflection tokens; ``rag``: a plain prompt for
     instruct models; ``auto``: ``selfrag`` with the inline reflector, else ``rag``."""
 
-    _threshold = field_validator("threshold")(in_unit_interval)
-    _positive = field_validator("max_new_tokens")(at_least_one)
-    _branches = field_validator("k")(branch_count)
-
-    @model_validator(mode="after")
-    def _weights_in_range(self) -> SelfRAGControls:
-        self.weights()  # raises ConfigurationError for a weight outside scoring.WEIGHT_RANGE
-        return self
-
     # ------------------------------------------------------------------ settings
-
-    def weights(self) -> ScoringWeights:
-        return ScoringWeights(self.w_rel, self.w_sup, self.w_use, self.use_sequence_probability)
-
-    def constraints(self) -> HardConstraints:
-        return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant)
 
     def windowed(self, query: str, docs: list[Document]) -> list[Document]:
         """The first ``k`` passages, as the :attr:`passage_window` gives them (their windows, or the passages and

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
 from langchain_core.documents import Document
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr
 
 from selfrag_langchain.chains.beam import BeamSearch, CritiqueBatches, Decide, Effect, Final, Generate, Report, Retrieve
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
-from selfrag_langchain.chains.controls import SelfRAGControls, at_least_one
+from selfrag_langchain.chains.controls import BeamSettings, SelfRAGControls
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.segments import raw_continuation
 from selfrag_langchain.chains.streaming import ItemStreaming
@@ -28,7 +28,7 @@ EVENTS = ("selfrag_retrieve_decision", "selfrag_retrieval", "selfrag_beams", "se
 """Custom events the search dispatches (``on_custom_event``), in the order of one depth."""
 
 
-class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], SelfRAGControls):
+class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], SelfRAGControls, BeamSettings):
     """Long-form Self-RAG (Asai et al., 2023, §3.3): an answer written segment by segment, each segment
     retrieved for, judged and cited on its own.
 
@@ -75,20 +75,8 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
     ``selfrag_retrieve_decision``, ``selfrag_retrieval``, ``selfrag_beams`` and ``selfrag_segment``.
     """
 
-    beam_width: int = 2
-    """Beams kept after each depth."""
-    max_depth: int = 6
-    """Most segments in an answer."""
-    max_segment_tokens: int = 48
-    """Generation budget of one segment; a generation that reaches it without ending a segment is cut there."""
     max_new_tokens: int = 200
     """Token budget of the whole answer: a beam stops growing once its segments reach it."""
-    beam_score: Literal["sum", "mean"] = "mean"
-    """How beams are ranked. ``mean`` of their segment scores: length-neutral, so a beam that ended after
-    one strong segment competes on equal terms with a longer one, and a beam grows only while its new
-    segments score as well as its earlier ones. ``sum``: every segment's score is positive, so a beam that
-    goes on outranks one that stopped whatever its new segments are about (on the demo corpus, "Tell me
-    about Jane Austen and her novels." drifted to a romance-novel passage under ``sum``)."""
     stop_at_segment_end: bool = True
     """Stop generating a plain-prompt segment once its sentence has ended, on backends that can
     (``stops_at_sentence_end``); False generates the whole ``max_segment_tokens`` and keeps the first
@@ -96,8 +84,6 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
     name: str | None = Field(default="SelfRAGLongForm")
 
     _raw: Any = PrivateAttr(default=None)
-
-    _counts = field_validator("beam_width", "max_depth", "max_segment_tokens")(at_least_one)
 
     def settings(self) -> dict[str, Any]:
         return {**super().settings(), "beam_width": self.beam_width, "max_depth": self.max_depth,

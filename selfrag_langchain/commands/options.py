@@ -4,11 +4,16 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Collection
+from enum import Enum
 from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from selfrag_langchain.chains.controls import BeamSettings, LoopSettings
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
 from selfrag_langchain.paths import store_location
@@ -43,7 +48,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
                        help="how the critic judges IsRel: its answer labels, or how much more likely the passage "
                             "makes the question (better for small instruct critics); auto: question_likelihood "
                             "with --critic-prompts zero_shot, labels with paper (default: %(default)s)")
-    model.add_argument("--max-new-tokens", type=int, default=60, help="default: %(default)s")
+    add_setting_flags(model, LoopSettings, only={"max_new_tokens"})
     add_backend_options(parser)
 
 
@@ -102,30 +107,52 @@ def _json_object(text: str) -> dict[str, object]:
 
 
 def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
-    """The knobs of the control loop (PAPER.md §3)."""
+    """The knobs of the control loop (PAPER.md §3), one flag per :class:`LoopSettings` field and the passage
+    window's two, generated from the settings so that a flag's default is the library's."""
     knobs = parser.add_argument_group("Self-RAG")
-    knobs.add_argument("--mode", choices=[m.value for m in RetrieveMode], default="adaptive",
-                       help="retrieve decision (default: %(default)s)")
-    knobs.add_argument("--threshold", type=float, default=0.2,
-                       help="adaptive mode retrieves when p(Retrieve) > threshold (default: %(default)s)")
-    knobs.add_argument("--k", type=int, default=5, help="passages, one branch each, 1 to 20 (default: %(default)s)")
-    knobs.add_argument("--window-sentences", type=int, default=0,
-                       help="the generator reads each passage's title and this many consecutive sentences, those "
-                            "nearest the question; 0: the whole passage (default: %(default)s)")
-    knobs.add_argument("--keep-whole", action="store_true",
-                       help="with --window-sentences: the whole passages stay branches beside their windows")
-    knobs.add_argument("--w-rel", type=float, default=1.0, help="IsRel weight, 0 to 10 (default: %(default)s)")
-    knobs.add_argument("--w-sup", type=float, default=1.0, help="IsSup weight, 0 to 10 (default: %(default)s)")
-    knobs.add_argument("--w-use", type=float, default=0.5, help="IsUse weight, 0 to 10 (default: %(default)s)")
-    knobs.add_argument("--no-sequence-probability", action="store_true",
-                       help="leave the sequence probability out of the branch score")
-    knobs.add_argument("--drop-unsupported", action="store_true",
-                       help="hard constraint: drop branches judged [No support / Contradictory]")
-    knobs.add_argument("--drop-irrelevant", action="store_true",
-                       help="hard constraint: drop branches judged [Irrelevant]")
-    knobs.add_argument("--no-decline", action="store_true",
-                       help="answer even when no claim is judged relevant and supported by the passages found "
-                            "(by default, the answer then says the sources do not answer and lists the closest)")
+    add_setting_flags(knobs, LoopSettings, exclude={"max_new_tokens"})
+    add_setting_flags(knobs, PipelineSettings, only={"window_sentences", "keep_whole"})
+
+
+def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection[str] | None = None,
+                      exclude: Collection[str] = ()) -> None:
+    """A flag for each field of ``settings`` (or of ``only``): ``--name-with-dashes`` with the field's type,
+    choices and default; a switch for a bool (``--no-…`` for one that is on by default, its ``use_`` dropped);
+    the field's docstring as the help. The flag's destination is the field's name, so
+    :func:`settings_from_args` reads it back unchanged."""
+    for name, field in settings.model_fields.items():
+        if name in exclude or (only is not None and name not in only):
+            continue
+        text = _help_text(field.description or "")
+        default = field.get_default(call_default_factory=True)
+        if field.annotation is bool:
+            if default:
+                group.add_argument("--no-" + name.removeprefix("use_").replace("_", "-"), dest=name,
+                                   action="store_false", default=True, help=f"{text} On by default: this turns it off.")
+            else:
+                group.add_argument(_flag(name), dest=name, action="store_true", default=False, help=text)
+            continue
+        choices = _choices(field.annotation)
+        value = default.value if isinstance(default, Enum) else default
+        group.add_argument(_flag(name), dest=name, type=None if choices else field.annotation, choices=choices,
+                           default=value, help=f"{text} (default: %(default)s)")
+
+
+def _choices(annotation: Any) -> list[str] | None:
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return [member.value for member in annotation]
+    if get_origin(annotation) is Literal:
+        return list(get_args(annotation))
+    return None
+
+
+_ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]+\.)?([^`]+)`")
+
+
+def _help_text(docstring: str) -> str:
+    """A field's docstring as one line of ``--help``: reST roles and literals reduced to their words."""
+    text = _ROLE.sub(r"\1", " ".join(docstring.split())).replace("``", "")
+    return text.replace("%", "%%")
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -166,10 +193,6 @@ def settings_from_args(args: argparse.Namespace) -> PipelineSettings:
     given = vars(args)
     fields = {name: given[name] for name in PipelineSettings.model_fields if given.get(name) is not None}
     fields["backend_options"] = {name: given[name] for name in _BACKEND_FLAGS if given.get(name) is not None}
-    if "no_sequence_probability" in given:
-        fields["use_sequence_probability"] = not given["no_sequence_probability"]
-    if "no_decline" in given:
-        fields["decline"] = not given["no_decline"]
     try:
         return PipelineSettings(**fields)
     except ValidationError as e:
@@ -211,12 +234,4 @@ def run_settings(args: argparse.Namespace) -> PipelineSettings:
 
 def add_long_form_options(parser: argparse.ArgumentParser) -> None:
     """The beam search of long-form answers (``ask --long``, ``chat``)."""
-    group = parser.add_argument_group("long form")
-    group.add_argument("--beam-width", type=int, default=2, help="beams kept after each segment (default: %(default)s)")
-    group.add_argument("--max-depth", type=int, default=6, help="most segments in an answer (default: %(default)s)")
-    group.add_argument("--max-segment-tokens", type=int, default=48,
-                       help="generation budget of one segment; --max-new-tokens caps the whole answer "
-                            "(default: %(default)s)")
-    group.add_argument("--beam-score", choices=["sum", "mean"], default="mean",
-                       help="rank beams by the mean of their segment scores (length-neutral), or by the sum "
-                            "(longer answers win) (default: %(default)s)")
+    add_setting_flags(parser.add_argument_group("long form"), BeamSettings)

@@ -28,7 +28,8 @@ from selfrag_langchain.pipeline import (
 )
 from selfrag_langchain.scoring import RetrieveMode
 
-COMMANDS = {"ask": ["ask", "Who?"], "chat": ["chat"], "eval": ["eval", "f.jsonl", "--task", "popqa"]}
+COMMANDS = {"ask": ["ask", "Who?"], "chat": ["chat"], "serve": ["serve"],
+            "eval": ["eval", "f.jsonl", "--task", "popqa"]}
 
 
 # ---------------------------------------------------------------------- defaults: the command line's
@@ -39,10 +40,35 @@ def test_the_defaults_are_the_command_lines(argv: list[str]) -> None:
     assert settings_from_args(build_parser().parse_args(argv)) == PipelineSettings()
 
 
+def test_the_runnables_defaults_are_the_settings() -> None:
+    from selfrag_langchain.chains.long_form import SelfRAGLongForm
+    from selfrag_langchain.chains.short_form import SelfRAG
+
+    llm = FakeListLLM(responses=["x"])
+    short = SelfRAG(generator=llm, reflector=CriticReflector(llm))
+    long = SelfRAGLongForm(generator=llm, reflector=CriticReflector(llm))
+    settings = PipelineSettings()
+    loop = settings.loop_settings()
+    assert {name: getattr(short, name) for name in loop} == loop
+    assert {name: getattr(long, name) for name in loop if name != "max_new_tokens"} == {
+        name: value for name, value in loop.items() if name != "max_new_tokens"}  # long form: a whole answer's budget
+    assert {name: getattr(long, name) for name in settings.long_form_settings()} == settings.long_form_settings()
+
+
+def test_switches_and_help_come_from_the_settings_fields() -> None:
+    parser = build_parser()
+    settings = settings_from_args(parser.parse_args(["ask", "Who?", "--no-decline", "--no-sequence-probability",
+                                                     "--keep-whole", "--window-sentences", "2", "--mode", "hard"]))
+    assert (settings.decline, settings.use_sequence_probability, settings.keep_whole) == (False, False, True)
+    assert (settings.window_sentences, settings.mode) == (2, RetrieveMode.HARD)
+    ask = next(a for a in parser._subparsers._group_actions[0].choices["ask"]._actions if a.dest == "threshold")
+    assert ask.help.startswith("Adaptive mode retrieves when p(Retrieve) > threshold")
+    assert ask.default == PipelineSettings.model_fields["threshold"].default
+
+
 def test_every_setting_is_a_flag() -> None:
     args = vars(build_parser().parse_args(COMMANDS["ask"]))
-    flagged = {"backend_options": "device", "use_sequence_probability": "no_sequence_probability",
-               "decline": "no_decline"}
+    flagged = {"backend_options": "device"}
     for name in PipelineSettings.model_fields:
         assert flagged.get(name, name) in args, f"PipelineSettings.{name} has no flag"
 
