@@ -117,8 +117,8 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
 def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection[str] | None = None,
                       exclude: Collection[str] = ()) -> None:
     """A flag for each field of ``settings`` (or of ``only``): ``--name-with-dashes`` with the field's type,
-    choices and default; a switch for a bool (``--no-…`` for one that is on by default, its ``use_`` dropped);
-    the field's docstring as the help. The flag's destination is the field's name, so
+    choices and default; a switch pair for a bool (``--decline`` / ``--no-decline``, a ``use_`` dropped); the
+    field's docstring as the help. The flag's destination is the field's name, so
     :func:`settings_from_args` reads it back unchanged."""
     for name, field in settings.model_fields.items():
         if name in exclude or (only is not None and name not in only):
@@ -126,16 +126,17 @@ def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection
         text = _help_text(field.description or "")
         default = field.get_default(call_default_factory=True)
         if field.annotation is bool:
-            if default:
-                group.add_argument("--no-" + name.removeprefix("use_").replace("_", "-"), dest=name,
-                                   action="store_false", default=True, help=f"{text} On by default: this turns it off.")
-            else:
-                group.add_argument(_flag(name), dest=name, action="store_true", default=False, help=text)
+            group.add_argument("--" + name.removeprefix("use_").replace("_", "-"), dest=name, default=default,
+                               action=argparse.BooleanOptionalAction, help=f"{text} (default: {_switch(default)})")
             continue
         choices = _choices(field.annotation)
         value = default.value if isinstance(default, Enum) else default
         group.add_argument(_flag(name), dest=name, type=None if choices else field.annotation, choices=choices,
                            default=value, help=f"{text} (default: %(default)s)")
+
+
+def _switch(on: bool) -> str:
+    return "on" if on else "off"
 
 
 def _choices(annotation: Any) -> list[str] | None:
