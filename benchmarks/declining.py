@@ -14,9 +14,13 @@ Goal (issue 24): decline at least 80% of the unanswerable, answer at least 90% o
     python benchmarks/declining.py --form short --out selfrag-eval/declining-short.jsonl
     python benchmarks/declining.py --form long --answerable benchmarks/demo_questions.jsonl \
         --answerable benchmarks/fresh_questions.jsonl --out selfrag-eval/declining-long-both.jsonl
+    python benchmarks/declining.py --form long --setting reflector=learned --out selfrag-eval/decl-learned.jsonl
+    python benchmarks/declining.py --form long --answerable benchmarks/tuning_questions.jsonl --no-unanswerable \
+        --setting use_sequence_probability=false --out selfrag-eval/long-tuning-noseq.jsonl
 
 ``--answerable`` names the answerable lists (default: the demo list); a list whose rows say ``where`` (the
-answer in the article's first sentence or later) is also reported that way.
+answer in the article's first sentence or later) is also reported that way. ``--setting NAME=VALUE`` changes
+one of the pipeline's settings (``PipelineSettings``; repeatable), ``--no-unanswerable`` leaves that list out.
 """
 
 from __future__ import annotations
@@ -42,9 +46,11 @@ HERE = Path(__file__).parent
 GOALS = {"unanswerable": 0.8, "answerable": 0.9}
 
 
-def questions(answerable_files: list[Path]) -> list[dict[str, Any]]:
+def questions(answerable_files: list[Path], unanswerable: bool = True) -> list[dict[str, Any]]:
     answerable = [{**json.loads(line), "set": f"answerable ({path.name})"}
                   for path in answerable_files for line in path.read_text().splitlines() if line.strip()]
+    if not unanswerable:
+        return answerable
     unanswerable = [{**json.loads(line), "set": "unanswerable"}
                     for line in (HERE / "unanswerable_questions.jsonl").read_text().splitlines() if line.strip()]
     return answerable + unanswerable
@@ -77,10 +83,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="JSON lines, one result per question (resumed)")
     parser.add_argument("--answerable", type=Path, action="append", default=None,
                         help="questions file with gold answers (repeatable; default: benchmarks/demo_questions.jsonl)")
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="a pipeline setting other than the default (repeatable), e.g. reflector=learned")
+    parser.add_argument("--no-unanswerable", action="store_true", help="leave the unanswerable list out")
     args = parser.parse_args()
-    rows = questions(args.answerable or [HERE / "demo_questions.jsonl"])
+    rows = questions(args.answerable or [HERE / "demo_questions.jsonl"], not args.no_unanswerable)
     check_absent([r for r in rows if r["set"] == "unanswerable"])
-    settings = PipelineSettings()
+    changes = dict(item.split("=", 1) for item in args.setting)
+    settings = PipelineSettings(**changes)
     rag = build_long_form(settings) if args.form == "long" else build_selfrag(settings)
     kind = LongFormResult if args.form == "long" else SelfRAGResult
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -99,11 +109,13 @@ def main() -> None:
             done[row["question"]] = record
             print(f"[{i}/{len(rows)}] {row['set']}: {'declined' if result.declined else 'answered'} "
                   f"in {record['seconds']:.1f} s: {row['question']}", flush=True)
-    report(rows, done, kind, args.form)
+    report(rows, done, kind, args.form, changes)
 
 
-def report(rows: list[dict[str, Any]], done: dict[str, dict[str, Any]], kind: type, form: str) -> None:
-    print(f"\n{form} form, default settings; 95% Wilson intervals\n")
+def report(rows: list[dict[str, Any]], done: dict[str, dict[str, Any]], kind: type, form: str,
+           changes: dict[str, str]) -> None:
+    changed = ", ".join(f"{name}={value}" for name, value in changes.items()) or "none"
+    print(f"\n{form} form, default settings, changed: {changed}; 95% Wilson intervals\n")
     print("| set | n | declined | answered | right when answered | right without declining |")
     print("|---|---|---|---|---|---|")
     for name in dict.fromkeys(r["set"] for r in rows):

@@ -83,8 +83,11 @@ class LoopSettings(BaseModel):
     """IsSup weight, 0 to 10."""
     w_use: float = _PAPER_WEIGHTS.w_use
     """IsUse weight, 0 to 10."""
-    use_sequence_probability: bool = _PAPER_WEIGHTS.use_sequence_probability
-    """Add the branch's sequence probability, exp(mean token log-probability), to its score."""
+    use_sequence_probability: bool = False
+    """Add the branch's sequence probability, exp(mean token log-probability), to its score, as the paper and
+    its reference code do. Off by default: the most fluent branch is a small generator's copy of its passage's
+    first sentence, whatever the passage is about, and long-form answers were right more often without it
+    while short-form answers did not change (benchmarks/RESULTS.md, "The sequence term")."""
     drop_unsupported: bool = False
     """Hard constraint: drop branches judged [No support / Contradictory]."""
     drop_irrelevant: bool = False

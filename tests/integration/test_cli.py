@@ -26,7 +26,7 @@ def test_index_twice_adds_nothing_the_second_time(store: Path, capsys: pytest.Ca
 
 def test_ask_json_trace_totals_equal_the_formulas(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["ask", "Who designed the Eiffel Tower?", "--store", str(store), "--k", "2",
-                 "--mode", "always", "--max-new-tokens", "24", "--json"])
+                 "--mode", "always", "--max-new-tokens", "24", "--sequence-probability", "--json"])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert result["retrieved"] and len(result["branches"]) == 2

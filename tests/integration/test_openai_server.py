@@ -83,7 +83,8 @@ async def test_short_form_selfrag_runs_on_the_server(llama_server: str) -> None:
     gives what the sync path gives."""
     llm = OpenAICompatibleLLM(base_url=llama_server, extra_body=GREEDY, tokenizer="smollm2-135m-instruct",
                               context_size=SERVER_CONTEXT, concurrency=4, timeout=120)
-    rag = SelfRAG(generator=llm, reflector=CriticReflector(llm), mode="always", k=2, max_new_tokens=8)
+    rag = SelfRAG(generator=llm, reflector=CriticReflector(llm), mode="always", k=2, max_new_tokens=8,
+                  use_sequence_probability=True)
     questions = [{"question": "What is Henry Feilden's occupation?", "passages": PASSAGES},
                  {"question": "Who was Henry Wemyss Feilden?", "passages": PASSAGES[::-1]}]
     concurrent = await rag.abatch(questions)

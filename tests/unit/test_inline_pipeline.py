@@ -62,8 +62,8 @@ def _expected_total(rel: dict, sup: dict, use: dict, mean_lp: float, w_use: floa
 
 def _rag(**kwargs) -> SelfRAG:
     llm = _llm()
-    return SelfRAG(generator=llm, reflector=InlineReflector(llm),
-                   retriever=PassageRetriever(passages=_passages()), **kwargs)
+    return SelfRAG(generator=llm, reflector=InlineReflector(llm),  # the paper's score, sequence term included
+                   retriever=PassageRetriever(passages=_passages()), **{"use_sequence_probability": True, **kwargs})
 
 
 def test_inline_totals_equal_hand_computed_formulas() -> None:

@@ -35,7 +35,7 @@ def _total(rel: dict[str, float], sup: dict[str, float], mean_logprob: float = -
 
 
 def _rag(llm: ScriptedLongFormLLM, retriever: RecordingRetriever, **kwargs) -> SelfRAGLongForm:
-    settings = {"k": 2, "max_depth": 2, **kwargs}
+    settings = {"k": 2, "max_depth": 2, "use_sequence_probability": True, **kwargs}  # the paper's score
     return SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, **settings)
 
 

@@ -106,7 +106,7 @@ def test_citation_numbers_are_stable() -> None:
 def test_summary_lines_show_each_step_and_the_winning_beam() -> None:
     llm, retriever = greedy_trap()
     result = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2,
-                             max_depth=2).invoke(QUESTION)
+                             max_depth=2, use_sequence_probability=True).invoke(QUESTION)
     lines = result.summary_lines()
     assert lines[0] == f'depth 0 beam -: p(Retrieve)=0.82 -> retrieve query "{QUESTION}"'
     assert any(line.startswith("  * 0.1 [Paris] score 2.355") for line in lines)

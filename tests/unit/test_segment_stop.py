@@ -61,7 +61,7 @@ def _first_segment(result, title: str):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("stop", [True, False])
 def test_the_sequence_term_covers_the_kept_sentence_only(stop: bool) -> None:
-    rag, generator, _, _ = _setup(stop_at_segment_end=stop)
+    rag, generator, _, _ = _setup(stop_at_segment_end=stop, use_sequence_probability=True)
     generator.sentence_stop = True
     result = rag.invoke(QUESTION)
     assert generator.asked_sentence_stop == [stop] * len(generator.calls)
