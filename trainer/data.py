@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.durable import drop_torn_tail
 from selfrag_langchain.errors import InputError
 
 
@@ -98,7 +98,7 @@ class JsonlAppender:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        _drop_torn_tail(self.path)
+        drop_torn_tail(self.path)
         self._handle = self.path.open("a", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
@@ -117,29 +117,3 @@ class JsonlAppender:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _drop_torn_tail(path: Path) -> None:
-    if not path.is_file() or path.stat().st_size == 0:
-        return
-    with path.open("rb+") as handle:
-        data = handle.read()
-        if data.endswith(b"\n"):
-            return
-        handle.truncate(data.rfind(b"\n") + 1)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def write_json_atomic(path: str | Path, data: Any) -> None:
-    """Write a JSON file through a temporary file and a rename, so it is never half-written."""
-    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write a text file through a temporary file and a rename, so it is never half-written."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.judging.calibrated import DEFAULT_EMBEDDINGS
@@ -30,7 +31,6 @@ from selfrag_langchain.judging.features import SignalReader
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group
 from selfrag_langchain.trainer.config import JudgeConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
-from selfrag_langchain.trainer.data import write_json_atomic
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse regularisation strengths tried per group."""

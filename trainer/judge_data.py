@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.durable import write_text_atomic
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.prompts import critic_input
 from selfrag_langchain.sentences import split_sentences
@@ -50,7 +51,7 @@ from selfrag_langchain.tokens import (
 )
 from selfrag_langchain.trainer.config import TASK_GROUPS, JudgeDataConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
-from selfrag_langchain.trainer.data import read_jsonl, write_text_atomic
+from selfrag_langchain.trainer.data import read_jsonl
 
 TASK_OF = {group: task for task, group in TASK_GROUPS.items() if group is not Group.RETRIEVE}
 """The critic-data task of each group a synthetic row judges."""

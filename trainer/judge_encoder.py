@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.judging.encoder import (
     CARD_FILE,
@@ -36,7 +37,6 @@ from selfrag_langchain.judging.encoder import (
 from selfrag_langchain.tokens import Group
 from selfrag_langchain.trainer.config import JudgeEncoderConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
-from selfrag_langchain.trainer.data import write_json_atomic
 from selfrag_langchain.trainer.judge import capped, file_hash
 
 

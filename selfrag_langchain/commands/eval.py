@@ -269,8 +269,8 @@ def _run_sweeps(args: argparse.Namespace, session: _Session, task: Any, examples
                 sweeps: dict[str, list[float]]) -> None:
     import json
 
+    from selfrag_langchain.durable import write_json_atomic
     from selfrag_langchain.eval.plots import plot_sweep
-    from selfrag_langchain.eval.records import write_json
     from selfrag_langchain.eval.runner import Progress, json_settings, run_questions
     from selfrag_langchain.eval.sweep import Decision, generation_settings, reusable_lines, sweep, sweep_record
 
@@ -302,7 +302,7 @@ def _run_sweeps(args: argparse.Namespace, session: _Session, task: Any, examples
             acc = f"{p.accuracy:.3f}" if p.accuracy is not None else "-"
             emit(f"{p.value:>10g}{acc:>10}{p.retrieval_frequency:>11.2f}")
         emit(f"plot: {png}")
-    write_json(out / "sweep.summary.json", json.loads(json.dumps(result, default=str)))
+    write_json_atomic(out / "sweep.summary.json", json.loads(json.dumps(result, default=str)))
 
 
 def _baseline_accuracies(out: Path, model: str) -> dict[str, float]:

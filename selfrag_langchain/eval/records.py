@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from selfrag_langchain.durable import drop_torn_tail
 from selfrag_langchain.errors import InputError
 
 
@@ -27,12 +27,8 @@ def read_records(path: Path, settings: dict[str, Any]) -> dict[str, dict[str, An
     """
     if not path.exists():
         return {}
+    drop_torn_tail(path)
     data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        keep = data.rfind(b"\n") + 1
-        with path.open("r+b") as f:
-            f.truncate(keep)
-        data = data[:keep]
     records: dict[str, dict[str, Any]] = {}
     for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
         if not line.strip():
@@ -65,17 +61,3 @@ def append_record(handle: TextIO, record: dict[str, Any]) -> None:
     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     handle.flush()
     os.fsync(handle.fileno())
-
-
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write ``data`` as indented JSON, atomically (temporary file in the same directory, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

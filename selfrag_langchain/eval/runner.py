@@ -16,10 +16,11 @@ from typing import Any
 
 from tqdm import tqdm
 
+from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.methods import Method
 from selfrag_langchain.eval.metrics import EntailmentJudge
-from selfrag_langchain.eval.records import append_record, read_records, write_json
+from selfrag_langchain.eval.records import append_record, read_records
 from selfrag_langchain.eval.tasks import Task
 
 
@@ -187,7 +188,7 @@ def evaluate(
         if progress.records or progress.complete:
             summary = summarize(task, method.name, examples, progress, settings, source=source, output=output,
                                 skipped_lines=skipped_lines)
-            write_json(summary_path(output), summary)
+            write_json_atomic(summary_path(output), summary)
     return summary
 
 
