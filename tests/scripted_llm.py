@@ -11,10 +11,11 @@ from langchain_core.outputs import Generation, LLMResult
 from pydantic import Field
 
 from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, GroupReading
-from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL, TOKEN_GROUP
+from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL
+from tests.selfrag_vocabulary import SelfRAGVocabulary
 
 
-class ScriptedSelfRAGLLM(BaseLLM):
+class ScriptedSelfRAGLLM(SelfRAGVocabulary, BaseLLM):
     """Answers a branch prompt with the script entry whose key occurs in the prompt."""
 
     script: dict[str, tuple[str, GenerationStats]]
@@ -44,16 +45,6 @@ class ScriptedSelfRAGLLM(BaseLLM):
     def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
         table = {RETRIEVAL: self.retrieve_logprobs[0], NO_RETRIEVAL: self.retrieve_logprobs[1]}
         return [[table[c] for c in r.continuations] for r in requests]
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return all(s in TOKEN_GROUP for s in strings)
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    @property
-    def context_window(self) -> int | None:
-        return None
 
 
 def reading(group: Any, token: str, index: int, probs: dict[str, float]) -> GroupReading:

@@ -20,11 +20,11 @@ from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
     NO_RETRIEVAL,
     RETRIEVAL,
-    TOKEN_GROUP,
     Group,
     parse_generation,
 )
 from tests.plain_llm import InstructStandIn
+from tests.selfrag_vocabulary import SelfRAGVocabulary
 
 Step = tuple[str, GenerationStats]
 """Generated text (before stop strings are applied) and the stats a backend would report."""
@@ -43,7 +43,7 @@ def _cut_at_stop(text: str, stop: list[str] | None) -> str:
     return text[: min(cuts)] if cuts else text
 
 
-class ScriptedLongFormLLM(BaseLLM):
+class ScriptedLongFormLLM(SelfRAGVocabulary, BaseLLM):
     """A Self-RAG generator: the step's answer is ``script[(depth, title)]``, depth being the number of
     segments already in the prompt and title the passage of the step (None without one). It honours stop
     strings as backends do (the text ends before the stop string; the stats are as scripted)."""
@@ -93,16 +93,6 @@ class ScriptedLongFormLLM(BaseLLM):
             table = self.retrieve_logprobs.get(depth, {RETRIEVAL: -0.5, NO_RETRIEVAL: -2.0, CONTINUE_EVIDENCE: -9.0})
             out.append([table.get(c, -50.0) for c in r.continuations])
         return out
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return all(s in TOKEN_GROUP for s in strings)
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    @property
-    def context_window(self) -> int | None:
-        return None
 
 
 class ScriptedPlainLLM(BaseLLM):

@@ -18,16 +18,16 @@ from selfrag_langchain.tokens import (
     NO_SUPPORT,
     RELEVANT,
     RETRIEVAL,
-    TOKEN_GROUP,
     Group,
 )
+from tests.selfrag_vocabulary import SelfRAGVocabulary
 from tests.unit.test_calibrated_reflector import MONA, QUESTION
 
 RIGHT = "Leonardo da Vinci painted it."
 WRONG = "Claude Monet painted it."
 
 
-class PositionScorer:
+class PositionScorer(SelfRAGVocabulary):
     """Log-probabilities that depend on what precedes the position: full support after an output the
     passage states, no support after one it does not."""
 
@@ -42,16 +42,6 @@ class PositionScorer:
                      FULLY_SUPPORTED if r.prompt.endswith(RIGHT) else NO_SUPPORT}
             rows.append([-0.1 if c in liked else -3.0 for c in r.continuations])
         return rows
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return all(s in TOKEN_GROUP for s in strings)
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    @property
-    def context_window(self) -> int | None:
-        return None
 
 
 def test_each_group_is_read_where_the_generator_would_write_it_in_one_call() -> None:

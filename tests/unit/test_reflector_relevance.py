@@ -12,12 +12,13 @@ from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging import CalibratedReflector, CriticReflector, InlineReflector
 from selfrag_langchain.llms.base import ContinuationRequest
 from selfrag_langchain.prompts import format_passage, selfrag_branch_prompt
-from selfrag_langchain.tokens import IRRELEVANT, RELEVANT, TOKEN_GROUP
+from selfrag_langchain.tokens import IRRELEVANT, RELEVANT
 from tests.scripted_long_form import ScriptedCritic
+from tests.selfrag_vocabulary import SelfRAGVocabulary
 from tests.unit.test_calibrated_reflector import MATISSE, MONA, QUESTION, BagOfWords, _branch, _calibration
 
 
-class TokenScorer:
+class TokenScorer(SelfRAGVocabulary):
     """A Self-RAG model's next-token log-probabilities: [Relevant] is likely after a passage naming Mona Lisa."""
 
     def __init__(self, *, with_tokens: bool = True) -> None:
@@ -31,14 +32,7 @@ class TokenScorer:
                 for r in requests]
 
     def has_tokens(self, strings: Sequence[str]) -> bool:
-        return self.with_tokens and all(s in TOKEN_GROUP for s in strings)
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    @property
-    def context_window(self) -> int | None:
-        return None
+        return self.with_tokens and super().has_tokens(strings)
 
 
 def test_inline_reads_the_next_token_after_each_branch_prompt_in_one_call() -> None:
