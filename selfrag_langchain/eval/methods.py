@@ -155,8 +155,9 @@ class BaselineMethod:
             docs = []
         docs = [d for d in docs if d.page_content.strip()]
         docs = docs[:1] if self.name == "rag_top1" else docs[: self.k]
-        return self.passage_window.views(example.question, docs)[: len(docs)] if self.passage_window is not None \
-            else docs
+        if self.passage_window is None or self.passage_window.keep_whole:
+            return docs  # windows that keep the whole passages leave plain RAG's passages as they are
+        return self.passage_window.narrow(example.question, docs)
 
     def answer(self, example: EvalExample, task: Task) -> Outcome:
         clean = boundary_for(self.generator)
