@@ -35,8 +35,10 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from pydantic import ValidationError
 from selection import wilson  # benchmarks/selection.py, beside this script
 
+from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.eval.metrics import match
 from selfrag_langchain.long_form_results import LongFormResult
 from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
@@ -89,8 +91,17 @@ def main() -> None:
     args = parser.parse_args()
     rows = questions(args.answerable or [HERE / "demo_questions.jsonl"], not args.no_unanswerable)
     check_absent([r for r in rows if r["set"] == "unanswerable"])
+    malformed = [item for item in args.setting if "=" not in item]
+    if malformed:
+        parser.error(f"--setting takes NAME=VALUE, got {malformed[0]!r}")
     changes = dict(item.split("=", 1) for item in args.setting)
-    settings = PipelineSettings(**changes)
+    try:
+        settings = PipelineSettings(**changes)
+    except ConfigurationError as e:
+        parser.error(f"--setting: {e}")
+    except ValidationError as e:
+        first = e.errors()[0]
+        parser.error(f"--setting {first['loc'][0]}: {first['msg']}")
     rag = build_long_form(settings) if args.form == "long" else build_selfrag(settings)
     kind = LongFormResult if args.form == "long" else SelfRAGResult
     args.out.parent.mkdir(parents=True, exist_ok=True)
