@@ -16,7 +16,6 @@ from selfrag_langchain.scoring import from_logprobs
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
     GROUP_TOKENS,
-    IRRELEVANT,
     NO_RETRIEVAL,
     RELEVANT,
     RETRIEVAL,
@@ -62,16 +61,8 @@ class InlineReflector(Reflector):
 
     def relevance_distributions(self, instruction: str, evidence: Sequence[str]) -> list[dict[str, float]]:
         """The exact next-token IsRel distribution after each passage's branch prompt, where the generator
-        would emit its IsRel token, all in one backend call."""
-        if not evidence:
-            return []
-        self.check_generator(self.llm)
-        clean = boundary_for(self.llm)
-        requests = [ContinuationRequest(selfrag_branch_prompt(clean(instruction), clean(e)), (RELEVANT, IRRELEVANT))
-                    for e in evidence]
-        rows = score(self.llm, requests)
-        return [from_logprobs(Group.ISREL, dict(zip(r.continuations, lps, strict=True)))
-                for r, lps in zip(requests, rows, strict=True)]
+        would emit its IsRel token, all in one backend call (:meth:`judge` asked about IsRel)."""
+        return self.judge([CriticQuery(Group.ISREL, instruction, evidence=e) for e in evidence])
 
     def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
         """The next-token distribution over each query's group where the generator's format would emit it,
