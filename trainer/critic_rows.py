@@ -7,6 +7,7 @@ so an evaluation asks a critic exactly what inference asks it.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,3 +89,19 @@ def read_critic_rows(paths: str | Path | Sequence[str | Path]) -> list[CriticRow
         for record in read_jsonl(path, required=("instruction", "input", "output", "task"), check=_check):
             rows.append(CriticRow(record["instruction"], record["input"], record["output"], record["task"]))
     return rows
+
+
+def capped(rows: list[CriticRow], per_label: int | None, seed: int) -> list[CriticRow]:
+    """At most ``per_label`` rows of each (task, label), drawn with ``seed``; the rows' order is kept. Labels are
+    imbalanced (95% of utility labels are ``[Utility:5]``): a cap keeps one label from deciding a group."""
+    if per_label is None:
+        return rows
+    by_label: dict[tuple[str, str], list[int]] = {}
+    for i, row in enumerate(rows):
+        by_label.setdefault((row.task, row.output), []).append(i)
+    rng = random.Random(seed)
+    keep: set[int] = set()
+    for key in sorted(by_label):
+        found = by_label[key]
+        keep.update(rng.sample(found, per_label) if len(found) > per_label else found)
+    return [row for i, row in enumerate(rows) if i in keep]

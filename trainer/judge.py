@@ -14,8 +14,6 @@ Examples:
 
 from __future__ import annotations
 
-import hashlib
-import random
 import warnings
 from collections import Counter
 from dataclasses import dataclass
@@ -30,7 +28,8 @@ from selfrag_langchain.judging.calibration import GroupCalibration, JudgeCalibra
 from selfrag_langchain.judging.features import SignalReader
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group
 from selfrag_langchain.trainer.config import JudgeConfig
-from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
+from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
+from selfrag_langchain.trainer.provenance import file_hash
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse regularisation strengths tried per group."""
@@ -107,26 +106,6 @@ def fit_group(data: LabelledSignals, *, folds: int = 5, seed: int = 0) -> tuple[
               "class_weight": weight if weight is None or isinstance(weight, str) else "sqrt-balanced",
               "cv_" + SCORING[data.group]: round(float(search.best_score_), 4)}
     return calibration, report
-
-
-def capped(rows: list[CriticRow], per_label: int | None, seed: int) -> list[CriticRow]:
-    """At most ``per_label`` rows of each (task, label), drawn with ``seed``; the rows' order is kept."""
-    if per_label is None:
-        return rows
-    by_label: dict[tuple[str, str], list[int]] = {}
-    for i, row in enumerate(rows):
-        by_label.setdefault((row.task, row.output), []).append(i)
-    rng = random.Random(seed)
-    keep: set[int] = set()
-    for key in sorted(by_label):
-        found = by_label[key]
-        keep.update(rng.sample(found, per_label) if len(found) > per_label else found)
-    return [row for i, row in enumerate(rows) if i in keep]
-
-
-def file_hash(path: str | Path) -> str:
-    """The SHA-256 of a data file, for the provenance of what was fitted on it."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def fit_judge(config: JudgeConfig, reader: SignalReader | None = None) -> JudgeCalibration:

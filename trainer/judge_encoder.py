@@ -36,8 +36,8 @@ from selfrag_langchain.judging.encoder import (
 )
 from selfrag_langchain.tokens import Group
 from selfrag_langchain.trainer.config import JudgeEncoderConfig
-from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
-from selfrag_langchain.trainer.judge import capped, file_hash
+from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
+from selfrag_langchain.trainer.provenance import file_hash
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from selfrag_langchain.prompts import critic_input
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_RETRIEVAL, NO_SUPPORT, RELEVANT, RETRIEVAL, UTILITY
 from selfrag_langchain.trainer.config import CriticEvalConfig, JudgeConfig
 from selfrag_langchain.trainer.critic_eval import evaluate
-from selfrag_langchain.trainer.critic_rows import read_critic_rows
-from selfrag_langchain.trainer.judge import capped, class_weight_options, fit_judge
+from selfrag_langchain.trainer.critic_rows import capped, read_critic_rows
+from selfrag_langchain.trainer.judge import class_weight_options, fit_judge
 from tests.unit.test_calibrated_reflector import BagOfWords
 
 NAMES = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Marie Curie", "Niels Bohr", "Emmy Noether",
