@@ -47,23 +47,24 @@ def report(name: str, judge: Reflector, path: Path) -> dict[str, object]:
     started = time.perf_counter()
     dists = predict(judge, rows, progress=False)  # type: ignore[arg-type]
     seconds = time.perf_counter() - started
-    by_task: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    by_task: dict[str, tuple[list[str], list[str], list[dict[str, float]]]] = defaultdict(lambda: ([], [], []))
     by_kind: dict[str, list[tuple[bool, float]]] = defaultdict(list)
     for row, kind, dist in zip(rows, kinds, dists, strict=True):
         predicted = max(GROUP_TOKENS[row.group], key=lambda t: dist.get(t, 0.0))
         by_task[row.task][0].append(row.output)
         by_task[row.task][1].append(predicted)
+        by_task[row.task][2].append(dist)
         if kind:
             score = support_score(dist) if row.task == "groundedness" else (
                 utility_score(dist) if row.task == "utility" else dist.get("[Relevant]", 0.0))
             by_kind[kind].append((predicted == row.output, score))
     out: dict[str, object] = {"judge": name, "file": path.name, "rows": len(rows), "seconds": round(seconds, 1)}
-    for task, (gold, predicted) in by_task.items():
-        r = group_report(task, gold, predicted)
+    for task, (gold, predicted, probabilities) in by_task.items():
+        r = group_report(task, gold, predicted, probabilities)
         out[task] = {"balanced_accuracy": round(r.model.balanced_accuracy, 3),
                      "majority_balanced_accuracy": round(r.majority.balanced_accuracy, 3),
                      "macro_f1": round(r.model.macro_f1, 3), "majority_macro_f1": round(r.majority.macro_f1, 3),
-                     "n": r.model.n}
+                     "auc": None if r.auc is None else round(r.auc, 3), "n": r.model.n}
     for kind, hits in sorted(by_kind.items()):
         out[f"kind:{kind}"] = {"labelled_as_made": round(sum(h for h, _ in hits) / len(hits), 3),
                                "mean_score": round(sum(s for _, s in hits) / len(hits), 3), "n": len(hits)}

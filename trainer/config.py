@@ -152,14 +152,18 @@ class CriticConfig(TrainingConfig):
         "predicts them as plain text)"))
     per_group: int | None = field(default=None, metadata=_help(
         "balanced subset: at most N examples per task (retrieval, relevance, groundedness, utility)"))
+    per_label: int | None = field(default=None, metadata=_help(
+        "class-balanced subset: at most N examples of each (task, label), drawn with the seed, so the critic "
+        "cannot do well by answering a group's most frequent label"))
     tasks: list[str] = field(default_factory=lambda: list(CRITIC_TASKS), metadata=_help(
         "tasks to train on", choices=CRITIC_TASKS))
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.per_group is not None and self.per_group < 1:
-            msg = f"per_group must be >= 1, got {self.per_group}"
-            raise ConfigurationError(msg)
+        for name in ("per_group", "per_label"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
+                msg = f"{name} must be >= 1, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
         _check_choices("tasks", self.tasks, CRITIC_TASKS)
 
 

@@ -21,16 +21,17 @@ from selfrag_langchain.errors import InputError
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.tokens import TOKEN_GROUP
 from selfrag_langchain.trainer.config import CriticConfig
-from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
+from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
 from selfrag_langchain.trainer.masks import Encoder, Example, critic_example, hf_encoder
 from selfrag_langchain.trainer.models import apply_lora, load_base, prepare_vocabulary
 from selfrag_langchain.trainer.training import TrainingResult, run_training
 
 
 def select_rows(rows: list[CriticRow], config: CriticConfig) -> list[CriticRow]:
-    """The tasks asked for; with ``per_group`` a seeded random subset of at most that many per task (the
-    label mix within a task stays as in the data); then ``limit``. Order is shuffled once, by the seed."""
-    chosen = [r for r in rows if r.task in config.tasks]
+    """The tasks asked for; with ``per_label`` at most that many of each (task, label); with ``per_group`` a
+    seeded random subset of at most that many per task (the label mix within a task kept); then ``limit``.
+    Order is shuffled once, by the seed."""
+    chosen = capped([r for r in rows if r.task in config.tasks], config.per_label, config.seed)
     rng = random.Random(config.seed)
     if config.per_group is not None:
         by_task: dict[str, list[CriticRow]] = defaultdict(list)

@@ -110,12 +110,13 @@ def evaluate(config: CriticEvalConfig, reflector: Reflector | None = None, *,
         reflector = CriticReflector(TransformersLLM(model=config.model, device=config.device).load(),
                                     prompts=config.prompts)
     dists = predict(reflector, askable, progress=progress)
-    by_task: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    by_task: dict[str, tuple[list[str], list[str], list[dict[str, float]]]] = defaultdict(lambda: ([], [], []))
     predictions = []
     for row, dist in zip(askable, dists, strict=True):
         label = max(dist, key=lambda tok: dist[tok])  # ties: the first in group order
         by_task[row.task][0].append(row.output)
         by_task[row.task][1].append(label)
+        by_task[row.task][2].append(dist)
         predictions.append({"task": row.task, "gold": row.output, "predicted": label,
                             "probs": {tok: round(p, 6) for tok, p in dist.items()}})
     reports = [group_report(task, *by_task[task]) for task in CRITIC_TASKS if task in by_task]

@@ -3,6 +3,10 @@
 The ``input`` field is the released critic's field block (``Task instruction: …``, ``Output: …``,
 ``Evidence: …``); :meth:`CriticRow.fields` splits it back into the fields the critic reflector takes,
 so an evaluation asks a critic exactly what inference asks it.
+
+A user's own judgements can come plainer, as JSON Lines or CSV rows of ``question``, ``passage`` (with an
+optional ``title``), ``output`` and ``label`` (``Relevant``, ``fully supported``, ``[Utility:4]``, ``4``,
+...): the label names the group, and the row becomes the released layout the paper's critic prompts read.
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.judging import CriticQuery
-from selfrag_langchain.prompts import critic_input, paper_critic_prompt
-from selfrag_langchain.tokens import GROUP_TOKENS, Group
+from selfrag_langchain.prompts import PAPER_CRITIC, critic_input, paper_critic_prompt
+from selfrag_langchain.tokens import GROUP_TOKENS, NO_SUPPORT, UTILITY, Group
 from selfrag_langchain.trainer.config import TASK_GROUPS
-from selfrag_langchain.trainer.data import read_jsonl
+from selfrag_langchain.trainer.data import read_records
 
 _TASK_PREFIX = "Task instruction: "
 
@@ -67,7 +71,72 @@ class CriticRow:
                            output=fields["output"], preceding=fields["preceding"])
 
 
+PLAIN_NEEDS: dict[str, tuple[str, ...]] = {
+    "retrieval": ("question",),
+    "relevance": ("question", "passage"),
+    "groundedness": ("question", "passage", "output"),
+    "utility": ("question", "output"),
+}
+"""The fields a plain row of each task must give (the others it may not give: they would not be read)."""
+
+_LABEL_NAMES: dict[str, str] = {
+    **{tok.strip("[]").lower(): tok for group in TASK_GROUPS.values() for tok in GROUP_TOKENS[group]},
+    **{str(score): tok for score, tok in enumerate(UTILITY, start=1)},
+    "no support": NO_SUPPORT,
+    "contradictory": NO_SUPPORT,
+}
+"""A plain row's label, lower-cased and without brackets, to its reflection token."""
+
+_TOKEN_TASK = {tok: task for task, group in TASK_GROUPS.items() for tok in GROUP_TOKENS[group]}
+
+
+def label_token(label: str) -> str | None:
+    """The reflection token a plain label names (``Relevant``, ``[Relevant]``, ``fully supported``,
+    ``Utility:4``, ``4``), or None."""
+    return _LABEL_NAMES.get(label.strip().strip("[]").strip().lower())
+
+
+def _check_plain(record: dict[str, Any]) -> str | None:
+    token = label_token(str(record["label"]))
+    if token is None:
+        return f"label {record['label']!r} names no reflection token (for example Relevant, Irrelevant, " \
+               "Fully supported, Partially supported, No support, Retrieval, No Retrieval, or a utility of 1 to 5)"
+    task = _TOKEN_TASK[token]
+    if record.get("task") not in (None, task):
+        return f"label {record['label']!r} is a {task} label, but the row's task is '{record['task']}'"
+    missing = [name for name in PLAIN_NEEDS[task] if not str(record.get(name) or "").strip()]
+    if missing:
+        return f"a {task} row ({record['label']}) needs {', '.join(PLAIN_NEEDS[task])}; missing: {', '.join(missing)}"
+    return None
+
+
+def plain_row(record: dict[str, Any]) -> CriticRow:
+    """A checked plain row in the released layout, asked with the paper's instruction for its group."""
+    token = label_token(str(record["label"]))
+    if token is None:
+        msg = f"label {record['label']!r} names no reflection token"
+        raise ValueError(msg)
+    task = _TOKEN_TASK[token]
+    needs = PLAIN_NEEDS[task]
+    evidence = None
+    if "passage" in needs:
+        title = str(record.get("title") or "").strip()
+        evidence = f"{title}\n{record['passage']}" if title else str(record["passage"])
+    output = str(record["output"]) if "output" in needs else None
+    instruction = PAPER_CRITIC.questions[TASK_GROUPS[task]].instruction
+    return CriticRow(instruction, critic_input(str(record["question"]), evidence=evidence, output=output), token, task)
+
+
 def _check(record: dict[str, Any]) -> str | None:
+    if "question" in record or "label" in record:
+        missing = [name for name in ("question", "label") if not isinstance(record.get(name), str)]
+        if missing:
+            return f"a plain row needs the text fields question and label; missing: {', '.join(missing)}"
+        return _check_plain(record)
+    for name in ("instruction", "input", "output", "task"):
+        if not isinstance(record.get(name), str):
+            return (f"missing field '{name}': a row is either in the released critic format (instruction, input, "
+                    "output, task) or plain (question, passage, output, label)")
     task = record["task"]
     if task not in TASK_GROUPS:
         return f"unknown task '{task}': choose from {', '.join(TASK_GROUPS)}"
@@ -78,16 +147,20 @@ def _check(record: dict[str, Any]) -> str | None:
 
 
 def read_critic_rows(paths: str | Path | Sequence[str | Path]) -> list[CriticRow]:
-    """Rows of one or more critic data files, each checked (fields, task, label of the task's group).
+    """Rows of one or more critic data files (JSON Lines, or CSV for ``.csv``), each in the released format or
+    plain (see the module), each checked: fields, task, a label of the task's group.
 
     Raises:
-        InputError: naming the file and line of the first bad row, or an empty file.
+        InputError: naming the file and line of the first bad row and what is wrong, or an empty file.
     """
     paths = [paths] if isinstance(paths, str | Path) else list(paths)
     rows = []
     for path in paths:
-        for record in read_jsonl(path, required=("instruction", "input", "output", "task"), check=_check):
-            rows.append(CriticRow(record["instruction"], record["input"], record["output"], record["task"]))
+        for record in read_records(path, check=_check):
+            if "label" in record:
+                rows.append(plain_row(record))
+            else:
+                rows.append(CriticRow(record["instruction"], record["input"], record["output"], record["task"]))
     return rows
 
 

@@ -69,6 +69,68 @@ def read_jsonl(
     return records
 
 
+def read_records(
+    path: str | Path,
+    *,
+    required: Sequence[str] = (),
+    optional_text: Sequence[str] = (),
+    check: Callable[[dict[str, Any]], str | None] | None = None,
+) -> list[dict[str, Any]]:
+    """The records of a JSON Lines file, or of a CSV file (``.csv``: a header row, then one record a row,
+    empty cells left out), checked as :func:`read_jsonl` checks them, with the same file:line messages."""
+    if Path(path).suffix.lower() != ".csv":
+        return read_jsonl(path, required=required, optional_text=optional_text, check=check)
+    return read_csv(path, required=required, check=check)
+
+
+def read_csv(
+    path: str | Path,
+    *,
+    required: Sequence[str] = (),
+    check: Callable[[dict[str, Any]], str | None] | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of a CSV file with a header as records; a cell left empty is a field not given.
+
+    Raises:
+        InputError: for a missing or empty file, malformed CSV, or a row without a ``required`` field; the
+            message gives the file and line number.
+    """
+    import csv
+
+    path = Path(path)
+    if not path.is_file():
+        msg = f"{path} does not exist"
+        raise InputError(msg)
+    records = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        try:
+            for row in reader:
+                number = reader.line_num
+                if None in row:
+                    msg = f"{path}:{number}: more cells than the header names ({', '.join(reader.fieldnames or [])})"
+                    raise InputError(msg)
+                record = {k.strip(): v for k, v in row.items() if k and v is not None and v.strip()}
+                if not record:
+                    continue
+                for name in required:
+                    if name not in record:
+                        msg = f"{path}:{number}: missing field '{name}' (each row needs {', '.join(required)})"
+                        raise InputError(msg)
+                problem = check(record) if check else None
+                if problem:
+                    msg = f"{path}:{number}: {problem}"
+                    raise InputError(msg)
+                records.append(record)
+        except csv.Error as e:
+            msg = f"{path}:{reader.line_num}: not valid CSV ({e})"
+            raise InputError(msg) from e
+    if not records:
+        msg = f"{path} has no records"
+        raise InputError(msg)
+    return records
+
+
 def stable_id(*parts: str | None) -> str:
     """A short id that is the same for the same content on every run (for resuming)."""
     digest = hashlib.sha256("\x1f".join(p or "" for p in parts).encode("utf-8")).hexdigest()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.durable import write_json_atomic
@@ -29,7 +28,7 @@ from selfrag_langchain.judging.features import SignalReader
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group
 from selfrag_langchain.trainer.config import JudgeConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
-from selfrag_langchain.trainer.provenance import file_hash
+from selfrag_langchain.trainer.provenance import provenance
 
 C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse regularisation strengths tried per group."""
@@ -129,8 +128,7 @@ def fit_judge(config: JudgeConfig, reader: SignalReader | None = None) -> JudgeC
     groups, reports = {}, {}
     for group in Group:
         groups[group], reports[str(group)] = fit_group(by_group[group], folds=config.folds, seed=config.seed)
-    provenance = {"data": {Path(p).name: file_hash(p) for p in config.data}, "per_label": config.per_label,
-                  "seed": config.seed, "groups": reports}
-    calibration = JudgeCalibration(groups, DEFAULT_EMBEDDINGS, provenance)
+    made = {**provenance(config.data, config.seed), "per_label": config.per_label, "groups": reports}
+    calibration = JudgeCalibration(groups, DEFAULT_EMBEDDINGS, made)
     write_json_atomic(config.out, calibration.to_dict())
     return calibration

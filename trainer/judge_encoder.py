@@ -37,7 +37,7 @@ from selfrag_langchain.judging.encoder import (
 from selfrag_langchain.tokens import Group
 from selfrag_langchain.trainer.config import JudgeEncoderConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
-from selfrag_langchain.trainer.provenance import file_hash
+from selfrag_langchain.trainer.provenance import provenance
 
 
 @dataclass(frozen=True)
@@ -137,9 +137,9 @@ def train_encoder(config: JudgeEncoderConfig, *, base: str | Path | None = None)
         counts[LABELS[row.label]] = counts.get(LABELS[row.label], 0) + 1
     card = EncoderCard(trained_layers, max_length=config.max_length, support_sentences=config.support_sentences,
                        mark_unstated=config.mark_unstated, provenance={
-        "base": "sentence-transformers/all-MiniLM-L6-v2", "data": {Path(p).name: file_hash(p) for p in data},
+        **provenance(data, seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
         "per_label": config.per_label, "rows": len(rows), "labels": counts, "epochs": config.epochs,
-        "learning_rate": config.learning_rate, "batch_size": config.batch_size, "seed": seed,
+        "learning_rate": config.learning_rate, "batch_size": config.batch_size,
         "seconds": round(time.monotonic() - started)})
     out.mkdir(parents=True, exist_ok=True)
     state = {k: v.to(torch.float16).contiguous() for k, v in trained_state(model, trained_layers).items()}

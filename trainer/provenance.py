@@ -24,8 +24,8 @@ def file_hash(path: str | Path) -> str:
 
 
 def data_hashes(paths: Sequence[str | Path]) -> dict[str, str]:
-    """Each data file's SHA-256 under its name as given."""
-    return {str(path): file_hash(path) for path in paths}
+    """Each data file's SHA-256 under its file name (a directory would tie the artefact to one machine)."""
+    return {Path(path).name: file_hash(path) for path in paths}
 
 
 def library_versions() -> dict[str, str]:

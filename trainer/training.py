@@ -22,6 +22,7 @@ from selfrag_langchain.trainer.collators import ExampleDataset, PaddingCollator
 from selfrag_langchain.trainer.config import TrainingConfig
 from selfrag_langchain.trainer.masks import Example
 from selfrag_langchain.trainer.models import save_trained, use_bf16
+from selfrag_langchain.trainer.provenance import provenance
 
 CHECKPOINT_DIR = "checkpoints"
 TRAINER_STATE = "trainer_state.json"
@@ -61,6 +62,17 @@ def warmup_arguments(arguments: type, ratio: float) -> dict[str, float]:
     return {"warmup_ratio": ratio} if "warmup_ratio" in names else {"warmup_steps": ratio}
 
 
+def checkpointing_arguments(arguments: type, enabled: bool) -> dict[str, object]:
+    """Recomputing activations, under the name this transformers reads (``activation_checkpointing`` from
+    transformers 5, which deprecates ``gradient_checkpointing``)."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(arguments)}
+    prefix = "activation" if "activation_checkpointing" in names else "gradient"
+    return {f"{prefix}_checkpointing": enabled,
+            f"{prefix}_checkpointing_kwargs": {"use_reentrant": False} if enabled else None}
+
+
 def training_arguments(config: TrainingConfig, out: Path) -> Any:
     """The ``TrainingArguments`` a config describes."""
     from transformers import TrainingArguments
@@ -83,8 +95,7 @@ def training_arguments(config: TrainingConfig, out: Path) -> Any:
         save_total_limit=config.save_total_limit,
         bf16=use_bf16(config),
         deepspeed=config.deepspeed_file(),
-        gradient_checkpointing=config.gradient_checkpointing,
-        gradient_checkpointing_kwargs={"use_reentrant": False} if config.gradient_checkpointing else None,
+        **checkpointing_arguments(TrainingArguments, config.gradient_checkpointing),
         seed=config.seed,
         data_seed=config.seed,
         use_cpu=config.device == "cpu",
@@ -201,6 +212,7 @@ def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: l
     losses = [float(entry["loss"]) for entry in trainer.state.log_history if "loss" in entry]
     result = TrainingResult(str(out), saved, len(examples), int(trainer.state.global_step), seconds, losses, notes)
     if trainer.is_world_process_zero():
-        summary = {"config": asdict(config), "result": asdict(result), "log_history": trainer.state.log_history}
-        (out / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, default=str) + "\n")
+        summary = {"config": asdict(config), "provenance": provenance(config.data, config.seed),
+                   "result": asdict(result), "log_history": trainer.state.log_history}
+        write_text_atomic(out / SUMMARY_FILE, json.dumps(summary, indent=2, default=str) + "\n")
     return result

@@ -65,6 +65,11 @@ def test_critic_steps_lower_the_loss_and_the_adapter_loads_as_a_critic(
     adapter = json.loads((out / "adapter_config.json").read_text())
     assert adapter["base_model_name_or_path"] == "smollm2-135m-instruct"  # portable, not a cache path
     assert len((out / "training_log.jsonl").read_text().splitlines()) >= 3
+    import hashlib
+
+    made = json.loads((out / "selfrag_training.json").read_text())["provenance"]
+    assert made["data"] == {Path(config.data[0]).name: hashlib.sha256(Path(config.data[0]).read_bytes()).hexdigest()}
+    assert made["seed"] == config.seed and "transformers" in made["libraries"] and "peft" in made["libraries"]
 
     llm = TransformersLLM(model=str(out)).load()
     # Trained on exactly the text the backend feeds the critic (chat template included), token for token.

@@ -38,3 +38,19 @@ def test_labels_never_predicted_count_in_macro_f1() -> None:
 def test_mismatched_lengths_are_refused() -> None:
     with pytest.raises(ValueError, match="equally many"):
         agreement(["A"], [])
+
+
+def test_auc_ranks_by_each_labels_probability() -> None:
+    gold = ["A", "A", "B", "B"]
+    perfect = [{"A": 0.9, "B": 0.1}, {"A": 0.6, "B": 0.4}, {"A": 0.4, "B": 0.6}, {"A": 0.2, "B": 0.8}]
+    report = group_report("relevance", gold, ["A", "A", "B", "B"], perfect)
+    assert report.auc == pytest.approx(1.0)
+    # One swapped pair of the four (A at 0.6 ranked below B at 0.7): 3 of 4 pairs in order.
+    swapped = [{"A": a, "B": 1 - a} for a in (0.9, 0.3, 0.7, 0.1)]
+    assert group_report("relevance", gold, ["A", "B", "A", "B"], swapped).auc == pytest.approx(0.75)
+    # The same constant label everywhere, equal probabilities: no ranking at all.
+    flat = [{"A": 0.8, "B": 0.2}] * 4
+    assert group_report("relevance", gold, ["A"] * 4, flat).auc == pytest.approx(0.5)
+    assert group_report("relevance", gold, ["A"] * 4).auc is None
+    assert group_report("relevance", ["A"] * 4, ["A"] * 4, flat).auc is None
+    assert "| 0.500 |" in format_table([group_report("relevance", gold, ["A"] * 4, flat)])

@@ -16,6 +16,7 @@ from selfrag_langchain.trainer.training import (
     TRAINER_STATE,
     _resume_point,
     _trim_log,
+    checkpointing_arguments,
     training_arguments,
     warmup_arguments,
 )
@@ -130,7 +131,8 @@ GOOD_ROW = {"instruction": "i", "input": "Task instruction: q", "output": "[Retr
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["critic", "--data", "{missing}", "--out", "{out}"],
-     r":1: missing field 'output' \(each line needs instruction, input, output, task\)"),
+     r":1: missing field 'output': a row is either in the released critic format \(instruction, input, output, task\) "
+     r"or plain"),
     (["critic", "--data", "{empty}", "--out", "{out}"], "has no records"),
     (["critic", "--data", "{unknown_task}", "--out", "{out}"], r":1: unknown task 'isrel': choose from retrieval"),
     (["critic", "--data", "{bad_label}", "--out", "{out}"], r":1: label '\[Relevant\]' is not a Retrieve token"),
@@ -197,3 +199,28 @@ def test_warmup_is_passed_as_a_ratio_to_transformers_before_5_and_as_a_share_of_
 
     assert warmup_arguments(Before5, 0.03) == {"warmup_ratio": 0.03}
     assert warmup_arguments(From5, 0.03) == {"warmup_steps": 0.03}
+
+
+def test_activation_recomputation_goes_to_the_name_this_transformers_reads(tmp_path: Path) -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Before5:
+        gradient_checkpointing: bool = False
+
+    @dataclass
+    class From5:
+        activation_checkpointing: bool = False
+        gradient_checkpointing: bool = False  # deprecated, still accepted
+
+    assert checkpointing_arguments(Before5, True) == {"gradient_checkpointing": True,
+                                                      "gradient_checkpointing_kwargs": {"use_reentrant": False}}
+    assert checkpointing_arguments(From5, False) == {"activation_checkpointing": False,
+                                                     "activation_checkpointing_kwargs": None}
+    import warnings
+
+    config = CriticConfig(data=["d.jsonl"], out=str(tmp_path), gradient_checkpointing=True, device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        arguments = training_arguments(config, tmp_path)
+    assert arguments.gradient_checkpointing or getattr(arguments, "activation_checkpointing", False)

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from selfrag_langchain.errors import InputError
+from selfrag_langchain.errors import ConfigurationError, InputError
 from selfrag_langchain.trainer.config import CriticConfig
 from selfrag_langchain.trainer.critic import fit_example, select_rows
 from selfrag_langchain.trainer.critic_rows import CriticRow
@@ -41,3 +41,13 @@ def test_long_rows_lose_the_end_of_their_input_not_the_label() -> None:
     assert text.startswith("### Instruction:\nJudge.\n\n### Input:\nTask instruction: q\nEvidence: long")
     assert text.endswith("\n\n### Response:\n[Relevant]")
     assert fit_example(tok.encode, row, lambda p: p, max_length=10) is None
+
+
+def test_per_label_cap_keeps_a_frequent_label_from_deciding_its_group() -> None:
+    rows = ROWS + [CriticRow("i", f"Task instruction: u{n}\nOutput: o", "[Utility:1]", "utility") for n in range(2)]
+    config = CriticConfig(data=["d"], out="o", per_label=3, seed=1)
+    chosen = select_rows(rows, config)
+    assert Counter(r.output for r in chosen) == {"[Retrieval]": 3, "[Utility:5]": 3, "[Utility:1]": 2}
+    assert chosen == select_rows(rows, config)
+    with pytest.raises(ConfigurationError, match="per_label must be >= 1"):
+        CriticConfig(data=["d"], out="o", per_label=0)

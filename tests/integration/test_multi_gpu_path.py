@@ -1,0 +1,70 @@
+"""The many-GPU path, checked on the CPU without running it: the documented `accelerate launch` command
+parses into the training config it means, and transformers' Trainer builds with each shipped DeepSpeed
+config (DeepSpeed's CPU accelerator, one process)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.cli import build_parser
+from selfrag_langchain.trainer.arguments import config_from_args
+from selfrag_langchain.trainer.config import CONFIG_DIR, DEEPSPEED_PRESETS, GeneratorConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _documented_launch() -> list[str]:
+    text = (ROOT / "docs" / "training.md").read_text()
+    (block,) = [b for b in re.findall(r"```bash\n(.*?)```", text, re.S) if b.startswith("accelerate launch")]
+    return shlex.split(block.replace("\\\n", " "))
+
+
+def test_the_documented_launch_parses_into_the_papers_generator_run() -> None:
+    from accelerate.commands.launch import launch_command_parser
+
+    argv = _documented_launch()
+    launch = launch_command_parser().parse_args(argv[2:])
+    assert Path(launch.config_file) == Path("trainer/configs/accelerate_multi_gpu.yaml")
+    assert (ROOT / launch.config_file).is_file()
+    assert launch.module and launch.training_script == "selfrag_langchain.cli"
+    args = build_parser().parse_args(launch.training_script_args)
+    config = config_from_args(GeneratorConfig, args)
+    assert isinstance(config, GeneratorConfig)
+    assert config.deepspeed_file() == str(DEEPSPEED_PRESETS["zero3"])
+    assert (config.epochs, config.batch_size, config.gradient_accumulation_steps) == (3, 4, 8)
+    assert (config.learning_rate, config.max_length, config.warmup_ratio) == (2e-5, 2048, 0.03)
+
+
+BUILD = """
+import os, sys
+os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[3])
+from pathlib import Path
+from transformers import LlamaConfig, LlamaForCausalLM, Trainer
+from selfrag_langchain.trainer.config import GeneratorConfig
+from selfrag_langchain.trainer.training import training_arguments
+config = GeneratorConfig(data=["unused"], out=sys.argv[2], deepspeed=sys.argv[1], device="cpu", batch_size=2,
+                         gradient_accumulation_steps=4)
+model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                     num_attention_heads=2, num_key_value_heads=2))
+trainer = Trainer(model=model, args=training_arguments(config, Path(config.out)))
+stage = trainer.args.hf_deepspeed_config.config["zero_optimization"]["stage"]
+print("built", trainer.is_deepspeed_enabled, trainer.accelerator.state.distributed_type, stage)
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("deepspeed") is None, reason="deepspeed is not installed")
+@pytest.mark.parametrize(("name", "port"), [("zero2", "29531"), ("zero3", "29532")])
+def test_the_trainer_builds_with_each_shipped_deepspeed_config(name: str, port: str, tmp_path: Path) -> None:
+    # A process of its own: DeepSpeed sets up a process group that should not outlive the test.
+    done = subprocess.run([sys.executable, "-c", BUILD, name, str(tmp_path / "out"), port], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == f"built True DistributedType.DEEPSPEED {name[-1]}"
+    assert CONFIG_DIR / f"{name}.json" == DEEPSPEED_PRESETS[name]

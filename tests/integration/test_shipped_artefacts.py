@@ -1,0 +1,38 @@
+"""The shipped calibrated judge is what its config file in trainer/configs reproduces from the shared data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.cli import main
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data"
+
+
+def _close(made: object, shipped: object) -> bool:
+    if isinstance(made, dict) and isinstance(shipped, dict):
+        return made.keys() == shipped.keys() and all(_close(made[k], shipped[k]) for k in made)
+    if isinstance(made, list) and isinstance(shipped, list):
+        return len(made) == len(shipped) and all(_close(a, b) for a, b in zip(made, shipped, strict=True))
+    if isinstance(made, float) and isinstance(shipped, float):
+        return abs(made - shipped) <= 1e-4 * max(1.0, abs(shipped))
+    return made == shipped
+
+
+@pytest.mark.skipif(not (DATA / "critic_train.jsonl").is_file(), reason="needs ../shared/data")
+def test_the_judge_config_reproduces_the_shipped_calibration(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the config names the data relative to the repository root
+    out = tmp_path / "judge.json"
+    assert main(["train", "judge", "--config", "trainer/configs/judge.yaml", "--out", str(out)]) == 0
+    made = json.loads(out.read_text())
+    shipped = json.loads((ROOT / "selfrag_langchain" / "judging" / "default_judge.json").read_text())
+    assert _close(made["groups"], shipped["groups"])
+    assert made["provenance"]["groups"] == shipped["provenance"]["groups"]
+    assert made["provenance"]["seed"] == 0 and "scikit-learn" in made["provenance"]["libraries"]
