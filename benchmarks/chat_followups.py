@@ -34,8 +34,8 @@ from langchain_core.chat_history import InMemoryChatMessageHistory
 
 from selfrag_langchain import CalibratedReflector, SelfRAG, TransformersLLM
 from selfrag_langchain.chains.chat import SelfRAGChat
+from selfrag_langchain.corpus.answering import default_retriever
 from selfrag_langchain.eval.metrics import match
-from selfrag_langchain.store import default_retriever
 
 DATA = Path(__file__).with_name("chat_conversations.jsonl")
 WAYS: dict[str, dict[str, Any]] = {

@@ -60,7 +60,7 @@ def questions(answerable_files: list[Path], unanswerable: bool = True) -> list[d
 
 def check_absent(rows: list[dict[str, Any]]) -> None:
     """Refuse an unanswerable question whose telling words occur in the demo corpus."""
-    from selfrag_langchain.demo_corpus import load_demo_documents
+    from selfrag_langchain.corpus.demo import load_demo_documents
 
     corpus = "\n".join(f"{d.metadata.get('title', '')} {d.page_content}" for d in load_demo_documents())
     for row in rows:

@@ -32,10 +32,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from langchain_core.documents import Document
 
-from selfrag_langchain.demo_corpus import ensure_demo_store, load_demo_documents
+from selfrag_langchain.corpus.demo import ensure_demo_store, load_demo_documents
+from selfrag_langchain.corpus.store import open_store
 from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
 from selfrag_langchain.onnx_encoder import quantized_model_file
-from selfrag_langchain.store import open_store
 
 QUESTIONS = Path(__file__).with_name("retrieval_questions.jsonl")
 

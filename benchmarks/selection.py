@@ -84,8 +84,8 @@ def generate(items: list[dict[str, Any]], k: int, max_new_tokens: int, cache: Pa
         return [json.loads(line) for line in cache.read_text(encoding="utf-8").splitlines() if line.strip()]
     from selfrag_langchain import TransformersLLM
     from selfrag_langchain.chains.branches import prepare_passages, to_branches
+    from selfrag_langchain.corpus.answering import default_retriever
     from selfrag_langchain.prompts import rag_prompt
-    from selfrag_langchain.store import default_retriever
 
     llm = TransformersLLM(max_new_tokens=max_new_tokens).load()
     retriever = default_retriever(k=k)

@@ -12,9 +12,8 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from examples.corpus import documents
 from selfrag_langchain import CalibratedReflector, SelfRAG, TransformersLLM
+from selfrag_langchain.corpus import index_documents, open_store
 from selfrag_langchain.embeddings import MiniLMEmbeddings
-from selfrag_langchain.indexing import index_documents
-from selfrag_langchain.store import open_store
 
 
 def chroma_store() -> VectorStore:

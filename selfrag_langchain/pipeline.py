@@ -243,20 +243,20 @@ def uses_demo_corpus(settings: PipelineSettings | None = None) -> bool:
 
     The library prints nothing; a caller that wants to tell its user (the command line does) asks this.
     """
-    from selfrag_langchain.store import has_store
+    from selfrag_langchain.corpus.answering import answers_from_demo
 
-    return (settings or PipelineSettings()).store is None and not has_store()
+    return answers_from_demo((settings or PipelineSettings()).store)
 
 
 def build_retriever(settings: PipelineSettings | None = None) -> BaseRetriever:
     """A retriever of :attr:`~PipelineSettings.k` passages from the store the settings name:
-    :func:`~selfrag_langchain.store.answering_store` (the named store, else the default store once
+    :func:`~selfrag_langchain.corpus.answering.answering_store` (the named store, else the default store once
     ``selfrag index`` filled it, else the demo corpus, indexed on first use).
 
     Raises:
         StoreError: if the named directory holds no store, or a store cannot be read.
     """
-    from selfrag_langchain.store import answering_store
+    from selfrag_langchain.corpus.answering import answering_store
 
     settings = settings or PipelineSettings()
     return answering_store(settings.store).as_retriever(search_kwargs={"k": settings.k})

@@ -210,6 +210,6 @@ def _load_critic(config: GeneratorDataConfig) -> Reflector:
 
 
 def _default_retriever(config: GeneratorDataConfig) -> BaseRetriever:
-    from selfrag_langchain.store import answering_store
+    from selfrag_langchain.corpus.answering import answering_store
 
     return answering_store(config.store).as_retriever(search_kwargs={"k": config.k})

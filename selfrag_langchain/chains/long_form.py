@@ -46,7 +46,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
             from selfrag_langchain import CalibratedReflector, TransformersLLM
             from selfrag_langchain.chains.long_form import SelfRAGLongForm
-            from selfrag_langchain.store import default_retriever
+            from selfrag_langchain.corpus.answering import default_retriever
 
             llm = TransformersLLM()
             rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(), retriever=default_retriever(k=2),

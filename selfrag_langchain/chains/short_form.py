@@ -44,7 +44,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
             from selfrag_langchain import CalibratedReflector, SelfRAG
             from selfrag_langchain.llms import TransformersLLM
-            from selfrag_langchain.store import default_retriever
+            from selfrag_langchain.corpus.answering import default_retriever
 
             llm = TransformersLLM()  # SmolLM2-135M-Instruct, the generator
             rag = SelfRAG(generator=llm, reflector=CalibratedReflector(), retriever=default_retriever())

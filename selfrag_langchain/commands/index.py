@@ -27,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Index, print the counts, then name each skipped file or line on stderr with what to do."""
-    from selfrag_langchain.indexing import index_paths
+    from selfrag_langchain.corpus.indexing import index_paths
 
     report = index_paths(args.paths, args.store, strict=args.strict)
     emit(f"indexed {report.files} file(s): {report.chunks_added} chunk(s) added, "

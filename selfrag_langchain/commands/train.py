@@ -86,7 +86,7 @@ def _judge_data(config: JudgeDataConfig) -> None:
 
 
 def _generator_data(config: GeneratorDataConfig) -> None:
-    from selfrag_langchain.store import has_store
+    from selfrag_langchain.corpus.store import has_store
     from selfrag_langchain.trainer.generator_data import create
 
     from_demo = config.store is None and not has_store()

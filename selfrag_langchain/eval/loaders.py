@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.corpus.text_files import read_user_text
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.retrievers.passages import documents_from_ctxs
-from selfrag_langchain.text_files import read_user_text
 
 TASK_FIELDS: dict[str, str] = {
     "popqa": "'question' and 'answers'",

@@ -37,7 +37,7 @@ class CalibratedReflector(Reflector):
 
             from selfrag_langchain import SelfRAG, TransformersLLM
             from selfrag_langchain.judging import CalibratedReflector
-            from selfrag_langchain.store import default_retriever
+            from selfrag_langchain.corpus.answering import default_retriever
 
             rag = SelfRAG(generator=TransformersLLM(), reflector=CalibratedReflector(),
                           retriever=default_retriever())

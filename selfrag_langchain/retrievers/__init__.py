@@ -1,7 +1,7 @@
 """Retrievers: passages given with the question, Self-RAG eval files, and Self-RAG's relevance filter in
 front of any retriever.
 
-The embedded Chroma store lives in ``selfrag_langchain.store`` (it loads an embedding model).
+The embedded Chroma store lives in ``selfrag_langchain.corpus.store`` (it loads an embedding model).
 """
 
 from selfrag_langchain.retrievers.eval_file import EvalFileRetriever, normalize_question

@@ -17,9 +17,9 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import Field
 
+from selfrag_langchain.corpus.text_files import read_user_text
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.retrievers.passages import documents_from_ctxs, top_k
-from selfrag_langchain.text_files import read_user_text
 
 __all__ = ["EvalFileRetriever", "normalize_question"]
 

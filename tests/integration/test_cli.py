@@ -101,8 +101,8 @@ def test_ask_without_store_uses_what_index_filled(tmp_path: Path, monkeypatch: p
 
 
 def test_demo_corpus_has_a_store_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from selfrag_langchain.demo_corpus import ensure_demo_store
-    from selfrag_langchain.store import store_size
+    from selfrag_langchain.corpus.demo import ensure_demo_store
+    from selfrag_langchain.corpus.store import store_size
 
     monkeypatch.setenv("SELFRAG_HOME", str(tmp_path))
     store = ensure_demo_store(progress=False, limit=5)

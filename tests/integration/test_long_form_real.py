@@ -8,7 +8,7 @@ import pytest
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
-from selfrag_langchain.demo_corpus import load_demo_documents
+from selfrag_langchain.corpus.demo import load_demo_documents
 from selfrag_langchain.judging import CriticReflector
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.long_form_results import CitedSegment, LongFormResult, join_segments

@@ -313,9 +313,9 @@ def test_reading_the_readme() -> None:
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory: pytest.TempPathFactory, minilm: MiniLMEmbeddings) -> Path:
     """A small demo store marked complete, built once and copied into each block's data home."""
-    from selfrag_langchain.demo_corpus import DEMO_COMPLETE_KEY, DEMO_MARKER_KEY, load_demo_documents
-    from selfrag_langchain.indexing import index_documents
-    from selfrag_langchain.store import open_store, update_store_metadata
+    from selfrag_langchain.corpus.demo import DEMO_COMPLETE_KEY, DEMO_MARKER_KEY, load_demo_documents
+    from selfrag_langchain.corpus.indexing import index_documents
+    from selfrag_langchain.corpus.store import open_store, update_store_metadata
 
     directory = tmp_path_factory.mktemp("readme-demo") / "demo-store"
     docs = [d for d in load_demo_documents() if d.metadata["title"] in DEMO_TITLES]

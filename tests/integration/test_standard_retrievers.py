@@ -16,12 +16,12 @@ from langchain_tests.integration_tests import (
     RetrieversIntegrationTests,
 )
 
-from selfrag_langchain.demo_corpus import load_demo_documents
+from selfrag_langchain.corpus.answering import default_retriever
+from selfrag_langchain.corpus.demo import load_demo_documents
+from selfrag_langchain.corpus.indexing import index_documents
 from selfrag_langchain.embeddings import MiniLMEmbeddings
-from selfrag_langchain.indexing import index_documents
 from selfrag_langchain.judging import CalibratedReflector
 from selfrag_langchain.retrievers import EvalFileRetriever, PassageRetriever, SelfRAGRetriever, documents_from_ctxs
-from selfrag_langchain.store import default_retriever
 
 DATA = Path(__file__).parents[2].parent / "shared" / "data"
 POPQA = DATA / "popqa_longtail_dev.jsonl"

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import Embeddings
 
-from selfrag_langchain.demo_corpus import DEMO_COMPLETE_KEY, ensure_demo_store, load_demo_documents
+from selfrag_langchain.corpus.answering import default_retriever
+from selfrag_langchain.corpus.demo import DEMO_COMPLETE_KEY, ensure_demo_store, load_demo_documents
+from selfrag_langchain.corpus.indexing import index_documents, index_paths, load_documents
+from selfrag_langchain.corpus.store import has_store, open_store, store_size, update_store_metadata
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.errors import StoreError
-from selfrag_langchain.indexing import index_documents, index_paths, load_documents
-from selfrag_langchain.store import default_retriever, has_store, open_store, store_size, update_store_metadata
 
 TEXTS = {
     "volcano.md": "# Volcanoes\n\n"

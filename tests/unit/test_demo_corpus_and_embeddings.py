@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from langchain_tests.unit_tests import EmbeddingsUnitTests
 
-from selfrag_langchain.demo_corpus import load_demo_documents
+from selfrag_langchain.corpus.demo import load_demo_documents
 from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
 from selfrag_langchain.errors import ConfigurationError, ModelLoadError
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from selfrag_langchain import store as store_module
 from selfrag_langchain.cli import main
-from selfrag_langchain.store import open_store
+from selfrag_langchain.corpus import store as store_module
+from selfrag_langchain.corpus.store import open_store
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from langchain_core.documents import Document
 
+from selfrag_langchain.corpus.indexing import _write_documents, chunk_id, collect_files, index_paths, load_documents
 from selfrag_langchain.errors import ConfigurationError, InputError
-from selfrag_langchain.indexing import _write_documents, chunk_id, collect_files, index_paths, load_documents
 
 PARAGRAPH = (
     "Volcanoes form where magma rises through the crust. Eruptions release lava, ash and gas. "
