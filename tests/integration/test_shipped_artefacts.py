@@ -34,5 +34,6 @@ def test_the_judge_config_reproduces_the_shipped_calibration(
     made = json.loads(out.read_text())
     shipped = json.loads((ROOT / "selfrag_langchain" / "judging" / "default_judge.json").read_text())
     assert _close(made["groups"], shipped["groups"])
-    assert made["provenance"]["groups"] == shipped["provenance"]["groups"]
+    for key in ("groups", "data", "seed", "per_label"):
+        assert made["provenance"][key] == shipped["provenance"][key], key
     assert made["provenance"]["seed"] == 0 and "scikit-learn" in made["provenance"]["libraries"]

@@ -75,7 +75,9 @@ def test_the_shipped_calibration_covers_every_group_with_the_reflector_signals()
     assert len(shipped[Group.RETRIEVE].features) == 384  # the MiniLM embedding of the instruction
     assert set(shipped[Group.RETRIEVE].classes) == {RETRIEVAL, NO_RETRIEVAL}
     assert set(shipped[Group.ISSUP].classes) == {FULLY_SUPPORTED, PARTIALLY_SUPPORTED, NO_SUPPORT}
-    assert shipped.provenance["data"] == "critic_train.jsonl"
+    (name,) = shipped.provenance["data"]  # fitted on Self-RAG's critic_train.jsonl alone, its SHA-256 recorded
+    assert name == "critic_train.jsonl" and len(shipped.provenance["data"][name]) == 64
+    assert shipped.provenance["seed"] == 0 and "scikit-learn" in shipped.provenance["libraries"]
 
 
 def test_round_trip_through_json(tmp_path: Path) -> None:
