@@ -34,6 +34,10 @@ TASK_GROUPS: dict[str, Group] = {
 
 CRITIC_TASKS = tuple(TASK_GROUPS)
 
+CRITIC_DATA_HELP = ("JSON Lines or CSV (.csv) rows, in the released critic format (instruction, input, output, task) "
+                    "or plain (question, passage, title, output, label)")
+"""What every command reading labelled critic data takes (:mod:`~selfrag_langchain.trainer.critic_rows`)."""
+
 COLLECTION_GROUPS = ("retrieval", "retrieval_preceding", "relevance", "groundedness", "utility")
 """What critic-data collection can ask the teacher (paper Appendix D, Tables 8-12)."""
 
@@ -147,6 +151,9 @@ class TrainingConfig:
 class CriticConfig(TrainingConfig):
     """Critic training (paper Eq. 1): (instruction, input) -> label, loss on the label only."""
 
+    data: list[str] = field(default_factory=list, metadata=_required(
+        "labelled critic data, one or more files: " + CRITIC_DATA_HELP))
+
     add_tokens: bool = field(default=False, metadata=_help(
         "add the 15 reflection tokens as special tokens, so every label is one token (the released critic "
         "predicts them as plain text)"))
@@ -212,8 +219,7 @@ class CriticEvalConfig:
     """Judge evaluation: agreement with held-out labels, per task, beside the majority-label baseline. Without
     --model it evaluates the default judge (the calibrated judge, or --judge FILE) exactly as SelfRAG uses it."""
 
-    data: str = field(default="", metadata=_required("held-out critic data (JSON Lines: instruction, input, output, "
-                                                 "task)"))
+    data: str = field(default="", metadata=_required("held-out critic data: " + CRITIC_DATA_HELP))
     model: str = field(default="", metadata=_help("a critic model: a trained critic directory (full or LoRA adapter), "
                                                   "hub id, .gguf file, or the embedded default (default: no model, "
                                                   "evaluate the calibrated judge)"))
@@ -242,7 +248,7 @@ class JudgeConfig:
     critic_train.jsonl)."""
 
     data: list[str] = field(default_factory=list, metadata=_required(
-        "labelled critic data (JSON Lines: instruction, input, output, task), one or more files"))
+        "labelled critic data, one or more files: " + CRITIC_DATA_HELP))
     out: str = field(default="", metadata=_required("JSON file for the calibration (a few kilobytes)"))
     per_label: int | None = field(default=None, metadata=_help(
         "rows of one (task, label) at most, drawn with the seed, so one large file cannot decide a group "
@@ -292,7 +298,7 @@ class JudgeEncoderConfig:
     labelled critic data (IsRel, IsSup and IsUse rows; Retrieve stays with the calibrated judge)."""
 
     data: list[str] = field(default_factory=list, metadata=_required(
-        "labelled critic data (JSON Lines: instruction, input, output, task), one or more files"))
+        "labelled critic data, one or more files: " + CRITIC_DATA_HELP))
     out: str = field(default="", metadata=_required(
         "directory for the judge (judge_encoder.safetensors and judge_encoder.json, a few MB) and its "
         "checkpoints (out/checkpoints: a re-run with the same arguments resumes from the last one)"))

@@ -77,7 +77,7 @@ PLAIN_NEEDS: dict[str, tuple[str, ...]] = {
     "groundedness": ("question", "passage", "output"),
     "utility": ("question", "output"),
 }
-"""The fields a plain row of each task must give (the others it may not give: they would not be read)."""
+"""The text fields a plain row of each task must give; fields it does not need are not read."""
 
 _LABEL_NAMES: dict[str, str] = {
     **{tok.strip("[]").lower(): tok for group in TASK_GROUPS.values() for tok in GROUP_TOKENS[group]},
@@ -104,7 +104,7 @@ def _check_plain(record: dict[str, Any]) -> str | None:
     task = _TOKEN_TASK[token]
     if record.get("task") not in (None, task):
         return f"label {record['label']!r} is a {task} label, but the row's task is '{record['task']}'"
-    missing = [name for name in PLAIN_NEEDS[task] if not str(record.get(name) or "").strip()]
+    missing = [name for name in PLAIN_NEEDS[task] if not isinstance(record.get(name), str) or not record[name].strip()]
     if missing:
         return f"a {task} row ({record['label']}) needs {', '.join(PLAIN_NEEDS[task])}; missing: {', '.join(missing)}"
     return None
@@ -129,9 +129,11 @@ def plain_row(record: dict[str, Any]) -> CriticRow:
 
 def _check(record: dict[str, Any]) -> str | None:
     if "question" in record or "label" in record:
-        missing = [name for name in ("question", "label") if not isinstance(record.get(name), str)]
-        if missing:
-            return f"a plain row needs the text fields question and label; missing: {', '.join(missing)}"
+        if not isinstance(record.get("question"), str) or not record["question"].strip():
+            return "a plain row needs its question as text"
+        label = record.get("label")
+        if isinstance(label, bool) or not isinstance(label, str | int):
+            return "a plain row needs a label: text such as Relevant, or a utility of 1 to 5"
         return _check_plain(record)
     for name in ("instruction", "input", "output", "task"):
         if not isinstance(record.get(name), str):

@@ -6,9 +6,10 @@ interrupted run leaves only complete records; the next run reads the ids already
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ def read_jsonl(
         msg = f"{path} does not exist"
         raise InputError(msg)
     records = []
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8-sig") as handle, _readable(path):
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -89,7 +90,8 @@ def read_csv(
     required: Sequence[str] = (),
     check: Callable[[dict[str, Any]], str | None] | None = None,
 ) -> list[dict[str, Any]]:
-    """The rows of a CSV file with a header as records; a cell left empty is a field not given.
+    """The rows of a CSV file with a header as records (header names stripped and lower-cased); a cell left
+    empty is a field not given. A row is named by its first line (a quoted cell may span lines).
 
     Raises:
         InputError: for a missing or empty file, malformed CSV, or a row without a ``required`` field; the
@@ -102,15 +104,19 @@ def read_csv(
         msg = f"{path} does not exist"
         raise InputError(msg)
     records = []
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle)
+    # utf-8-sig: spreadsheet programs start a UTF-8 CSV with a byte-order mark.
+    with path.open(encoding="utf-8-sig", newline="") as handle, _readable(path):
+        reader = csv.reader(handle, strict=True)
+        last = 0  # the last line read: a quoted cell may hold newlines, and a row is named by its first line
         try:
-            for row in reader:
-                number = reader.line_num
-                if None in row:
-                    msg = f"{path}:{number}: more cells than the header names ({', '.join(reader.fieldnames or [])})"
+            header = [name.strip().lower() for name in next(reader, [])]
+            last = reader.line_num
+            for cells in reader:
+                number, last = last + 1, reader.line_num
+                if len(cells) > len(header):
+                    msg = f"{path}:{number}: more cells than the header names ({', '.join(header)})"
                     raise InputError(msg)
-                record = {k.strip(): v for k, v in row.items() if k and v is not None and v.strip()}
+                record = {k: v for k, v in zip(header, cells, strict=False) if k and v.strip()}
                 if not record:
                     continue
                 for name in required:
@@ -123,12 +129,22 @@ def read_csv(
                     raise InputError(msg)
                 records.append(record)
         except csv.Error as e:
-            msg = f"{path}:{reader.line_num}: not valid CSV ({e})"
+            msg = f"{path}:{last + 1}: not valid CSV ({e}; is a quote left open?)"
             raise InputError(msg) from e
     if not records:
         msg = f"{path} has no records"
         raise InputError(msg)
     return records
+
+
+@contextlib.contextmanager
+def _readable(path: Path) -> Iterator[None]:
+    """Reading ``path`` as text: a file in another encoding is one clear line, not a traceback."""
+    try:
+        yield
+    except UnicodeDecodeError as e:
+        msg = f"{path}: not UTF-8 text (byte {e.start}): save it as UTF-8"
+        raise InputError(msg) from e
 
 
 def stable_id(*parts: str | None) -> str:

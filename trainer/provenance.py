@@ -24,8 +24,11 @@ def file_hash(path: str | Path) -> str:
 
 
 def data_hashes(paths: Sequence[str | Path]) -> dict[str, str]:
-    """Each data file's SHA-256 under its file name (a directory would tie the artefact to one machine)."""
-    return {Path(path).name: file_hash(path) for path in paths}
+    """Each data file's SHA-256 under its file name (a directory would tie the artefact to one machine), or
+    under the paths as given when two files share a name."""
+    names = [Path(path).name for path in paths]
+    keys = names if len(set(names)) == len(names) else [str(path) for path in paths]
+    return {key: file_hash(path) for key, path in zip(keys, paths, strict=True)}
 
 
 def library_versions() -> dict[str, str]:

@@ -62,6 +62,19 @@ def test_plain_rows_become_the_released_layout_of_their_labels_group(tmp_path: P
     jsonl = _write(tmp_path / "mine.jsonl", '{"question": "How long is the Rhine?", "passage": "1,230 km.", '
                                               '"output": "1,230 km.", "label": "Fully supported"}\n')
     assert read_critic_rows(jsonl)[0].output == "[Fully supported]"
+    scored = _write(tmp_path / "scored.jsonl", '{"question": "Q", "output": "O", "label": 4}\n')
+    assert read_critic_rows(scored)[0].output == "[Utility:4]"
+    # A spreadsheet's UTF-8 CSV: a byte-order mark, header names in another case and with spaces.
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_bytes("\ufeffQuestion, Passage ,LABEL\nQ,P,Irrelevant\n".encode())
+    assert read_critic_rows(sheet)[0].output == "[Irrelevant]"
+
+
+def test_a_file_in_another_encoding_is_one_line(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("question,passage,label\nQ,café,Relevant\n".encode("latin-1"))
+    with pytest.raises(InputError, match=r"latin.csv: not UTF-8 text \(byte \d+\): save it as UTF-8"):
+        read_critic_rows(latin)
 
 
 @pytest.mark.parametrize(("name", "text", "message"), [
@@ -69,7 +82,11 @@ def test_plain_rows_become_the_released_layout_of_their_labels_group(tmp_path: P
     ("b.csv", "question,passage,label\nQ,P,Very good\n", r"b.csv:2: label 'Very good' names no reflection token"),
     ("c.csv", "question,passage,label\nQ,P,Relevant,extra\n", r"c.csv:2: more cells than the header names"),
     ("d.jsonl", '{"question": "Q", "passage": "P", "label": "Relevant"}\n{"question": "Q"}\n',
-     r"d.jsonl:2: a plain row needs the text fields question and label; missing: label"),
+     r"d.jsonl:2: a plain row needs a label"),
+    ("h.jsonl", '{"label": "Relevant", "passage": "P"}\n', r"h.jsonl:1: a plain row needs its question as text"),
+    ("i.csv", 'question,passage,label\nQ,"P unclosed,Relevant\nQ2,P2,Relevant\n',
+     r"i.csv:2: not valid CSV \(.*is a quote left open\?\)"),
+    ("j.csv", 'question,passage,label\nQ,"two\nlines",Relevant\nQ2,P2,Bogus\n', r"j.csv:4: label 'Bogus'"),
     ("e.jsonl", '{"question": "Q", "label": "Relevant", "task": "utility", "passage": "P"}\n',
      r"e.jsonl:1: label 'Relevant' is a relevance label, but the row's task is 'utility'"),
     ("f.jsonl", '{"instruction": "i", "input": "Task instruction: Q", "output": "[Retrieval]"}\n',

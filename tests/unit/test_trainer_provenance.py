@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from selfrag_langchain.trainer.provenance import file_hash, library_versions, provenance
+from selfrag_langchain.trainer.provenance import data_hashes, file_hash, library_versions, provenance
 
 
 def test_hash_is_the_files_sha256_and_changes_with_it(tmp_path: Path) -> None:
@@ -27,3 +27,12 @@ def test_record_names_each_file_the_seed_and_the_versions(tmp_path: Path) -> Non
     versions = library_versions()
     assert record["libraries"] == versions
     assert versions["python"].count(".") == 2 and "torch" in versions and "transformers" in versions
+
+
+def test_files_sharing_a_name_keep_both_hashes(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = tmp_path / "a" / "rows.jsonl", tmp_path / "b" / "rows.jsonl"
+    first.write_text("1\n")
+    second.write_text("2\n")
+    assert data_hashes([str(first), str(second)]) == {str(first): file_hash(first), str(second): file_hash(second)}
