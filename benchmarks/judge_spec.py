@@ -4,7 +4,9 @@
 - ``NAME=FILE.json``: a calibration written by ``selfrag train judge``;
 - ``NAME=DIR``: a learned judge written by ``selfrag train judge-encoder``, judging its default groups
   (IsSup, IsUse); ``NAME=DIR@IsRel,IsSup,IsUse`` names the groups it judges (the calibration judges the
-  rest); ``NAME=learned@IsRel,IsSup,IsUse`` does the same for the shipped learned judge.
+  rest); ``NAME=learned@IsRel,IsSup,IsUse`` does the same for the shipped learned judge;
+- ``NAME=critic:DIR``: a critic model written by ``selfrag train critic``, asked with the paper's prompts for
+  every group (``CriticReflector``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from selfrag_langchain.judging.learned import LEARNED_GROUPS, LearnedReflector
 from selfrag_langchain.tokens import Group
 
 HELP = ("shipped, learned, NAME=calibration.json, NAME=encoder-directory or NAME=learned, either of the last two "
-        "optionally @IsSup,IsUse (the groups it judges); repeatable (default: shipped)")
+        "optionally @IsSup,IsUse (the groups it judges), or NAME=critic:DIR (a trained critic model); repeatable "
+        "(default: shipped)")
 
 
 def judge_named(spec: str) -> tuple[str, Reflector]:
@@ -25,6 +28,11 @@ def judge_named(spec: str) -> tuple[str, Reflector]:
     target = target or name
     where, _, groups = target.partition("@")
     chosen = tuple(Group(g) for g in groups.split(",")) if groups else LEARNED_GROUPS
+    if where.startswith("critic:"):
+        from selfrag_langchain.judging import CriticReflector
+        from selfrag_langchain.llms.transformers import TransformersLLM
+
+        return name, CriticReflector(TransformersLLM(model=where.removeprefix("critic:")).load(), prompts="paper")
     if where == "shipped":
         return name, CalibratedReflector()
     if where == "learned":

@@ -10,7 +10,14 @@ and runs the SelfRAG Runnable with the inline reflector (mode always, the questi
 counting branches whose IsRel, IsSup and IsUse were read from the generator's own tokens. With
 ``--baseline`` the same is measured on the base model with the tokens added but untrained.
 
+With ``--rows FILE --skip N`` it also reads held-out generator rows (those after the first N, which
+training did not see): each row's prompt is continued after the row's own retrieval prefix
+(``[Retrieval]<paragraph>…</paragraph>``, the passage given as inference gives it) or after
+``[No Retrieval]``, and the continuation must be well-formed in the same sense as above.
+
     python benchmarks/train_generator_check.py --model /tmp/e2e/generator --questions 5 --baseline
+    python benchmarks/train_generator_check.py --model selfrag-train/generator_smollm2 --questions 50 \
+        --rows ../shared/data/generator_train_1k.jsonl --skip 900
 """
 
 from __future__ import annotations
@@ -78,6 +85,31 @@ def check(llm: TransformersLLM, questions: list[dict], max_new_tokens: int) -> d
     return {"counts": counts, "questions": len(questions), "samples": samples}
 
 
+def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int) -> dict:
+    """Held-out generator rows continued after their own Retrieve decision (and passage)."""
+    from selfrag_langchain.trainer.generator import training_prompt
+
+    counts = {"rows": len(rows), "retrieval_rows": 0, "retrieval_ok": 0, "no_retrieval_rows": 0,
+              "no_retrieval_ok": 0, "free_retrieve_first": 0}
+    for row in rows:
+        prompt = training_prompt(row)
+        output = row["output"]
+        end = output.find("</paragraph>")
+        retrieval = output.startswith("[Retrieval]<paragraph>") and end > 0
+        prefix = output[: end + len("</paragraph>")] if retrieval else "[No Retrieval]"
+        free, continued = (g[0].text for g in llm.generate([prompt, prompt + prefix],
+                                                           max_new_tokens=max_new_tokens).generations)
+        counts["free_retrieve_first"] += first_group(free) is Group.RETRIEVE
+        if retrieval:
+            counts["retrieval_rows"] += 1
+            counts["retrieval_ok"] += passage_ok(continued)
+        else:
+            parsed = parse_generation(continued)
+            counts["no_retrieval_rows"] += 1
+            counts["no_retrieval_ok"] += bool(parsed.answer) and parsed.utility is not None
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True)
@@ -85,7 +117,14 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=48)
     parser.add_argument("--baseline", action="store_true", help="also measure the untrained base with the tokens")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--rows", type=Path, default=None, help="generator rows (JSON Lines) to check, held out")
+    parser.add_argument("--skip", type=int, default=0, help="rows of --rows that training saw (the first N)")
+    parser.add_argument("--max-rows", type=int, default=100)
     args = parser.parse_args()
+    held_out = []
+    if args.rows:
+        held_out = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
+        held_out = held_out[args.skip : args.skip + args.max_rows]
     questions = [json.loads(line) for line in DATA.read_text().splitlines()[: args.questions]]
     models = {"trained": args.model}
     report = {}
@@ -96,7 +135,10 @@ def main() -> None:
             base = TransformersLLM().load()
             models["untrained (tokens added)"] = str(save_with_reflection_tokens(base.hf_model, base.tokenizer, tmp))
         for name, model in models.items():
-            report[name] = check(TransformersLLM(model=model).load(), questions, args.max_new_tokens)
+            llm = TransformersLLM(model=model).load()
+            report[name] = check(llm, questions, args.max_new_tokens)
+            if held_out:
+                report[name]["held_out_rows"] = check_rows(llm, held_out, args.max_new_tokens)
     n = args.questions
     print("| model | free: opens with a Retrieve token | passage branch: opens with IsRel / has IsSup / ends with "
           "IsUse / all (well-formed) | no-passage branch: answer + IsUse | inline branches: IsRel / IsSup / IsUse "
@@ -108,6 +150,14 @@ def main() -> None:
         print(f"| {name} | {c['free']}/{n} | {c['passage_isrel']} / {c['passage_issup']} / {c['passage_isuse']} / "
               f"{c['passage']} of {n} | {c['no_passage']}/{n} | {c['inline_isrel']} / {c['inline_issup']} / "
               f"{c['inline_isuse']} / {c['inline_judged']} of {b} |")
+    if held_out:
+        print("\n| model | held-out rows | free: opens with a Retrieve token | after their passage: well-formed | "
+              "after [No Retrieval]: answer + IsUse |")
+        print("|---|---|---|---|---|")
+        for name, r in report.items():
+            h = r["held_out_rows"]
+            print(f"| {name} | {h['rows']} | {h['free_retrieve_first']}/{h['rows']} | {h['retrieval_ok']}/"
+                  f"{h['retrieval_rows']} | {h['no_retrieval_ok']}/{h['no_retrieval_rows']} |")
     for sample in report["trained"]["samples"][:3]:
         print(json.dumps(sample, ensure_ascii=False)[:600])
     if args.out:
