@@ -123,7 +123,7 @@ def main() -> None:
     args = parser.parse_args()
     held_out = []
     if args.rows:
-        held_out = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
+        held_out = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").split("\n") if line.strip()]
         held_out = held_out[args.skip : args.skip + args.max_rows]
     questions = [json.loads(line) for line in DATA.read_text().splitlines()[: args.questions]]
     models = {"trained": args.model}
