@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from selfrag_langchain.durable import drop_torn_tail
 from selfrag_langchain.errors import InputError
@@ -33,41 +33,7 @@ def read_jsonl(
         InputError: for a missing or empty file, a line that is not a JSON object, or a missing or
             non-string field; the message gives the file and line number.
     """
-    path = Path(path)
-    if not path.is_file():
-        msg = f"{path} does not exist"
-        raise InputError(msg)
-    records = []
-    with path.open(encoding="utf-8-sig") as handle, _readable(path):
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                msg = f"{path}:{number}: not valid JSON ({e.msg})"
-                raise InputError(msg) from e
-            if not isinstance(record, dict):
-                msg = f"{path}:{number}: each line must be a JSON object, got {type(record).__name__}"
-                raise InputError(msg)
-            for name in required:
-                if not isinstance(record.get(name), str):
-                    what = "missing field" if name not in record else "field must be a string:"
-                    msg = f"{path}:{number}: {what} '{name}' (each line needs {', '.join(required)})"
-                    raise InputError(msg)
-            for name in optional_text:
-                if record.get(name) is not None and not isinstance(record[name], str):
-                    msg = f"{path}:{number}: field '{name}' must be a string"
-                    raise InputError(msg)
-            problem = check(record) if check else None
-            if problem:
-                msg = f"{path}:{number}: {problem}"
-                raise InputError(msg)
-            records.append(record)
-    if not records:
-        msg = f"{path} has no records"
-        raise InputError(msg)
-    return records
+    return _read_checked(path, _jsonl_records, None, required, optional_text, check)
 
 
 def read_records(
@@ -97,44 +63,83 @@ def read_csv(
         InputError: for a missing or empty file, malformed CSV, or a row without a ``required`` field; the
             message gives the file and line number.
     """
-    import csv
+    # newline="": the csv module reads quoted newlines itself.
+    return _read_checked(path, _csv_records, "", required, (), check)
 
+
+def _read_checked(
+    path: str | Path,
+    parse: Callable[[Path, IO[str]], Iterator[tuple[int, dict[str, Any]]]],
+    newline: str | None,
+    required: Sequence[str],
+    optional_text: Sequence[str],
+    check: Callable[[dict[str, Any]], str | None] | None,
+) -> list[dict[str, Any]]:
+    """The (line, record) pairs ``parse`` reads from ``path``, each checked, as one list; every fault is one
+    line naming the file and line. utf-8-sig: spreadsheet programs start a UTF-8 file with a byte-order mark."""
     path = Path(path)
     if not path.is_file():
         msg = f"{path} does not exist"
         raise InputError(msg)
     records = []
-    # utf-8-sig: spreadsheet programs start a UTF-8 CSV with a byte-order mark.
-    with path.open(encoding="utf-8-sig", newline="") as handle, _readable(path):
-        reader = csv.reader(handle, strict=True)
-        last = 0  # the last line read: a quoted cell may hold newlines, and a row is named by its first line
-        try:
-            header = [name.strip().lower() for name in next(reader, [])]
-            last = reader.line_num
-            for cells in reader:
-                number, last = last + 1, reader.line_num
-                if len(cells) > len(header):
-                    msg = f"{path}:{number}: more cells than the header names ({', '.join(header)})"
-                    raise InputError(msg)
-                record = {k: v for k, v in zip(header, cells, strict=False) if k and v.strip()}
-                if not record:
-                    continue
-                for name in required:
-                    if name not in record:
-                        msg = f"{path}:{number}: missing field '{name}' (each row needs {', '.join(required)})"
-                        raise InputError(msg)
-                problem = check(record) if check else None
-                if problem:
-                    msg = f"{path}:{number}: {problem}"
-                    raise InputError(msg)
-                records.append(record)
-        except csv.Error as e:
-            msg = f"{path}:{last + 1}: not valid CSV ({e}; is a quote left open?)"
-            raise InputError(msg) from e
+    with path.open(encoding="utf-8-sig", newline=newline) as handle, _readable(path):
+        for number, record in parse(path, handle):
+            problem = _field_problem(record, required, optional_text) or (check(record) if check else None)
+            if problem:
+                msg = f"{path}:{number}: {problem}"
+                raise InputError(msg)
+            records.append(record)
     if not records:
         msg = f"{path} has no records"
         raise InputError(msg)
     return records
+
+
+def _field_problem(record: dict[str, Any], required: Sequence[str], optional_text: Sequence[str]) -> str | None:
+    for name in required:
+        if not isinstance(record.get(name), str):
+            what = "missing field" if name not in record else "field must be a string:"
+            return f"{what} '{name}' (each line needs {', '.join(required)})"
+    for name in optional_text:
+        if record.get(name) is not None and not isinstance(record[name], str):
+            return f"field '{name}' must be a string"
+    return None
+
+
+def _jsonl_records(path: Path, handle: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            msg = f"{path}:{number}: not valid JSON ({e.msg})"
+            raise InputError(msg) from e
+        if not isinstance(record, dict):
+            msg = f"{path}:{number}: each line must be a JSON object, got {type(record).__name__}"
+            raise InputError(msg)
+        yield number, record
+
+
+def _csv_records(path: Path, handle: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    import csv
+
+    reader = csv.reader(handle, strict=True)
+    last = 0  # the last line read: a quoted cell may hold newlines, and a row is named by its first line
+    try:
+        header = [name.strip().lower() for name in next(reader, [])]
+        last = reader.line_num
+        for cells in reader:
+            number, last = last + 1, reader.line_num
+            if len(cells) > len(header):
+                msg = f"{path}:{number}: more cells than the header names ({', '.join(header)})"
+                raise InputError(msg)
+            record = {k: v for k, v in zip(header, cells, strict=False) if k and v.strip()}
+            if record:
+                yield number, record
+    except csv.Error as e:
+        msg = f"{path}:{last + 1}: not valid CSV ({e}; is a quote left open?)"
+        raise InputError(msg) from e
 
 
 @contextlib.contextmanager
