@@ -3,6 +3,7 @@
 Each backend's own library (vLLM, openai, llama-cpp-python) is imported only when the backend is used.
 """
 
+from selfrag_langchain.llms.backend import ReflectiveBackend
 from selfrag_langchain.llms.base import ContinuationRequest, GenerationStats, GroupReading, ReflectiveLLM
 from selfrag_langchain.llms.factory import BACKENDS, build_llm
 from selfrag_langchain.llms.llamacpp import LlamaCppLLM
@@ -17,6 +18,7 @@ __all__ = [
     "GroupReading",
     "LlamaCppLLM",
     "OpenAICompatibleLLM",
+    "ReflectiveBackend",
     "ReflectiveLLM",
     "TransformersLLM",
     "VllmLLM",

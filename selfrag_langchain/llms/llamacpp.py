@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseLLM
 from langchain_core.outputs import Generation, LLMResult
-from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from selfrag_langchain.errors import BackendError, ConfigurationError, ModelLoadError
+from selfrag_langchain.llms.backend import ReflectiveBackend
 from selfrag_langchain.llms.base import (
     INFO_KEY,
     ContinuationRequest,
@@ -62,7 +62,7 @@ def _close_loaded() -> None:
         _LOADED.clear()
 
 
-class LlamaCppLLM(BaseLLM):
+class LlamaCppLLM(ReflectiveBackend):
     """A GGUF model run in process with llama.cpp, reporting exact token probabilities.
 
     Setup:
@@ -86,8 +86,6 @@ class LlamaCppLLM(BaseLLM):
             result.generations[0][0].generation_info["selfrag"]["readings"]
     """
 
-    model_config = ConfigDict(populate_by_name=True)
-
     model: str = Field(default=DEFAULT_MODEL, alias="model_name")
     """A ``.gguf`` file, or ``smollm2-135m-instruct`` (the embedded default's GGUF)."""
     n_ctx: int = 2048
@@ -99,14 +97,8 @@ class LlamaCppLLM(BaseLLM):
     """Layers offloaded to a GPU (-1: all) when llama.cpp was built with GPU support."""
     n_batch: int = 512
     """Prompt tokens evaluated per llama.cpp batch."""
-    max_new_tokens: int = 100
-    temperature: float = 0.0
-    """0 decodes greedily (the paper's setting); above 0 samples from the tempered distribution."""
     seed: int = 0
     """Seed of the sampler when ``temperature`` > 0."""
-    chat_template: bool | None = None
-    """Wrap prompts in the GGUF's chat template. None: only for a model that has one and lacks the
-    reflection tokens."""
 
     _shared: Any = PrivateAttr(default=None)
     _reflection_ids: dict[int, str] | None = PrivateAttr(default=None)
@@ -119,8 +111,7 @@ class LlamaCppLLM(BaseLLM):
 
     @model_validator(mode="after")
     def _check(self) -> LlamaCppLLM:
-        require_at_least(self, 1, "n_ctx", "n_batch", "max_new_tokens")
-        require_at_least(self, 0, "temperature")
+        require_at_least(self, 1, "n_ctx", "n_batch")
         return self
 
     @property
@@ -180,9 +171,6 @@ class LlamaCppLLM(BaseLLM):
 
     def count_tokens(self, text: str) -> int:
         return len(self._tokenize(text))
-
-    def get_num_tokens(self, text: str) -> int:
-        return self.count_tokens(text)
 
     def format_prompt(self, prompt: str) -> str:
         """The text the model reads for ``prompt``: the GGUF's chat template applied if enabled."""

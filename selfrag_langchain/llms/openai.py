@@ -17,12 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseLLM
 from langchain_core.outputs import Generation, LLMResult
 from langchain_core.utils.utils import secret_from_env
-from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
+from pydantic import Field, PrivateAttr, SecretStr, model_validator
 
 from selfrag_langchain.errors import BackendError, ConfigurationError
+from selfrag_langchain.llms.backend import ReflectiveBackend
 from selfrag_langchain.llms.base import (
     INFO_KEY,
     ContinuationRequest,
@@ -43,7 +43,7 @@ _PROBE_PROMPT = "The capital of France is"
 _FORCE_BIAS = 100
 
 
-class OpenAICompatibleLLM(BaseLLM):
+class OpenAICompatibleLLM(ReflectiveBackend):
     """A model behind an OpenAI-compatible ``/v1/completions`` endpoint, reporting what Self-RAG needs.
 
     Each generation carries ``generation_info["selfrag"]`` (sequence log-probability, and a group
@@ -78,8 +78,6 @@ class OpenAICompatibleLLM(BaseLLM):
             result.generations[0][0].generation_info["selfrag"]["sum_logprob"]
     """
 
-    model_config = ConfigDict(populate_by_name=True)
-
     base_url: str = "http://127.0.0.1:8000/v1"
     """The server's OpenAI-compatible base URL, ending in ``/v1``."""
     model: str | None = Field(default=None, alias="model_name")
@@ -93,9 +91,6 @@ class OpenAICompatibleLLM(BaseLLM):
     exponential backoff (the ``openai`` client's own retry)."""
     concurrency: int = 4
     """Requests in flight at once from this instance (sync and async together)."""
-    max_new_tokens: int = 100
-    temperature: float = 0.0
-    """0 decodes greedily (the paper's setting)."""
     top_logprobs: int = 5
     """Log-probabilities returned per generated position: 5 covers the largest reflection group (IsUse);
     a group token outside them is reported missing. Servers cap it (OpenAI 5, vLLM ``--max-logprobs``)."""
@@ -107,9 +102,6 @@ class OpenAICompatibleLLM(BaseLLM):
     ``smollm2-135m-instruct``), used to count tokens, find token ids and apply the chat template.
     None: the server's tokenize endpoint (llama-cpp-python ``/extras/tokenize``, vLLM ``/tokenize``)
     and no chat template."""
-    chat_template: bool | None = None
-    """Wrap prompts in the tokenizer's chat template. None: only for a model that has one and lacks the
-    reflection tokens (needs ``tokenizer``)."""
     context_size: int | None = None
     """The served model's context window in tokens; None: what the server reports (vLLM), else unknown."""
     continuation_scoring: ScoringMode = "auto"
@@ -146,8 +138,8 @@ class OpenAICompatibleLLM(BaseLLM):
 
     @model_validator(mode="after")
     def _check(self) -> OpenAICompatibleLLM:
-        require_at_least(self, 1, "concurrency", "max_new_tokens", "top_logprobs", "scoring_top_logprobs")
-        require_at_least(self, 0, "max_retries", "temperature")
+        require_at_least(self, 1, "concurrency", "top_logprobs", "scoring_top_logprobs")
+        require_at_least(self, 0, "max_retries")
         if self.timeout <= 0:
             msg = f"timeout must be > 0 seconds, got {self.timeout}"
             raise ConfigurationError(msg)
@@ -315,9 +307,6 @@ class OpenAICompatibleLLM(BaseLLM):
 
     def count_tokens(self, text: str) -> int:
         return len(self.token_ids(text))
-
-    def get_num_tokens(self, text: str) -> int:
-        return self.count_tokens(text)
 
     def format_prompt(self, prompt: str) -> str:
         """The text sent for ``prompt``: wrapped in the local tokenizer's chat template when enabled."""

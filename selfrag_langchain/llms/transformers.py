@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseLLM
 from langchain_core.outputs import Generation, LLMResult
-from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
+from selfrag_langchain.llms.backend import ReflectiveBackend
 from selfrag_langchain.llms.base import (
     INFO_KEY,
     ContinuationRequest,
@@ -31,7 +31,7 @@ from selfrag_langchain.sentences import sentence_finished
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
 
-class TransformersLLM(BaseLLM):
+class TransformersLLM(ReflectiveBackend):
     """A causal LM run in-process with transformers, reporting what Self-RAG's formulas need.
 
     Each generation carries ``generation_info["selfrag"]``: the sequence log-probability and, at every
@@ -61,23 +61,14 @@ class TransformersLLM(BaseLLM):
             result.generations[0][0].generation_info["selfrag"]["sum_logprob"]
     """
 
-    model_config = ConfigDict(populate_by_name=True)
-
     model: str = Field(default=DEFAULT_MODEL, alias="model_name")
     """Hub id, local directory, ``.gguf`` file, or ``smollm2-135m-instruct`` (the embedded default)."""
     device: str = "cpu"
     """Torch device, e.g. ``cpu``, ``cuda``, ``cuda:1``."""
     dtype: str = "auto"
     """Torch dtype name (``float32``, ``bfloat16``...); ``auto`` is float32 on CPU, the checkpoint's on GPU."""
-    max_new_tokens: int = 100
-    """Generation budget per prompt; a generation that reaches it has ``finish_reason == "length"``."""
-    temperature: float = 0.0
-    """0 decodes greedily (the paper's setting); above 0 samples."""
     batch_size: int = 16
     """Prompts per forward batch; larger batches are split."""
-    chat_template: bool | None = None
-    """Wrap prompts in the tokenizer's chat template. None: only for a model that has a template and
-    lacks the reflection tokens (an instruct model used as plain generator or critic)."""
 
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
@@ -92,8 +83,7 @@ class TransformersLLM(BaseLLM):
 
     @model_validator(mode="after")
     def _check_ranges(self) -> TransformersLLM:
-        require_at_least(self, 1, "max_new_tokens", "batch_size")
-        require_at_least(self, 0, "temperature")
+        require_at_least(self, 1, "batch_size")
         return self
 
     @property
@@ -148,9 +138,6 @@ class TransformersLLM(BaseLLM):
             if self._counter is None:
                 self._counter = copy.deepcopy(self.tokenizer)
             return len(self._recent.get(text, lambda t: self._counter(t, add_special_tokens=False)["input_ids"]))
-
-    def get_num_tokens(self, text: str) -> int:
-        return self.count_tokens(text)
 
     def _use_chat_template(self) -> bool:
         return use_chat_template(

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseLLM
 from langchain_core.outputs import Generation, LLMResult
-from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
 from selfrag_langchain.errors import BackendError, ConfigurationError, ModelLoadError
+from selfrag_langchain.llms.backend import ReflectiveBackend
 from selfrag_langchain.llms.base import (
     INFO_KEY,
     ContinuationRequest,
@@ -41,7 +41,7 @@ _LOCK = threading.Lock()
 _ENGINES: dict[tuple[Any, ...], Any] = {}
 
 
-class VllmLLM(BaseLLM):
+class VllmLLM(ReflectiveBackend):
     """A model run by vLLM's offline engine, reporting what Self-RAG's formulas need.
 
     Setup:
@@ -70,8 +70,6 @@ class VllmLLM(BaseLLM):
             rag.batch(questions, config={"max_concurrency": 32})   # branches of all questions batched together
     """
 
-    model_config = ConfigDict(populate_by_name=True)
-
     model: str = Field(default=DEFAULT_MODEL, alias="model_name")
     """Hub id or local directory (a ``.gguf`` file or the embedded default is converted once first)."""
     tensor_parallel_size: int = 1
@@ -84,15 +82,9 @@ class VllmLLM(BaseLLM):
     """Reuse the key/value cache of shared prompt prefixes (the question shared by all branches)."""
     max_model_len: int | None = None
     """Context window in tokens; None: the model's."""
-    max_new_tokens: int = 100
-    temperature: float = 0.0
-    """0 decodes greedily (the paper's setting)."""
     top_logprobs: int = 5
     """Log-probabilities returned per generated position (5 covers the largest reflection group)."""
     seed: int = 0
-    chat_template: bool | None = None
-    """Wrap prompts in the tokenizer's chat template. None: only for a model that has one and lacks the
-    reflection tokens."""
     engine_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Further ``vllm.LLM`` arguments (``quantization``, ``enforce_eager``, ``download_dir``...)."""
 
@@ -107,8 +99,7 @@ class VllmLLM(BaseLLM):
 
     @model_validator(mode="after")
     def _check(self) -> VllmLLM:
-        require_at_least(self, 1, "tensor_parallel_size", "max_new_tokens", "top_logprobs")
-        require_at_least(self, 0, "temperature")
+        require_at_least(self, 1, "tensor_parallel_size", "top_logprobs")
         if not 0.0 < self.gpu_memory_utilization <= 1.0:
             msg = f"gpu_memory_utilization must be in (0, 1], got {self.gpu_memory_utilization}"
             raise ConfigurationError(msg)
@@ -159,9 +150,6 @@ class VllmLLM(BaseLLM):
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def get_num_tokens(self, text: str) -> int:
-        return self.count_tokens(text)
 
     def reflection_ids(self) -> dict[int, str]:
         return {self.vocab[tok]: tok for tok in TOKEN_GROUP if tok in self.vocab}
