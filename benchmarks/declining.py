@@ -18,7 +18,8 @@ Goal (issue 24): decline at least 80% of the unanswerable, answer at least 90% o
     python benchmarks/declining.py --form long --answerable benchmarks/tuning_questions.jsonl --no-unanswerable \
         --setting use_sequence_probability=false --out selfrag-eval/long-tuning-noseq.jsonl
 
-``--answerable`` names the answerable lists (default: the demo list); a list whose rows say ``where`` (the
+``--answerable`` names the answerable lists (default: the demo list), ``--unanswerable`` the unanswerable ones
+(default: ``benchmarks/unanswerable_questions.jsonl``); a list whose rows say ``where`` (the
 answer in the article's first sentence or later) is also reported that way. ``--setting NAME=VALUE`` changes
 one of the pipeline's settings (``PipelineSettings``; repeatable), ``--no-unanswerable`` leaves that list out.
 """
@@ -48,13 +49,12 @@ HERE = Path(__file__).parent
 GOALS = {"unanswerable": 0.8, "answerable": 0.9}
 
 
-def questions(answerable_files: list[Path], unanswerable: bool = True) -> list[dict[str, Any]]:
+def questions(answerable_files: list[Path], unanswerable_files: list[Path]) -> list[dict[str, Any]]:
     answerable = [{**json.loads(line), "set": f"answerable ({path.name})"}
                   for path in answerable_files for line in path.read_text().splitlines() if line.strip()]
-    if not unanswerable:
-        return answerable
-    unanswerable = [{**json.loads(line), "set": "unanswerable"}
-                    for line in (HERE / "unanswerable_questions.jsonl").read_text().splitlines() if line.strip()]
+    unanswerable = [{**json.loads(line), "set": "unanswerable" if len(unanswerable_files) == 1 else
+                     f"unanswerable ({path.name})"}
+                    for path in unanswerable_files for line in path.read_text().splitlines() if line.strip()]
     return answerable + unanswerable
 
 
@@ -87,10 +87,14 @@ def main() -> None:
                         help="questions file with gold answers (repeatable; default: benchmarks/demo_questions.jsonl)")
     parser.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
                         help="a pipeline setting other than the default (repeatable), e.g. reflector=learned")
-    parser.add_argument("--no-unanswerable", action="store_true", help="leave the unanswerable list out")
+    parser.add_argument("--unanswerable", type=Path, action="append", default=None,
+                        help="questions file the demo corpus cannot answer, each row naming its absent words "
+                             "(repeatable; default: benchmarks/unanswerable_questions.jsonl)")
+    parser.add_argument("--no-unanswerable", action="store_true", help="leave the unanswerable lists out")
     args = parser.parse_args()
-    rows = questions(args.answerable or [HERE / "demo_questions.jsonl"], not args.no_unanswerable)
-    check_absent([r for r in rows if r["set"] == "unanswerable"])
+    unanswerable = [] if args.no_unanswerable else args.unanswerable or [HERE / "unanswerable_questions.jsonl"]
+    rows = questions(args.answerable or [HERE / "demo_questions.jsonl"], unanswerable)
+    check_absent([r for r in rows if r["set"].startswith("unanswerable")])
     malformed = [item for item in args.setting if "=" not in item]
     if malformed:
         parser.error(f"--setting takes NAME=VALUE, got {malformed[0]!r}")
