@@ -2,8 +2,9 @@
 
 - Retrieve: the instruction's sentence embedding (what kind of request it is).
 - IsRel: embedding similarity of instruction and evidence; the share of the instruction's content words,
-  and of its pairs of adjacent content words (names, terms), that the evidence contains; and how much of
-  the passage's title (its first line) the instruction names.
+  and of its pairs of adjacent content words (names, terms), that the evidence contains; how much of
+  the passage's title (its first line) the instruction names; and the share of the instruction's names
+  (capitalised words, numbers) the evidence contains, so a passage about a neighbouring entity is seen.
 - IsSup: embedding similarity of output and evidence, the share of the output's content words the
   evidence contains, the same share for the words the output adds to the question, and the share of
   the output's adjacent word pairs the evidence contains.
@@ -27,13 +28,14 @@ from selfrag_langchain.judging.signals import (
     coverage,
     hedging,
     log_length,
+    name_coverage,
     novel_words,
     novelty,
 )
 from selfrag_langchain.tokens import Group
 
 GROUP_FEATURES: dict[Group, tuple[str, ...]] = {
-    Group.ISREL: ("similarity", "question_coverage", "question_bigram_coverage", "title_coverage"),
+    Group.ISREL: ("similarity", "question_coverage", "question_bigram_coverage", "title_coverage", "name_coverage"),
     Group.ISSUP: ("similarity", "answer_coverage", "novel_coverage", "answer_bigram_coverage"),
     Group.ISUSE: ("similarity", "novelty", "log_length", "question_coverage", "hedging"),
 }
@@ -58,7 +60,8 @@ def lexical_signals(j: CriticQuery) -> dict[str, float]:
         title = evidence.split("\n", 1)[0] if "\n" in evidence else ""
         return {"question_coverage": coverage(content_words(j.instruction), evidence_words),
                 "question_bigram_coverage": coverage(content_bigrams(j.instruction), content_bigrams(evidence)),
-                "title_coverage": coverage(content_words(title), content_words(j.instruction))}
+                "title_coverage": coverage(content_words(title), content_words(j.instruction)),
+                "name_coverage": name_coverage(j.instruction, evidence)}
     if j.group is Group.ISSUP:
         return {"answer_coverage": coverage(content_words(output), evidence_words),
                 "novel_coverage": coverage(novel_words(output, j.instruction), evidence_words),

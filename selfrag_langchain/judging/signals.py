@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import unicodedata
 from collections.abc import Collection
 
 _STOPWORD_TEXT = (
@@ -31,6 +32,39 @@ def content_words(text: str) -> list[str]:
     """The words of ``text`` that carry content: lower-cased, possessive ``'s`` dropped, stopwords removed."""
     words = _WORD.findall(text.lower().replace("'s", "").replace("’s", ""))
     return [w for w in words if w not in STOPWORDS]
+
+
+def folded(text: str) -> str:
+    """``text`` without accents ("Bhāratanatyam" -> "Bharatanatyam"), so that a name matches however it is
+    spelled."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+_NAME_TOKEN = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+def name_words(text: str) -> list[str]:
+    """The words of ``text`` that name something: numbers, and capitalised words that are not stopwords,
+    lower-cased and without accents. A sentence's first word counts only when the next one is capitalised
+    too ("Mona Lisa was ...", not "Apart from ...")."""
+    names = []
+    for sentence in _SENTENCE_BREAK.split(folded(text)):
+        tokens = [t.replace("'s", "").replace("’s", "") for t in _NAME_TOKEN.findall(sentence)]
+        for i, token in enumerate(tokens):
+            if not token or token.lower() in STOPWORDS:
+                continue
+            capitalised = token[0].isupper() and (i > 0 or (len(tokens) > 1 and tokens[1][:1].isupper()))
+            if token[0].isdigit() or capitalised:
+                names.append(token.lower())
+    return names
+
+
+def name_coverage(text: str, evidence: str) -> float:
+    """The share of the names in ``text`` that ``evidence`` contains: a passage about Greta Garbo names one
+    of "Greta Thunberg"'s two words. 1 when ``text`` names nothing, as nothing it names is missing."""
+    names = name_words(text)
+    return coverage(names, content_words(folded(evidence))) if names else 1.0
 
 
 def content_bigrams(text: str) -> list[str]:

@@ -17,9 +17,9 @@ def test_relevance_reads_words_names_and_title() -> None:
     right = lexical_signals(CriticQuery(Group.ISREL, QUESTION, evidence=RIGHT))
     wrong = lexical_signals(CriticQuery(Group.ISREL, QUESTION, evidence=WRONG))
     assert right == {"question_coverage": pytest.approx(2 / 3), "question_bigram_coverage": 0.5,
-                     "title_coverage": 1.0}
+                     "title_coverage": 1.0, "name_coverage": 1.0}
     assert wrong == {"question_coverage": pytest.approx(1 / 3), "question_bigram_coverage": 0.0,
-                     "title_coverage": 0.5}
+                     "title_coverage": 0.5, "name_coverage": 0.5}
     untitled = lexical_signals(CriticQuery(Group.ISREL, QUESTION, evidence="Derek Wheatley is a barrister."))
     assert untitled["title_coverage"] == 0.0
 

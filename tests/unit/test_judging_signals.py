@@ -11,7 +11,10 @@ from selfrag_langchain.judging.signals import (
     content_words,
     coverage,
     hedging,
+    folded,
     log_length,
+    name_coverage,
+    name_words,
     novel_words,
     novelty,
 )
@@ -64,3 +67,28 @@ def test_log_length_counts_content_words() -> None:
 ])
 def test_hedging_marks_answers_that_decline(text: str, expected: float) -> None:
     assert hedging(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("In which country was the climate activist Greta Thunberg born?", ["greta", "thunberg"]),
+    ("Apart from swimming, which Olympic sport did Johnny Weissmuller play?", ["olympic", "johnny", "weissmuller"]),
+    ("Mona Lisa was painted by whom?", ["mona", "lisa"]),
+    ("Who won the 1998 FIFA World Cup?", ["1998", "fifa", "world", "cup"]),
+    ("What is Derek Wheatley's occupation? Who is he.", ["derek", "wheatley"]),
+    ("what is the boiling point of water?", []),
+])
+def test_name_words_are_capitalised_words_and_numbers(text: str, expected: list[str]) -> None:
+    assert name_words(text) == expected
+
+
+def test_folded_drops_accents_so_names_match_either_way() -> None:
+    assert folded("Bhāratanatyam in Tamil Nādu") == "Bharatanatyam in Tamil Nadu"
+    assert name_coverage("What is Bhāratanatyam?", "Bharatanatyam\nBharatanatyam is a dance.") == 1.0
+
+
+def test_name_coverage_sees_a_passage_about_a_neighbouring_entity() -> None:
+    question = "In which country was Greta Thunberg born?"
+    assert name_coverage(question, "Greta Thunberg\nGreta Thunberg is a Swedish activist.") == 1.0
+    assert name_coverage(question, "Greta Garbo\nGreta Garbo was a Swedish actress.") == 0.5
+    assert name_coverage(question, "Narendra Modi\nNarendra Modi is a politician.") == 0.0
+    assert name_coverage("what is the boiling point of water?", "Water\nWater boils at 100 degrees.") == 1.0
