@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal, Protocol
 
 from langchain_core.documents import Document
+from langchain_core.language_models import BaseLanguageModel
 from langchain_core.outputs import LLMResult
 
+from selfrag_langchain.boundary import Boundary
 from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
 from selfrag_langchain.chains.citations import CitationNumbers
 from selfrag_langchain.chains.declining import closest_passages, declined_segments, grounded, verdict
@@ -38,7 +40,7 @@ from selfrag_langchain.chains.segments import (
     selfrag_step_prompt,
 )
 from selfrag_langchain.chains.selection import select
-from selfrag_langchain.judging import Branch, Critique, InlineReflector
+from selfrag_langchain.judging import Branch, Critique, InlineReflector, Reflector
 from selfrag_langchain.long_form_results import (
     Action,
     BeamStep,
@@ -49,12 +51,41 @@ from selfrag_langchain.long_form_results import (
     join_segments,
 )
 from selfrag_langchain.prompts import build_instruction
-from selfrag_langchain.results import BranchTrace
-from selfrag_langchain.scoring import argmax
+from selfrag_langchain.results import BranchTrace, RetrieveDecision
+from selfrag_langchain.scoring import HardConstraints, ScoringWeights, argmax
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group, parse_generation
 
-if TYPE_CHECKING:
-    from selfrag_langchain.chains.long_form import SelfRAGLongForm
+
+class SearchHost(Protocol):
+    """What a search reads of the Runnable that runs it (:class:`~selfrag_langchain.chains.long_form.
+    SelfRAGLongForm`): its models, its settings and its retrieve decision, and nothing else."""
+
+    generator: BaseLanguageModel
+    reflector: Reflector
+    decline: bool
+    max_depth: int
+    beam_width: int
+    beam_score: Literal["sum", "mean"]
+    max_new_tokens: int
+    max_segment_tokens: int
+    max_passage_tokens: int | None
+    stop_at_segment_end: bool
+
+    def weights(self) -> ScoringWeights: ...
+
+    def constraints(self) -> HardConstraints: ...
+
+    def windowed(self, query: str, docs: list[Document]) -> list[Document]: ...
+
+    def boundary(self) -> Boundary: ...
+
+    def resolved_prompt_format(self) -> str: ...
+
+    def settings(self) -> dict[str, Any]: ...
+
+    def judges_retrieval(self) -> bool: ...
+
+    def retrieve_decision(self, dist: dict[str, float] | None) -> RetrieveDecision: ...
 
 
 # ---------------------------------------------------------------------- effects
@@ -172,7 +203,7 @@ class _Plan:
 class BeamSearch:
     """One question's search; ``run()`` yields effects and returns the :class:`LongFormResult`."""
 
-    def __init__(self, runnable: SelfRAGLongForm, question: Question, *, raw_continuation: bool) -> None:
+    def __init__(self, runnable: SearchHost, question: Question, *, raw_continuation: bool) -> None:
         self.rag = runnable
         self.q = question
         self.instruction = build_instruction(question.question, question.instruction, question.choices)
@@ -233,7 +264,7 @@ class BeamSearch:
         sources: dict[int, str] = {}
         ask: list[int] = []
         for i, beam in enumerate(active):
-            if not self.rag._needs_judge():
+            if not self.rag.judges_retrieval():
                 dists[i], sources[i] = None, "mode"
             elif self.inline and beam.next_retrieve is not None:
                 dists[i], sources[i] = beam.next_retrieve, "generation"
@@ -245,7 +276,7 @@ class BeamSearch:
                 dists[i], sources[i] = dist, "judge"
         plans = []
         for i, beam in enumerate(active):
-            decision = self.rag._decision(dists[i])
+            decision = self.rag.retrieve_decision(dists[i])
             dist = dists[i]
             action: Action = "retrieve" if decision.retrieve else "no_retrieval"
             if dist and beam.passage is not None and argmax(dist) == CONTINUE_EVIDENCE:

@@ -208,10 +208,14 @@ class SelfRAGControls(LoopSettings):
 
     # ------------------------------------------------------------------ the retrieve decision
 
-    def _needs_judge(self) -> bool:
+    def judges_retrieval(self) -> bool:
+        """Whether the retrieve decision reads the judge's Retrieve distribution (``adaptive`` and ``hard``
+        modes); ``always`` and ``never`` decide without it."""
         return self.mode in (RetrieveMode.ADAPTIVE, RetrieveMode.HARD)
 
-    def _decision(self, dist: dict[str, float] | None) -> RetrieveDecision:
+    def retrieve_decision(self, dist: dict[str, float] | None) -> RetrieveDecision:
+        """The decision, by :attr:`mode` and :attr:`threshold`, for the judge's Retrieve distribution ``dist``
+        (None when it was not asked)."""
         return RetrieveDecision(
             mode=str(self.mode),
             threshold=self.threshold,

@@ -131,8 +131,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         notes: list[str] = []
 
         def decide(_: Any) -> RetrieveDecision:
-            dist = self.reflector.retrieve_distribution(instruction) if self._needs_judge() else None
-            return self._decision(dist)
+            dist = self.reflector.retrieve_distribution(instruction) if self.judges_retrieval() else None
+            return self.retrieve_decision(dist)
 
         decision = RunnableLambda(decide, name="retrieve_decision").invoke(q.question, child)
         passages: list[PreparedPassage] | None = None
@@ -174,8 +174,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         notes: list[str] = []
 
         async def decide(_: Any) -> RetrieveDecision:
-            dist = await self.reflector.aretrieve_distribution(instruction) if self._needs_judge() else None
-            return self._decision(dist)
+            dist = await self.reflector.aretrieve_distribution(instruction) if self.judges_retrieval() else None
+            return self.retrieve_decision(dist)
 
         decision = await RunnableLambda(decide, name="retrieve_decision").ainvoke(q.question, child)
         passages: list[PreparedPassage] | None = None

@@ -226,3 +226,20 @@ def test_beam_score_sum_prefers_judged_continuations_mean_is_length_neutral(how:
     result = _rag(llm, retriever, beam_score=how).invoke(QUESTION)
     assert result.answer == answer
     assert result.settings["beam_score"] == how
+
+
+def test_the_search_reads_only_what_its_host_protocol_names() -> None:
+    """BeamSearch reads the Runnable through SearchHost alone: the long-form Runnable provides every name of
+    it, and the search's source reaches for nothing else of the Runnable (no private attribute either)."""
+    import inspect
+    import re
+
+    from selfrag_langchain.chains import beam
+    from selfrag_langchain.chains.long_form import SelfRAGLongForm
+
+    named = set(inspect.get_annotations(beam.SearchHost)) | {
+        n for n, v in vars(beam.SearchHost).items() if callable(v) and not n.startswith("_")}
+    for name in named:
+        assert hasattr(SelfRAGLongForm, name) or name in SelfRAGLongForm.model_fields, name
+    read = set(re.findall(r"(?:self\.rag|runnable)\.(\w+)", inspect.getsource(beam.BeamSearch)))
+    assert read <= named, sorted(read - named)
