@@ -24,7 +24,7 @@ class AllowedSkip:
 
 ALLOWED_SKIPS = (
     AllowedSkip(
-        r"tests/(unit|integration)/test_chat_selfrag_standard\.py::",
+        r"tests/(unit/chains|integration)/test_chat_selfrag_standard\.py::",
         r"^(Does not support|Test requires|Model does not|Model override not supported|Not implemented\.|"
         r"VCR not set up|init_from_env_params not specified|Model is not serializable)",
         "langchain-tests' suites skip the features ChatSelfRAG declares it lacks (tools, structured output, "

@@ -28,7 +28,7 @@ from selfrag_langchain.boundary import Boundary
 from selfrag_langchain.judging import CriticReflector, InlineReflector
 from selfrag_langchain.retrievers import PassageRetriever
 from selfrag_langchain.tokens import CHECKPOINT_TOKEN_ORDER
-from tests.tokenizer_llm import TokenizerLLM, smollm2_tokenizer, special_ids
+from tests.fakes.tokenizer_llm import TokenizerLLM, smollm2_tokenizer, special_ids
 
 CASES = int(os.environ.get("SELFRAG_INJECTION_CASES", "1000"))
 """Cases per chain and tokenizer variant: 6 x 1,000 = 6,000 by default."""

@@ -1,0 +1,169 @@
+"""Declining: an answer whose claims the judge finds neither relevant nor supported is replaced by "the sources
+found do not answer", with the closest passages, in short form, in long form (never streamed as a claim
+first) and through the server; each claim that stands carries the judge's verdict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.chains.annotations import annotations_for
+from selfrag_langchain.chains.declining import DECLINED, grounded, verdict
+from selfrag_langchain.chains.long_form import SelfRAGLongForm
+from selfrag_langchain.judging import InlineReflector
+from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
+from tests.fakes.eiffel import eiffel_rag as short_form
+from tests.fakes.scripted_long_form import (
+    FULL,
+    IRR,
+    NOSUP,
+    PART,
+    QUESTION,
+    REL,
+    RecordingRetriever,
+    ScriptedLongFormLLM,
+    judged,
+)
+from tests.fakes.scripted_long_form import doc as passage
+
+
+@pytest.mark.parametrize(("rel", "sup", "expected", "stands"), [
+    (REL, FULL, "supported", True),
+    (REL, PART, "partially supported", True),
+    (REL, NOSUP, "not supported", False),
+    (IRR, FULL, "not supported", False),  # a claim from an irrelevant passage is not supported by it
+    (None, FULL, "supported", False),  # not judged relevant: does not stand
+    (REL, None, None, False),
+])
+def test_the_verdict_and_whether_a_claim_stands(rel: dict | None, sup: dict | None, expected: str | None,
+                                                stands: bool) -> None:
+    judgements = {"IsRel": rel, "IsSup": sup, "IsUse": None}
+    assert verdict(judgements) == expected
+    assert grounded(judgements) is stands
+
+
+# ---------------------------------------------------------------------- short form
+
+
+def test_short_form_declines_an_answer_judged_irrelevant_and_lists_the_closest_passages() -> None:
+    # w_rel = w_sup = 0: the likelier Louvre branch wins, judged irrelevant and unsupported.
+    result = short_form(w_rel=0.0, w_sup=0.0, w_use=0.0).invoke("Who built the Eiffel Tower?")
+    assert result.declined and result.branches[result.selected].passage.metadata["title"] == "Louvre"
+    assert result.answer == f"{DECLINED} Closest: Eiffel Tower [1]. Louvre [2]."  # the more relevant first
+    assert [(d.metadata["title"], d.metadata["citation"]) for d in result.citations] == [("Eiffel Tower", 1),
+                                                                                       ("Louvre", 2)]
+    spans = [(result.answer[a["start_index"]:a["end_index"]], a["extras"]["citation"])
+             for a in annotations_for(result)]
+    assert spans == [("Closest: Eiffel Tower [1].", 1), ("Louvre [2].", 2)]
+    assert all("support" not in a["extras"] or a["extras"]["support"] is None for a in annotations_for(result))
+
+
+def test_short_form_answers_what_is_judged_grounded_with_its_verdict() -> None:
+    result = short_form().invoke("Who built the Eiffel Tower?")
+    assert not result.declined and result.answer == "Gustave Eiffel's company built it."
+    (note,) = annotations_for(result)
+    assert note["extras"]["support"] == "supported" and note["title"] == "Eiffel Tower"
+
+
+def test_short_form_without_declining_answers_the_winner() -> None:
+    result = short_form(w_rel=0.0, w_sup=0.0, w_use=0.0, decline=False).invoke("Who built the Eiffel Tower?")
+    assert not result.declined and result.answer == "It was built by Louis XIV."
+    assert annotations_for(result)[0]["extras"]["support"] == "not supported"
+
+
+def test_a_closed_set_question_always_gets_an_option() -> None:
+    result = short_form(w_rel=0.0, w_sup=0.0, w_use=0.0).invoke(
+        {"question": "Who built it?", "choices": {"A": "Louis XIV", "B": "Gustave Eiffel"}})
+    assert not result.declined and result.answer in {"A", "B"}
+
+
+# ---------------------------------------------------------------------- long form
+
+
+def _all_unfounded() -> tuple[ScriptedLongFormLLM, RecordingRetriever]:
+    retriever = RecordingRetriever(results={QUESTION: [passage("Gustave Eiffel"), passage("Wrought iron")]})
+    llm = ScriptedLongFormLLM(script={
+        (0, "Gustave Eiffel"): judged("Gustave Eiffel was born in Dijon.", IRR, NOSUP),
+        (0, "Wrought iron"): judged("Iron rusts.", REL, NOSUP),
+    })
+    return llm, retriever
+
+
+def _long(llm: ScriptedLongFormLLM, retriever: RecordingRetriever, **kwargs: object) -> SelfRAGLongForm:
+    return SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, max_depth=1,
+                           **kwargs)
+
+
+def test_long_form_declines_without_streaming_a_claim_first() -> None:
+    llm, retriever = _all_unfounded()
+    items = list(_long(llm, retriever).stream(QUESTION))
+    *segments, result = items
+    assert isinstance(result, LongFormResult) and result.declined
+    assert all(isinstance(s, CitedSegment) for s in segments)
+    assert segments[0].text == DECLINED and segments[0].citation is None  # the first thing streamed
+    assert "Dijon" not in result.answer and "rusts" not in result.answer
+    assert result.answer.startswith(DECLINED + " Closest: ")
+    assert {d.metadata["title"] for d in result.citations} == {"Gustave Eiffel", "Wrought iron"}
+    assert [s.citation for s in result.segments] == [None, 1, 2]
+    assert result.beams[result.selected].segments  # the losing beam stays in the trace
+
+
+def test_long_form_answers_when_a_segment_stands_and_marks_each_verdict() -> None:
+    retriever = RecordingRetriever(results={QUESTION: [passage("Eiffel Tower"), passage("Paris")],
+                                            f"{QUESTION} The Eiffel Tower is in Paris.": [passage("Gustave Eiffel")]})
+    llm = ScriptedLongFormLLM(script={
+        (0, "Eiffel Tower"): judged("The Eiffel Tower is in Paris.", REL, FULL),
+        (0, "Paris"): judged("Paris is the capital of France.", REL, PART),
+        (1, "Gustave Eiffel"): judged("It is made of cheese.", REL, NOSUP),
+    })
+    result = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, max_depth=2,
+                             beam_width=1).invoke(QUESTION)
+    assert not result.declined
+    assert [(s.text, s.support) for s in result.segments] == [("The Eiffel Tower is in Paris.", "supported"),
+                                                              ("It is made of cheese.", "not supported")]
+
+
+def test_long_form_without_declining_answers_the_winner() -> None:
+    llm, retriever = _all_unfounded()
+    result = _long(llm, retriever, decline=False).invoke(QUESTION)
+    assert not result.declined and "[1]" in result.answer and not result.answer.startswith(DECLINED)
+
+
+# ---------------------------------------------------------------------- through the server
+
+
+def test_the_server_reports_a_declined_answer_and_each_verdict(tmp_path: Path) -> None:
+    import httpx
+
+    from selfrag_langchain.chains.chat_model import ChatSelfRAG
+    from selfrag_langchain.serving import create_app
+    from tests.servers import serving
+
+    llm, retriever = _all_unfounded()
+    app = create_app(ChatSelfRAG(rag=_long(llm, retriever)), history=tmp_path / "chats.sqlite3")
+    with serving(app) as url:
+        whole = httpx.post(f"{url}/v1/chat/completions", timeout=30,
+                           json={"messages": [{"role": "user", "content": QUESTION}]}).json()
+        assert whole["declined"] is True and whole["support"] == []
+        assert whole["choices"][0]["message"]["content"].startswith(DECLINED)
+        with httpx.stream("POST", f"{url}/v1/chat/completions", timeout=30,
+                          json={"messages": [{"role": "user", "content": QUESTION}], "stream": True}) as reply:
+            events = [json.loads(line[6:]) for line in reply.iter_lines()
+                      if line.startswith("data: ") and line != "data: [DONE]"]
+    assert events[-1]["declined"] is True
+    assert "".join(e["choices"][0]["delta"].get("content") or "" for e in events) == whole["choices"][0][
+        "message"]["content"]
+
+    retriever = RecordingRetriever(results={QUESTION: [passage("Eiffel Tower")]})
+    llm = ScriptedLongFormLLM(script={(0, "Eiffel Tower"): judged("The Eiffel Tower is in Paris.", REL, PART)})
+    app = create_app(ChatSelfRAG(rag=_long(llm, retriever)), history=tmp_path / "chats.sqlite3")
+    with serving(app) as url:
+        answered = httpx.post(f"{url}/v1/chat/completions", timeout=30,
+                              json={"messages": [{"role": "user", "content": QUESTION}]}).json()
+    text = answered["choices"][0]["message"]["content"]
+    assert answered["declined"] is False and text == "The Eiffel Tower is in Paris [1]."
+    (judgement,) = answered["support"]
+    assert judgement["verdict"] == "partially supported" and judgement["citation"] == 1
+    assert text[judgement["start_index"]:judgement["end_index"]] == text

@@ -1,0 +1,107 @@
+"""Closed-set option extraction and aggregation, passage truncation, input normalisation."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.prompt_values import StringPromptValue
+
+from selfrag_langchain.chains.branches import prepare_passages
+from selfrag_langchain.chains.inputs import to_question
+from selfrag_langchain.chains.selection import extract_option, select
+from selfrag_langchain.errors import ConfigurationError, InputError
+from selfrag_langchain.judging import Branch, Critique
+from selfrag_langchain.scoring import HardConstraints, ScoringWeights
+from selfrag_langchain.tokens import parse_generation
+from tests.fakes.scripted_llm import ScriptedSelfRAGLLM
+
+CHOICES = {"A": "the cycling of AM and PM", "B": "the creation of volcanic eruptions", "C": "the tides",
+           "D": "the creation of gravity"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "option"),
+    [("A", "A"), ("(B)", "B"), ("c: the tides", "C"), ("D.", "D"), ("The answer is A", "A"),
+     ("Answer: (b)", "B"), ("It is the cycling of AM and PM.", "A"), ("Gravity, I think", None),
+     ("A lot of things", None)],
+)
+def test_extract_option(answer: str, option: str | None) -> None:
+    assert extract_option(answer, CHOICES) == option
+
+
+def _branch(answer: str) -> Branch:
+    return Branch(passage=Document(answer), evidence=answer, raw=answer, answer=answer,
+                  parsed=parse_generation(answer))
+
+
+def _critique(p_rel: float) -> Critique:
+    return Critique(relevance={"[Relevant]": p_rel, "[Irrelevant]": 1 - p_rel})
+
+
+def test_closed_set_picks_option_with_largest_sum_not_best_branch() -> None:
+    # One strong B branch (0.9) against two weaker A branches (0.6 + 0.5 = 1.1): A wins.
+    branches = [_branch("B"), _branch("A"), _branch("(A)")]
+    critiques = [_critique(0.9), _critique(0.6), _critique(0.5)]
+    weights = ScoringWeights(use_sequence_probability=False)
+    selection = select(branches, critiques, weights=weights, constraints=HardConstraints(), choices=CHOICES)
+    assert selection.option == "A"
+    assert selection.option_scores == pytest.approx({"A": 1.1, "B": 0.9})
+    assert selection.selected == 1  # the best branch among those that chose A
+
+
+def test_all_branches_dropped_still_answers_with_a_note() -> None:
+    branches = [_branch("x"), _branch("y")]
+    critiques = [_critique(0.1), _critique(0.3)]
+    selection = select(branches, critiques, weights=ScoringWeights(), constraints=HardConstraints(drop_irrelevant=True))
+    assert all(t.dropped for t in selection.traces)
+    assert selection.selected == 1 and "every branch violated" in selection.notes[0]
+
+
+class _SmallWindowLLM(ScriptedSelfRAGLLM):
+    @property
+    def context_window(self) -> int | None:
+        return 60
+
+
+def test_passage_longer_than_context_window_is_cut_and_noted() -> None:
+    llm = _SmallWindowLLM(script={})
+    doc = Document(" ".join(f"word{i}" for i in range(500)), metadata={"title": "Long"})
+    (prepared,) = prepare_passages([doc], llm, instruction="Q?", max_new_tokens=20, max_tokens=None)
+    assert llm.count_tokens(prepared.evidence) <= 60 - 20 - 16
+    assert prepared.note and "truncated from 501" in prepared.note
+    assert prepared.document.page_content == doc.page_content  # the citation keeps the full text
+
+
+def test_inputs_are_normalised() -> None:
+    q = to_question({"question": "Earth's rotating causes", "choices": {"text": ["x", "y"], "label": ["A", "B"]},
+                     "ctxs": [{"title": "T", "text": "body"}]})
+    assert q.choices == {"A": "x", "B": "y"}
+    assert q.passages[0].page_content == "body" and q.passages[0].metadata["title"] == "T"
+    assert to_question(StringPromptValue(text="Who?")).question == "Who?"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("", "empty"), ("  \n", "empty"), ({"q": "x"}, "needs a 'question' key"), (42, "must be a question string"),
+     ({"question": "x", "choices": {"text": ["a"], "label": ["A", "B"]}}, "2 labels but 1 texts")],
+)
+def test_bad_inputs(value: object, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        to_question(value)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [("threshold", 1.5, "threshold must be in"), ("threshold", -0.1, "threshold must be in"),
+     ("k", 0, "k must be >= 1"), ("k", -3, "k must be >= 1"), ("mode", "sometimes", "mode"),
+     ("w_sup", float("inf"), "w_sup must be a finite number"),
+     ("w_sup", -100, "w_sup must be between 0 and 10, got -100"), ("w_use", 11, "w_use must be between 0 and 10")],
+)
+def test_bad_knobs(field: str, value: object, message: str) -> None:
+    from pydantic import ValidationError
+
+    from selfrag_langchain import InlineReflector, SelfRAG
+
+    llm = ScriptedSelfRAGLLM(script={})
+    with pytest.raises((ValidationError, ConfigurationError), match=message):
+        SelfRAG(generator=llm, reflector=InlineReflector(llm), **{field: value})

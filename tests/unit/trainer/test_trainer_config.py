@@ -1,0 +1,226 @@
+"""Configs as command lines: flags, YAML/JSON files, precedence, and one clear line for every mistake."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.cli import main
+from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
+from selfrag_langchain.trainer.config import CriticConfig, GeneratorConfig, TrainingConfig
+from selfrag_langchain.trainer.training import (
+    TRAINER_STATE,
+    _resume_point,
+    _trim_log,
+    checkpointing_arguments,
+    training_arguments,
+    warmup_arguments,
+)
+
+DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+
+
+def _parse(cls: type, argv: list[str]) -> object:
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser, cls)
+    return config_from_args(cls, parser.parse_args(argv))
+
+
+def test_flags_become_the_config() -> None:
+    config = _parse(CriticConfig, ["--data", "a.jsonl", "b.jsonl", "--out", "o", "--lora", "--per-group", "5",
+                                   "--learning-rate", "1e-3", "--tasks", "relevance", "utility"])
+    assert isinstance(config, CriticConfig)
+    assert config.data == ["a.jsonl", "b.jsonl"] and config.lora and config.per_group == 5
+    assert config.learning_rate == pytest.approx(1e-3)
+    assert config.tasks == ["relevance", "utility"]
+    assert config.epochs == 1.0  # untouched defaults stay
+
+
+def test_file_then_flags(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("data: train.jsonl\nout: o\nlora: true\nlearning-rate: 2e-4\nepochs: 3\nmax_length: 256\n")
+    config = _parse(GeneratorConfig, ["--config", str(path), "--epochs", "1"])
+    assert isinstance(config, GeneratorConfig)
+    assert config.data == ["train.jsonl"] and config.lora and config.max_length == 256
+    assert config.learning_rate == pytest.approx(2e-4)  # YAML reads 2e-4 as a string: coerced
+    assert config.epochs == 1.0  # the flag wins over the file
+    json_path = tmp_path / "c.json"
+    json_path.write_text(json.dumps({"data": ["x.jsonl"], "out": "o", "no_such": 1}))
+    with pytest.raises(ConfigurationError, match="unknown option 'no_such'"):
+        _parse(GeneratorConfig, ["--config", str(json_path)])
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("data: [a]\nout: o\nepochs: many\n", "option 'epochs' .* must be float"),
+    ("- a\n- b\n", "must hold a mapping"),
+    ("data: [a\n", "cannot be parsed"),
+])
+def test_bad_config_files(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(content)
+    with pytest.raises(ConfigurationError, match=message):
+        _parse(CriticConfig, ["--config", str(path)])
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"batch_size": 0}, "batch_size must be >= 1"),
+    ({"learning_rate": -1.0}, "learning_rate must be > 0"),
+    ({"merge": True}, "merge applies only with lora"),
+    ({"lora": True, "merge": True, "deepspeed": "zero3"}, "merge is not available under DeepSpeed"),
+    ({"warmup_ratio": 1.5}, "warmup_ratio must be in"),
+])
+def test_config_ranges(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        TrainingConfig(data=["d"], out="o", **kwargs)  # type: ignore[arg-type]
+
+
+def test_deepspeed_presets_resolve_and_unknown_paths_fail() -> None:
+    assert TrainingConfig(data=["d"], out="o", deepspeed="zero3").deepspeed_file().endswith("zero3.json")
+    with pytest.raises(ConfigurationError, match=r"deepspeed config nope\.json not found"):
+        TrainingConfig(data=["d"], out="o", deepspeed="nope.json").deepspeed_file()
+
+
+def _checkpoint(root: Path, step: int, *, complete: bool = True) -> Path:
+    path = root / "checkpoints" / f"checkpoint-{step}"
+    path.mkdir(parents=True)
+    if complete:
+        (path / TRAINER_STATE).write_text(json.dumps({"global_step": step}))
+    return path
+
+
+def test_leftover_checkpoints_need_resume(tmp_path: Path) -> None:
+    _checkpoint(tmp_path, 3)
+    with pytest.raises(ConfigurationError, match="pass --resume"):
+        _resume_point(TrainingConfig(data=["d"], out=str(tmp_path)), tmp_path)
+    resume = TrainingConfig(data=["d"], out=str(tmp_path), resume=True)
+    assert _resume_point(resume, tmp_path) == str(tmp_path / "checkpoints" / "checkpoint-3")
+    assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path / "new"), resume=True), tmp_path / "new") is None
+
+
+def test_a_checkpoint_torn_by_a_kill_is_skipped_for_the_last_complete_one(tmp_path: Path) -> None:
+    _checkpoint(tmp_path, 2)
+    _checkpoint(tmp_path, 10)
+    _checkpoint(tmp_path, 12, complete=False)  # the run was killed while saving it
+    (_checkpoint(tmp_path, 14, complete=False) / TRAINER_STATE).write_text('{"global_st')  # killed mid-write
+    notes: list[str] = []
+    got = _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), tmp_path, notes)
+    assert got == str(tmp_path / "checkpoints" / "checkpoint-10")  # by step number, not name order
+    assert notes == [f"checkpoint-{n} is incomplete (the run stopped while saving it): skipped" for n in (14, 12)]
+
+
+def test_the_loss_log_keeps_only_the_steps_up_to_the_resumed_checkpoint(tmp_path: Path) -> None:
+    log = tmp_path / "training_log.jsonl"
+    log.write_text("".join(json.dumps({"step": s, "loss": 1.0 / s}) + "\n" for s in (1, 2, 3, 4)) + '{"step": 5, "lo')
+    _trim_log(log, str(_checkpoint(tmp_path, 3)))
+    assert [json.loads(line)["step"] for line in log.read_text().splitlines()] == [1, 2, 3]
+    _trim_log(log, None)  # a fresh start: the steps of the earlier run would be logged again
+    assert log.read_text() == ""
+
+
+def _write(path: Path, rows: list[dict[str, str]] | str) -> Path:
+    path.write_text(rows if isinstance(rows, str) else "".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+GOOD_ROW = {"instruction": "i", "input": "Task instruction: q", "output": "[Retrieval]", "task": "retrieval"}
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["critic", "--data", "{missing}", "--out", "{out}"],
+     r":1: missing field 'output': a row is either in the released critic format \(instruction, input, output, task\) "
+     r"or plain"),
+    (["critic", "--data", "{empty}", "--out", "{out}"], "has no records"),
+    (["critic", "--data", "{unknown_task}", "--out", "{out}"], r":1: unknown task 'isrel': choose from retrieval"),
+    (["critic", "--data", "{bad_label}", "--out", "{out}"], r":1: label '\[Relevant\]' is not a Retrieve token"),
+    (["critic", "--data", "{good}", "--out", "{out}", "--tasks", "isrel"], "unknown tasks isrel: choose from"),
+    (["critic", "--data", "{good}", "--out", "{out}", "--base", "/no/such/model"],
+     "model path /no/such/model does not exist"),
+    (["critic", "--data", "{good}"], "--out is required"),
+    (["critic", "--data", "{nope}", "--out", "{out}"], "nope.jsonl does not exist"),
+    (["generator", "--data", "{missing}", "--out", "{out}"], r":1: missing field 'output'"),
+    (["generator", "--data", "{good}", "--out", "{out}", "--base", "./no-such-dir"],
+     "model path no-such-dir does not exist"),
+    (["critic-eval", "--data", "{good}", "--model", "/no/such/critic"], "model path /no/such/critic does not exist"),
+    (["critic-data", "--input", "{empty}", "--out", "{out}", "--model", "m"], "has no records"),
+    (["generator-data", "--input", "{missing}", "--out", "{out}"], r":1: missing field 'output'"),
+])
+def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             argv: list[str], message: str) -> None:
+    files = {
+        "missing": _write(tmp_path / "missing.jsonl", [{"instruction": "i", "input": "x"}]),
+        "empty": _write(tmp_path / "empty.jsonl", ""),
+        "unknown_task": _write(tmp_path / "t.jsonl", [{**GOOD_ROW, "task": "isrel"}]),
+        "bad_label": _write(tmp_path / "l.jsonl", [{**GOOD_ROW, "output": "[Relevant]"}]),
+        "good": _write(tmp_path / "good.jsonl", [{**GOOD_ROW, "output": "[Retrieval]"}]),
+        "nope": tmp_path / "nope.jsonl",
+        "out": tmp_path / "out",
+    }
+    code = main(["train", *(a.format(**files) for a in argv)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.count("\n") == 0 and "Traceback" not in err
+    assert err.startswith("selfrag: error: ")
+    import re
+
+    assert re.search(message, err), err
+    assert not (tmp_path / "out").exists()
+
+
+def test_help_lists_every_step(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    for step in ("critic-data", "critic", "critic-eval", "generator-data", "generator"):
+        assert step in out
+
+
+@pytest.mark.parametrize(("ratio", "steps", "expected"), [(0.03, 100, 3), (0.1, 250, 25), (0.0, 100, 0)])
+def test_the_warmup_ratio_becomes_that_share_of_the_steps(tmp_path: Path, ratio: float, steps: int,
+                                                           expected: int) -> None:
+    config = CriticConfig(data=["d.jsonl"], out=str(tmp_path), warmup_ratio=ratio, device="cpu")
+    assert training_arguments(config, tmp_path).get_warmup_steps(steps) == expected
+
+
+def test_warmup_is_passed_as_a_ratio_to_transformers_before_5_and_as_a_share_of_steps_from_5() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Before5:
+        warmup_ratio: float = 0.0
+        warmup_steps: int = 0
+
+    @dataclass
+    class From5:
+        warmup_steps: float = 0
+
+    assert warmup_arguments(Before5, 0.03) == {"warmup_ratio": 0.03}
+    assert warmup_arguments(From5, 0.03) == {"warmup_steps": 0.03}
+
+
+def test_activation_recomputation_goes_to_the_name_this_transformers_reads(tmp_path: Path) -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Before5:
+        gradient_checkpointing: bool = False
+
+    @dataclass
+    class From5:
+        activation_checkpointing: bool = False
+        gradient_checkpointing: bool = False  # deprecated, still accepted
+
+    assert checkpointing_arguments(Before5, True) == {"gradient_checkpointing": True,
+                                                      "gradient_checkpointing_kwargs": {"use_reentrant": False}}
+    assert checkpointing_arguments(From5, False) == {"activation_checkpointing": False,
+                                                     "activation_checkpointing_kwargs": None}
+    import warnings
+
+    config = CriticConfig(data=["d.jsonl"], out=str(tmp_path), gradient_checkpointing=True, device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        arguments = training_arguments(config, tmp_path)
+    assert arguments.gradient_checkpointing or getattr(arguments, "activation_checkpointing", False)
