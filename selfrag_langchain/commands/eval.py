@@ -26,14 +26,8 @@ from selfrag_langchain.commands.output import emit
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.pipeline import (
     PipelineSettings,
-    build_generator,
-    build_long_form,
-    build_passage_window,
-    build_reflector,
-    build_retriever,
-    build_selfrag,
 )
-from selfrag_langchain.scoring import RetrieveMode, check_weight
+from selfrag_langchain.scoring import check_weight
 
 DEFAULT_OUT = Path("selfrag-eval")
 
@@ -138,6 +132,8 @@ def _interrupt(signum: int, frame: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     from selfrag_langchain.eval.loaders import load_examples
     from selfrag_langchain.eval.runner import evaluate
+    from selfrag_langchain.eval.session import EvalSession
+    from selfrag_langchain.eval.sweep_run import run_sweeps
     from selfrag_langchain.eval.tasks import get_task
 
     task = get_task(args.task)
@@ -149,7 +145,9 @@ def _run(args: argparse.Namespace) -> int:
         print(f"selfrag: ... and {len(loaded.problems) - 10} more lines skipped", file=sys.stderr)
     examples = loaded.examples[: args.limit] if args.limit else loaded.examples
     out = args.out or DEFAULT_OUT / f"{args.file.stem}.{task.name}"
-    session = _Session(settings, task, examples, citation_judge=args.citation_judge)
+    session = EvalSession(settings, task, examples, citation_judge=args.citation_judge)
+    if session.needs_store and (session.retrieves or any(name != "selfrag" for name in methods)):
+        note_demo_corpus(settings)  # the store is opened: for Self-RAG when it retrieves, always for a baseline
 
     summaries = []
     for name in methods:
@@ -159,99 +157,9 @@ def _run(args: argparse.Namespace) -> int:
     if summaries:
         _print_table(summaries)
     if sweeps:
-        _run_sweeps(args, session, task, examples, out, sweeps)
+        _print_sweeps(run_sweeps(session, task, examples, out, sweeps, source=args.file,
+                                 show_progress=not args.no_progress))
     return 0
-
-
-class _Session:
-    """The models and retriever of one command, built once from its settings and shared by its methods."""
-
-    def __init__(self, settings: PipelineSettings, task: Any, examples: list[Any], citation_judge: str) -> None:
-        self.settings, self.task, self.citation_judge = settings, task, citation_judge
-        self.needs_store = any(ex.passages is None for ex in examples)
-        self._generator: Any = None
-        self._retriever: Any = None
-        self._selfrag: Any = None
-        self._long_form: Any = None
-        self._judge: Any = None
-
-    @property
-    def generator(self) -> Any:
-        if self._generator is None:
-            self._generator = build_generator(self.settings)
-        return self._generator
-
-    @property
-    def retriever(self) -> Any:
-        """The store, only when some question comes without passages (baselines always need it)."""
-        if self._retriever is None and self.needs_store:
-            note_demo_corpus(self.settings)
-            self._retriever = build_retriever(self.settings)
-        return self._retriever
-
-    @property
-    def retrieves(self) -> bool:
-        return self.settings.mode != RetrieveMode.NEVER
-
-    def selfrag(self) -> Any:
-        if self._selfrag is None:
-            self._selfrag = build_selfrag(self.settings, generator=self.generator,
-                                          reflector=build_reflector(self.settings, self.generator),
-                                          retriever=self.retriever if self.retrieves else None)
-        return self._selfrag
-
-    def long_form(self) -> Any:
-        from selfrag_langchain.retrievers import PassageRetriever
-
-        if self._long_form is None:
-            # The questions' own passages come first; without a store, an empty retriever stands in for it.
-            retriever = self.retriever if self.retrieves and self.needs_store else PassageRetriever()
-            self._long_form = build_long_form(self.settings, generator=self.generator,
-                                              reflector=build_reflector(self.settings, self.generator),
-                                              retriever=retriever)
-        return self._long_form
-
-    def method(self, name: str) -> Any:
-        from selfrag_langchain.eval.methods import BaselineMethod, LongFormMethod, SelfRAGMethod
-
-        if name == "selfrag":
-            if self.task.form == "long":
-                return LongFormMethod(self.long_form(), models=self.models(judges=True))
-            return SelfRAGMethod(self.selfrag(), models=self.models(judges=True))
-        prompt_format = "selfrag" if self.settings.reflector == "inline" else "rag"
-        return BaselineMethod(name, self.generator, k=self.settings.k, max_new_tokens=self.settings.max_new_tokens,
-                              prompt_format=prompt_format, retriever=self.retriever,
-                              passage_window=build_passage_window(self.settings),
-                              models=self.models(judges=False))
-
-    def models(self, *, judges: bool) -> dict[str, Any]:
-        """The model settings a result depends on: the generator's, and the judge's when ``judges``."""
-        s = self.settings
-        found = {"model": s.model, "backend": s.backend}
-        if judges:
-            found |= {"reflector": s.reflector}
-            if s.reflector in ("calibrated", "learned"):
-                found |= {"judge": str(s.judge) if s.judge else "shipped"}
-            if s.reflector == "learned":
-                found |= {"judge_encoder": str(s.judge_encoder) if s.judge_encoder else "shipped"}
-            else:
-                found |= {"critic": s.critic, "critic_prompts": s.critic_prompts, "relevance": s.resolved_relevance}
-        return found
-
-    def judge(self, name: str) -> Any:
-        """ASQA's citation judge: the run's judge's IsSup judgement (the calibrated judge, or a critic). An
-        inline reflector judges only its own generations, so with it the judge is a critic."""
-        if self.task.name != "asqa" or self.citation_judge == "none":
-            return None
-        from selfrag_langchain.eval.judges import IsSupJudge
-
-        if self._judge is None:
-            if self.settings.reflector != "inline" and name == "selfrag":
-                reflector = self.long_form().reflector
-            else:
-                reflector = build_reflector(self.settings.with_changes(reflector="critic"), self.generator)
-            self._judge = IsSupJudge(reflector)
-        return self._judge
 
 
 def _print_table(summaries: list[dict[str, Any]]) -> None:
@@ -265,58 +173,10 @@ def _print_table(summaries: list[dict[str, Any]]) -> None:
             emit(f"{'':<14}{name}: {value:.3f}")
 
 
-def _run_sweeps(args: argparse.Namespace, session: _Session, task: Any, examples: list[Any], out: Path,
-                sweeps: dict[str, list[float]]) -> None:
-    import json
-
-    from selfrag_langchain.durable import write_json_atomic
-    from selfrag_langchain.eval.plots import plot_sweep
-    from selfrag_langchain.eval.runner import Progress, json_settings, run_questions
-    from selfrag_langchain.eval.sweep import Decision, generation_settings, reusable_lines, sweep, sweep_record
-
-    runnable = session.selfrag()
-    settings = {"task": task.name, "kind": "sweep", **session.models(judges=True),
-                **generation_settings(runnable.settings())}
-    settings = json_settings(settings)
-    prior = reusable_lines(out / "selfrag.jsonl", settings)
-    progress = Progress(records={})
-    run_questions(examples, out / "sweep.jsonl", settings,
-                  lambda ex: sweep_record(runnable, task, ex, prior.get(ex.key)),
-                  desc="sweep", show_progress=not args.no_progress, progress=progress)
-    pipeline = session.settings
-    base = Decision(pipeline.mode, pipeline.threshold, runnable.weights(), runnable.constraints())
-    baselines = _baseline_accuracies(out, pipeline.model)
-    result: dict[str, Any] = {"task": task.name, "file": str(args.file), "questions": len(examples),
-                              "settings": settings, "base": {"mode": str(pipeline.mode),
-                                                             "threshold": pipeline.threshold,
-                                                             **runnable.weights().__dict__},
-                              "generation_seconds": round(sum(r["seconds"] for r in progress.records.values()), 2),
-                              "sweeps": {}}
-    for knob, values in sweeps.items():
-        points = sweep(progress.records, task, examples, base, knob, values)
-        png = plot_sweep(points, out / f"sweep_{knob}.png", baselines=baselines,
-                         title=f"{task.name}, {pipeline.model}, {len(examples)} questions, k={pipeline.k}")
-        result["sweeps"][knob] = {"points": [p.__dict__ for p in points], "plot": str(png)}
+def _print_sweeps(result: dict[str, Any]) -> None:
+    for knob, swept in result["sweeps"].items():
         emit(f"\n{knob:>10}{'accuracy':>10}{'retrieval':>11}")
-        for p in points:
-            acc = f"{p.accuracy:.3f}" if p.accuracy is not None else "-"
-            emit(f"{p.value:>10g}{acc:>10}{p.retrieval_frequency:>11.2f}")
-        emit(f"plot: {png}")
-    write_json_atomic(out / "sweep.summary.json", json.loads(json.dumps(result, default=str)))
-
-
-def _baseline_accuracies(out: Path, model: str) -> dict[str, float]:
-    """Accuracies of the baselines already evaluated into ``out`` with the same model, drawn as reference
-    lines."""
-    import json
-
-    from selfrag_langchain.eval.methods import BASELINES
-
-    found = {}
-    for name in BASELINES:
-        path = out / f"{name}.summary.json"
-        if path.exists():
-            summary = json.loads(path.read_text())
-            if summary.get("accuracy") is not None and summary.get("settings", {}).get("model") == model:
-                found[name] = summary["accuracy"]
-    return found
+        for p in swept["points"]:
+            acc = f"{p['accuracy']:.3f}" if p["accuracy"] is not None else "-"
+            emit(f"{p['value']:>10g}{acc:>10}{p['retrieval_frequency']:>11.2f}")
+        emit(f"plot: {swept['plot']}")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from selfrag_langchain.cli import main
-from selfrag_langchain.commands import eval as eval_command
+from selfrag_langchain.eval import session as eval_session
 from selfrag_langchain.eval.metrics import match
 from selfrag_langchain.llms.transformers import TransformersLLM
 
@@ -27,7 +27,7 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
 def test_eval_and_sweep_on_two_popqa_questions(
     smollm2: TransformersLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(eval_command, "build_generator", lambda args: smollm2)  # loaded once per session
+    monkeypatch.setattr(eval_session, "build_generator", lambda args: smollm2)  # loaded once per session
     out = tmp_path / "popqa"
     argv = ["eval", str(DATA), "--task", "popqa", "--limit", "2", "--k", "2", "--max-new-tokens", "6",
             "--out", str(out), "--no-progress"]

@@ -80,13 +80,13 @@ def test_asqa_without_a_judge_leaves_citation_metrics_out(tmp_path: Path) -> Non
 
 def test_selfrag_eval_task_asqa_runs_the_long_form_runnable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from selfrag_langchain.cli import main
-    from selfrag_langchain.commands import eval as eval_command
+    from selfrag_langchain.eval import session as eval_session
     from selfrag_langchain.judging import InlineReflector
     from tests.fakes.eiffel import EIFFEL, scripted
 
     llm = scripted(EIFFEL)
-    monkeypatch.setattr(eval_command, "build_generator", lambda settings: llm)
-    monkeypatch.setattr(eval_command, "build_reflector", lambda settings, generator: InlineReflector(generator))
+    monkeypatch.setattr(eval_session, "build_generator", lambda settings: llm)
+    monkeypatch.setattr(eval_session, "build_reflector", lambda settings, generator: InlineReflector(generator))
     record = {"question": "Who built the Eiffel Tower?", "qa_pairs": [{"short_answers": ["Gustave Eiffel"]}],
               "annotations": [{"long_answer": "Gustave Eiffel's company built it."}],
               "docs": [{"title": "Louvre", "text": "The Louvre is a museum in Paris."},

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from selfrag_langchain.cli import main
-from selfrag_langchain.commands import eval as eval_command
+from selfrag_langchain.eval import session as eval_session
 from selfrag_langchain.judging import InlineReflector
 from tests.fakes.eiffel import EIFFEL, scripted
 from tests.fakes.scripted_llm import ScriptedSelfRAGLLM
@@ -34,8 +34,8 @@ def popqa_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> ScriptedSelfRAGLLM:
     model = scripted(EIFFEL)
-    monkeypatch.setattr(eval_command, "build_generator", lambda args: model)
-    monkeypatch.setattr(eval_command, "build_reflector", lambda args, generator: InlineReflector(generator))
+    monkeypatch.setattr(eval_session, "build_generator", lambda args: model)
+    monkeypatch.setattr(eval_session, "build_reflector", lambda args, generator: InlineReflector(generator))
     return model
 
 
@@ -123,7 +123,7 @@ def test_user_mistakes_print_one_line_and_exit_2(
     def no_model(args: Any) -> None:
         raise AssertionError("no model may load for a user mistake")
 
-    monkeypatch.setattr(eval_command, "build_generator", no_model)
+    monkeypatch.setattr(eval_session, "build_generator", no_model)
     path = tmp_path / "data.jsonl"
     if content is not None:
         path.write_text(content)
