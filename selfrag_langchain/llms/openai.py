@@ -14,7 +14,7 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.outputs import Generation, LLMResult
@@ -34,13 +34,13 @@ from selfrag_langchain.llms.base import (
     tokenizer_control_tokens,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
+from selfrag_langchain.llms.openai_scoring import (
+    ContinuationScorer,
+    ScoringMode,
+    missing_logprobs_message,
+)
 from selfrag_langchain.sentences import SENTENCE_STOP_STRINGS
 from selfrag_langchain.tokens import TOKEN_GROUP
-
-ScoringMode = Literal["auto", "echo", "forced"]
-
-_PROBE_PROMPT = "The capital of France is"
-_FORCE_BIAS = 100
 
 
 class OpenAICompatibleLLM(ReflectiveBackend):
@@ -132,7 +132,7 @@ class OpenAICompatibleLLM(ReflectiveBackend):
     _wants_chat: bool | None = PrivateAttr(default=None)
     _served_model: str | None = PrivateAttr(default=None)
     _server_context: int | None = PrivateAttr(default=None)
-    _scoring: str | None = PrivateAttr(default=None)
+    _scorer: ContinuationScorer | None = PrivateAttr(default=None)
     _token_cache: RecentTokens = PrivateAttr(default_factory=RecentTokens)
     _tokenize_path: str | None = PrivateAttr(default=None)
 
@@ -403,106 +403,33 @@ class OpenAICompatibleLLM(ReflectiveBackend):
         """Total log-probability of each continuation given its prompt (see ``continuation_scoring``)."""
         if not requests:
             return []
-        mode = self.scoring_mode()
+        scorer = self.scorer
+        scorer.mode()  # probe once, before the requests run in parallel
         prompts = [self.format_prompt(r.prompt) if r.chat else r.prompt for r in requests]
-        score = self._score_echo if mode == "echo" else self._score_forced
+        score = scorer.score
         jobs = [(prompt, req.continuations) for prompt, req in zip(prompts, requests, strict=True)]
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(jobs))) as pool:
             return list(pool.map(lambda job: score(*job), jobs))
 
+    @property
+    def scorer(self) -> ContinuationScorer:
+        """How this server's label likelihoods are read (:mod:`selfrag_langchain.llms.openai_scoring`)."""
+        with self._lock:
+            if self._scorer is None:
+                self._scorer = ContinuationScorer(self._completion, self.token_ids, base_url=self.base_url,
+                                                  top_logprobs=self.scoring_top_logprobs,
+                                                  mode=self.continuation_scoring)
+            return self._scorer
+
     def scoring_mode(self) -> str:
         """``echo`` or ``forced``; with ``auto`` the server is probed once."""
-        if self.continuation_scoring != "auto":
-            return self.continuation_scoring
-        with self._lock:
-            if self._scoring is None:
-                faithful = self._knows_token_ids() and self._forced_is_faithful()
-                self._scoring = "forced" if faithful or not self._echo_is_aligned() else "echo"
-        return self._scoring
+        return self.scorer.mode()
 
     def _completion(self, **params: Any) -> Any:
         base: dict[str, Any] = {"model": self.served_model, "temperature": 0.0}
         if self.extra_body:
             base["extra_body"] = dict(self.extra_body)
         return self._call(self.client.completions.create, **base, **params)
-
-    def _knows_token_ids(self) -> bool:
-        """Whether token ids can be had (a local tokenizer or the server's tokenize endpoint)."""
-        try:
-            return bool(self.token_ids("Yes"))
-        except BackendError:
-            return False
-
-    def _forced_is_faithful(self) -> bool:
-        """Whether a token forced with ``logit_bias`` reports its unbiased log-probability: the second most
-        likely token after a probe prompt, forced, must get the value the top log-probabilities gave it."""
-        try:
-            ranked = sorted(self._top_after(_PROBE_PROMPT).items(), key=lambda item: item[1], reverse=True)
-            token, expected = next((t, v) for t, v in ranked[1:] if len(self.token_ids(t)) == 1)
-            forced = self._completion(prompt=_PROBE_PROMPT, max_tokens=1, logprobs=1,
-                                      logit_bias={str(self.token_ids(token)[0]): _FORCE_BIAS}).choices[0].logprobs
-            return forced.tokens[0] == token and abs(float(forced.token_logprobs[0]) - expected) < 0.05
-        except (BackendError, AttributeError, IndexError, TypeError, StopIteration):
-            return False
-
-    def _echo_is_aligned(self) -> bool:
-        """Whether echoed prompt log-probabilities sit at the right tokens: the echoed log-probability of
-        a token must equal the one the server gave when it generated that token after the same prefix."""
-        try:
-            first = self._completion(prompt=_PROBE_PROMPT, max_tokens=1, logprobs=1).choices[0].logprobs
-            token, generated = first.tokens[0], first.token_logprobs[0]
-            echoed = self._completion(prompt=_PROBE_PROMPT + token, max_tokens=1, logprobs=1, echo=True)
-        except (BackendError, AttributeError, IndexError, TypeError):
-            return False  # no echo or no log-probabilities: force instead
-        lp = echoed.choices[0].logprobs
-        if lp is None or lp.text_offset is None or lp.token_logprobs is None:
-            return False
-        at = [i for i, offset in enumerate(lp.text_offset) if offset == len(_PROBE_PROMPT)]
-        if not at or lp.tokens[at[0]] != token or lp.token_logprobs[at[0]] is None:
-            return False
-        return abs(lp.token_logprobs[at[0]] - generated) < 0.05
-
-    def _score_echo(self, prompt: str, continuations: Sequence[str]) -> list[float]:
-        scores = []
-        for continuation in continuations:
-            full = prompt + continuation
-            choice = self._completion(prompt=full, max_tokens=1, logprobs=1, echo=True).choices[0]
-            lp = choice.logprobs
-            if lp is None or lp.token_logprobs is None or lp.text_offset is None:
-                raise BackendError(missing_logprobs_message(self.base_url, echo=True))
-            scores.append(span_logprob(lp.tokens, lp.text_offset, lp.token_logprobs, len(prompt), len(full)))
-        return scores
-
-    def _score_forced(self, prompt: str, continuations: Sequence[str]) -> list[float]:
-        top = self._top_after(prompt)
-        scores = []
-        for continuation in continuations:
-            ids = self.token_ids(continuation)
-            if len(ids) == 1 and continuation in top:
-                scores.append(top[continuation])
-                continue
-            total, text = 0.0, prompt
-            for token_id in ids:
-                choice = self._completion(prompt=text, max_tokens=1, logprobs=1,
-                                          logit_bias={str(token_id): _FORCE_BIAS}).choices[0]
-                if choice.logprobs is None or not choice.logprobs.token_logprobs:
-                    raise BackendError(missing_logprobs_message(self.base_url))
-                total += float(choice.logprobs.token_logprobs[0])
-                text += choice.logprobs.tokens[0]
-            if text != prompt + continuation:
-                msg = (f"the server at {self.base_url} did not follow logit_bias when scoring "
-                       f"{continuation!r} (got {text[len(prompt):]!r}): use continuation_scoring='echo'")
-                raise BackendError(msg)
-            scores.append(total)
-        return scores
-
-    def _top_after(self, prompt: str) -> dict[str, float]:
-        choice = self._completion(prompt=prompt, max_tokens=1, logprobs=self.scoring_top_logprobs).choices[0]
-        if choice.logprobs is None or not choice.logprobs.top_logprobs:
-            raise BackendError(missing_logprobs_message(self.base_url))
-        top = dict(choice.logprobs.top_logprobs[0] or {})
-        top[choice.logprobs.tokens[0]] = float(choice.logprobs.token_logprobs[0])
-        return {tok: float(lp) for tok, lp in top.items()}
 
 
 # --------------------------------------------------------------------- pure helpers
@@ -553,36 +480,10 @@ def stats_from_logprobs(
                            finish_reason=finish, **extra)
 
 
-def span_logprob(
-    tokens: Sequence[str], offsets: Sequence[int], token_logprobs: Sequence[float | None], start: int, end: int
-) -> float:
-    """Sum of the log-probabilities of the echoed tokens that cover text[start:end].
-
-    A token straddling ``start`` (the server merged the end of the prompt with the continuation) counts
-    with the continuation.
-    """
-    total = 0.0
-    for token, offset, lp in zip(tokens, offsets, token_logprobs, strict=False):
-        if offset >= end or offset + len(token) <= start:
-            continue
-        if lp is None:
-            msg = "the server returned no log-probability for a continuation token (was the prompt empty?)"
-            raise BackendError(msg)
-        total += float(lp)
-    return total
-
-
 def server_root(base_url: str) -> str:
     """The server's root URL: ``base_url`` without its trailing ``/v1``."""
     url = base_url.rstrip("/")
     return url[: -len("/v1")] if url.endswith("/v1") else url
-
-
-def missing_logprobs_message(base_url: str, *, echo: bool = False) -> str:
-    what = "prompt log-probabilities (echo with logprobs)" if echo else "token log-probabilities"
-    return (f"the server at {base_url} returned no {what}: Self-RAG needs them. Enable them on the server "
-            "(llama-cpp-python: --logits_all True; vLLM: --max-logprobs >= top_logprobs), or use a backend "
-            "that reports them")
 
 
 def describe_failure(error: Exception, base_url: str, timeout: float, retries: int) -> str:

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from selfrag_langchain.errors import BackendError
-from selfrag_langchain.llms.openai import server_root, span_logprob, stats_from_logprobs
+from selfrag_langchain.llms.openai import server_root, stats_from_logprobs
+from selfrag_langchain.llms.openai_scoring import span_logprob
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, RELEVANT, Group
 
 

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from selfrag_langchain.llms.base import ContinuationRequest, stats_of
-from selfrag_langchain.llms.openai import _PROBE_PROMPT, OpenAICompatibleLLM
+from selfrag_langchain.llms.openai import OpenAICompatibleLLM
+from selfrag_langchain.llms.openai_scoring import PROBE_PROMPT
 from tests.fakes.loopback import Loopback, Reply
 
 VOCAB = {"Yes": 11, "No": 12, "Part": 13, "ly": 14}
@@ -65,13 +66,13 @@ def _llm(url: str, **kwargs: Any) -> OpenAICompatibleLLM:
 
 def test_labels_are_scored_without_echoing_the_prompt_once_token_ids_are_known(server: VllmLike) -> None:
     llm = _llm(server.server.base_url)
-    assert llm._forced_is_faithful()
+    assert llm.scorer.forced_is_faithful()
     assert llm.scoring_mode() == "forced"
     scores = llm.score_continuations([ContinuationRequest("judge this passage", ("Yes", "No", "Partly"),
                                                           chat=False)])
     assert scores == [[pytest.approx(-0.1), pytest.approx(-3.0), pytest.approx(-2.5)]]
     completions = [body for path, body in server.server.requests
-                   if path.endswith("/completions") and body["prompt"] != _PROBE_PROMPT]
+                   if path.endswith("/completions") and body["prompt"] != PROBE_PROMPT]
     assert not any(body.get("echo") for body in completions)
     # One read of the prompt for the top-k, then only the two tokens of the label outside it.
     assert [body["prompt"] for body in completions] == ["judge this passage", "judge this passage",
@@ -82,7 +83,7 @@ def test_a_server_that_reports_the_biased_value_is_not_scored_by_forcing() -> No
     fake = VllmLike(biased=True)
     with fake.server:
         llm = _llm(fake.server.base_url)
-        assert not llm._forced_is_faithful()
+        assert not llm.scorer.forced_is_faithful()
 
 
 def test_sentence_stops_are_sent_and_kept_only_when_the_server_is_said_to_keep_them(server: VllmLike) -> None:
