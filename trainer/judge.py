@@ -22,8 +22,7 @@ from typing import Any
 from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.judging import CriticQuery
-from selfrag_langchain.judging.calibrated import DEFAULT_EMBEDDINGS
-from selfrag_langchain.judging.calibration import GroupCalibration, JudgeCalibration
+from selfrag_langchain.judging.calibrated import DEFAULT_EMBEDDINGS, GroupCalibration, JudgeCalibration
 from selfrag_langchain.judging.features import SignalReader
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group
 from selfrag_langchain.trainer.config import JudgeConfig

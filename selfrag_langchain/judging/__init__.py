@@ -4,8 +4,7 @@ default's judge), a cross-encoder trained on critic labels and synthetic contras
 model that returns top log-probabilities."""
 
 from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector
-from selfrag_langchain.judging.calibrated import CalibratedReflector
-from selfrag_langchain.judging.calibration import GroupCalibration, JudgeCalibration
+from selfrag_langchain.judging.calibrated import CalibratedReflector, GroupCalibration, JudgeCalibration
 from selfrag_langchain.judging.chat_critic import ChatCriticReflector
 from selfrag_langchain.judging.critic import CriticReflector
 from selfrag_langchain.judging.inline import InlineReflector

@@ -1,20 +1,149 @@
 """The calibrated judge: signals a small model reads well, mapped to the paper's distributions by models
-fitted to GPT-4's critic labels."""
+fitted to GPT-4's critic labels.
+
+Each group has a multinomial logistic regression fitted to the critic labels (``selfrag train judge``): the
+signals are standardised, weighted and passed through a softmax over the labels seen in training. The result
+is a distribution over the group's tokens, the shape the paper's formulas consume, so s_rel, s_sup and s_use
+are computed from it exactly as from a critic's or a Self-RAG model's tokens. The parameters
+(:class:`JudgeCalibration`) are plain numbers in a JSON file of a few kilobytes; inference needs no
+scikit-learn. :class:`CalibratedReflector` reads them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector
-from selfrag_langchain.judging.calibration import JudgeCalibration
 from selfrag_langchain.judging.features import SignalReader
-from selfrag_langchain.tokens import Group
+from selfrag_langchain.tokens import GROUP_TOKENS, Group
 
 DEFAULT_EMBEDDINGS = "all-MiniLM-L6-v2"
+
+
+FORMAT_VERSION = 1
+
+
+def _rounded(values: tuple[float, ...]) -> list[float]:
+    """Six significant digits: far below the fit's own uncertainty, and a file a third the size."""
+    return [float(f"{v:.6g}") for v in values]
+
+
+@dataclass(frozen=True)
+class GroupCalibration:
+    """A logistic map from named signals to one group's token distribution.
+
+    ``coef`` has one row per class in ``classes`` (or a single row for two classes, scikit-learn's
+    binary layout: the row scores the second class against the first).
+    """
+
+    group: Group
+    features: tuple[str, ...]
+    classes: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[tuple[float, ...], ...]
+    intercept: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        width = len(self.features)
+        if len(self.mean) != width or len(self.scale) != width or any(len(row) != width for row in self.coef):
+            msg = f"{self.group} calibration: mean, scale and coef rows need {width} values, one per feature"
+            raise ConfigurationError(msg)
+        rows = 1 if len(self.classes) == 2 else len(self.classes)
+        if len(self.coef) != rows or len(self.intercept) != rows:
+            msg = f"{self.group} calibration: {len(self.classes)} classes need {rows} coef rows and intercepts"
+            raise ConfigurationError(msg)
+        unknown = [c for c in self.classes if c not in GROUP_TOKENS[self.group]]
+        if unknown:
+            msg = f"{self.group} calibration: {', '.join(unknown)} is not a {self.group} token"
+            raise ConfigurationError(msg)
+
+    def distribution(self, signals: Mapping[str, float]) -> dict[str, float]:
+        """The group distribution for ``signals`` (every feature must be present); tokens never seen in
+        training get probability 0."""
+        missing = [f for f in self.features if f not in signals]
+        if missing:
+            msg = f"{self.group} calibration needs the signal(s) {', '.join(missing)}"
+            raise ConfigurationError(msg)
+        z = [(signals[f] - m) / s for f, m, s in zip(self.features, self.mean, self.scale, strict=True)]
+        logits = [math.fsum(w * x for w, x in zip(row, z, strict=True)) + b
+                  for row, b in zip(self.coef, self.intercept, strict=True)]
+        if len(self.classes) == 2:
+            logits = [0.0, logits[0]]
+        top = max(logits)
+        exps = [math.exp(v - top) for v in logits]
+        total = math.fsum(exps)
+        probs = dict.fromkeys(GROUP_TOKENS[self.group], 0.0)
+        for cls, e in zip(self.classes, exps, strict=True):
+            probs[cls] = e / total
+        return probs
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(self.features), "classes": list(self.classes), "mean": _rounded(self.mean),
+                "scale": _rounded(self.scale), "coef": [_rounded(r) for r in self.coef],
+                "intercept": _rounded(self.intercept)}
+
+    @classmethod
+    def from_dict(cls, group: Group, data: Mapping[str, Any]) -> GroupCalibration:
+        return cls(group, tuple(data["features"]), tuple(data["classes"]), tuple(map(float, data["mean"])),
+                   tuple(map(float, data["scale"])), tuple(tuple(map(float, r)) for r in data["coef"]),
+                   tuple(map(float, data["intercept"])))
+
+
+@dataclass(frozen=True)
+class JudgeCalibration:
+    """The calibrations of all four groups, and how they were made (recorded in every trace)."""
+
+    groups: Mapping[Group, GroupCalibration]
+    embeddings: str
+    """The embedding model the similarity signals were computed with (they are only valid with it)."""
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    """Training file, row counts, chosen hyper-parameters, cross-validated scores."""
+
+    def __getitem__(self, group: Group) -> GroupCalibration:
+        return self.groups[group]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT_VERSION, "embeddings": self.embeddings, "provenance": dict(self.provenance),
+                "groups": {str(g): c.to_dict() for g, c in self.groups.items()}}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeCalibration:
+        if data.get("format") != FORMAT_VERSION:
+            msg = f"judge calibration format {data.get('format')!r} is not {FORMAT_VERSION}: fit it again"
+            raise ConfigurationError(msg)
+        groups = {Group(name): GroupCalibration.from_dict(Group(name), body) for name, body in data["groups"].items()}
+        absent = [str(g) for g in Group if g not in groups]
+        if absent:
+            msg = f"judge calibration lacks the group(s) {', '.join(absent)}"
+            raise ConfigurationError(msg)
+        return cls(groups, str(data["embeddings"]), dict(data.get("provenance", {})))
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> JudgeCalibration:
+        """A calibration file written by ``selfrag train judge``; None: the one shipped with the package."""
+        try:
+            if path is None:
+                text = resources.files("selfrag_langchain.judging").joinpath("default_judge.json").read_text()
+            else:
+                text = Path(path).read_text(encoding="utf-8")
+            data = json.loads(text)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            msg = f"cannot read the judge calibration {path or 'shipped with the package'}: {e}"
+            raise ConfigurationError(msg) from e
+        if not isinstance(data, dict) or "groups" not in data:
+            msg = f"{path} is not a judge calibration (written by `selfrag train judge`)"
+            raise ConfigurationError(msg)
+        return cls.from_dict(data)
 
 
 class CalibratedReflector(Reflector):

@@ -9,8 +9,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from selfrag_langchain.judging.base import CriticQuery
-from selfrag_langchain.judging.calibrated import CalibratedReflector
-from selfrag_langchain.judging.calibration import JudgeCalibration
+from selfrag_langchain.judging.calibrated import CalibratedReflector, JudgeCalibration
 from selfrag_langchain.judging.encoder import ENCODED_GROUPS, EncoderJudge
 from selfrag_langchain.tokens import Group
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.judging.calibration import GroupCalibration, JudgeCalibration
+from selfrag_langchain.judging.calibrated import GroupCalibration, JudgeCalibration
 from selfrag_langchain.judging.features import GROUP_FEATURES
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
