@@ -1,9 +1,10 @@
-"""Do chat follow-ups retrieve about the subject of the conversation? ``SelfRAGChat``'s ways of making them standalone.
+"""Do chat follow-ups retrieve about the subject of the conversation? ``SelfRAGConversation``'s ways of making
+them standalone.
 
 Each scripted conversation (``chat_conversations.jsonl``) is about one demo-corpus article; its first
 question names the subject and its follow-ups refer back with a pronoun ("Who commissioned it?"), each
 with gold answers stated in the lead of that article. Every conversation is run through
-``SelfRAGChat`` (short-form Self-RAG on the embedded default, the calibrated judge, the demo corpus)
+``SelfRAGConversation`` (short-form Self-RAG on the embedded default, the calibrated judge, the demo corpus)
 once per way of making follow-ups standalone. For each follow-up: whether the subject's article is
 among the top k passages retrieved for the standalone question (and whether it is first), and whether
 the answer contains a gold answer (the standalone question is also what the generator answers, so a
@@ -33,7 +34,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from langchain_core.chat_history import InMemoryChatMessageHistory
 
 from selfrag_langchain import CalibratedReflector, SelfRAG, TransformersLLM
-from selfrag_langchain.chains.chat import SelfRAGChat
+from selfrag_langchain.chains.chat import SelfRAGConversation
 from selfrag_langchain.corpus.answering import default_retriever
 from selfrag_langchain.eval.metrics import match
 
@@ -73,7 +74,7 @@ def main() -> None:
         start = time.perf_counter()
         for conversation in conversations:
             history = InMemoryChatMessageHistory()
-            chat = SelfRAGChat(rag=rag, history_factory=lambda _, h=history: h, **settings)
+            chat = SelfRAGConversation(rag=rag, history_factory=lambda _, h=history: h, **settings)
             for number, turn in enumerate(conversation["turns"]):
                 answer = chat.invoke(turn["question"])
                 if number == 0:

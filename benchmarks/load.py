@@ -5,7 +5,7 @@ Fifty questions (``retrieval_questions.jsonl``, repeated if fewer) go to default
 
 1. one by one (the reference answers and time);
 2. all at once through ``abatch`` (``max_concurrency`` = the number of questions);
-3. each in its own ``SelfRAGChat`` session, all sessions in parallel threads, every turn stored in one SQLite
+3. each in its own ``SelfRAGConversation`` session, all sessions in parallel threads, every turn stored in one SQLite
    history file, as ``selfrag chat`` stores it.
 
 For 2 and 3: errors, answers that differ from the one-by-one answer, sessions whose stored history lacks
@@ -30,7 +30,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from selfrag_langchain.chains.chat import SelfRAGChat
+from selfrag_langchain.chains.chat import SelfRAGConversation
 from selfrag_langchain.history import HistoryDatabase, SQLChatMessageHistory
 from selfrag_langchain.pipeline import PipelineSettings, build_selfrag
 
@@ -88,7 +88,7 @@ def chat_sessions(rag: Any, questions: list[str], reference: list[str], round_nu
     """Each question in its own session, every session in its own thread, one SQLite history file (one engine)."""
     with tempfile.TemporaryDirectory() as tmp:
         history = HistoryDatabase(Path(tmp) / "chat-history.sqlite3")
-        chat = SelfRAGChat(rag=rag, history_factory=lambda sid: SQLChatMessageHistory(sid, history))
+        chat = SelfRAGConversation(rag=rag, history_factory=lambda sid: SQLChatMessageHistory(sid, history))
 
         def session(i: int) -> str:
             return chat.invoke({"question": questions[i], "session_id": f"load-{i}"}).answer

@@ -15,7 +15,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 
 from examples.corpus import documents
 from selfrag_langchain import CalibratedReflector, TransformersLLM
-from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGChat
+from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGConversation
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.history import SQLChatMessageHistory
@@ -25,16 +25,16 @@ QUESTIONS = ["Who painted the Mona Lisa?", "Where is it displayed?"]
 """The conversation the example has when nobody types."""
 
 
-def build_chat(history_file: Path, llm: TransformersLLM | None = None) -> SelfRAGChat:
+def build_chat(history_file: Path, llm: TransformersLLM | None = None) -> SelfRAGConversation:
     llm = llm or TransformersLLM()
     store = InMemoryVectorStore.from_documents(documents(), MiniLMEmbeddings())
     rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(), retriever=store.as_retriever(),
                           k=2, beam_width=1, max_depth=2, max_segment_tokens=32, mode="always")
-    return SelfRAGChat(rag=rag, session_id="example",
+    return SelfRAGConversation(rag=rag, session_id="example",
                        history_factory=lambda session: SQLChatMessageHistory(session, history_file))
 
 
-def turn(chat: SelfRAGChat, question: str, echo: bool = True) -> ChatAnswer:
+def turn(chat: SelfRAGConversation, question: str, echo: bool = True) -> ChatAnswer:
     """Ask one question; print the answer as its sentences become final, then its sources."""
     print(f"you> {question}\nbot> " if echo else "bot> ", end="", flush=True)
     answer: ChatAnswer | None = None

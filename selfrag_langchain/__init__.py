@@ -1,6 +1,6 @@
 """Self-RAG as LangChain components: retrieve on demand, critique the evidence, cite it."""
 
-from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGChat
+from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGChat, SelfRAGConversation
 from selfrag_langchain.chains.chat_model import ChatSelfRAG
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
@@ -35,6 +35,7 @@ __all__ = [
     "Reflector",
     "SelfRAG",
     "SelfRAGChat",
+    "SelfRAGConversation",
     "SelfRAGLongForm",
     "SelfRAGResult",
     "SelfRAGRetriever",

@@ -118,7 +118,7 @@ def text_block(text: str, annotations: list[Citation] | None = None, index: int 
 
 def cited_sources(message: BaseMessage) -> list[dict[str, Any]]:
     """``[{"citation": n, "title": ...}]`` of the passages an answer's annotations cite, each once, in
-    order: what ``SelfRAGChat`` reads from an earlier answer to find the conversation's subject."""
+    order: what ``SelfRAGConversation`` reads from an earlier answer to find the conversation's subject."""
     sources: dict[Any, dict[str, Any]] = {}
     notes = [note for block in message.content_blocks if block["type"] == "text"
              for note in block.get("annotations") or []]

@@ -48,7 +48,7 @@ class ChatAnswer(BaseModel):
     question: str
     standalone_question: str
     subject: str | None = None
-    """The title of the article the conversation is about after this turn (see ``SelfRAGChat.fallback``)."""
+    """The title of the article the conversation is about after this turn (see ``SelfRAGConversation.fallback``)."""
     answer: str
     """The answer with its ``[n]`` markers (long form) or the short-form answer."""
     citations: list[Document]
@@ -67,7 +67,7 @@ def default_history(session_id: str) -> BaseChatMessageHistory:
     return SQLChatMessageHistory(session_id)
 
 
-class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
+class SelfRAGConversation(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     """A conversation answered by Self-RAG, with citations and a history that survives a restart.
 
     Each turn: the history of the session is read; a follow-up is rewritten into a standalone question
@@ -79,12 +79,12 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
         .. code-block:: python
 
             from selfrag_langchain import CalibratedReflector, TransformersLLM
-            from selfrag_langchain.chains.chat import SelfRAGChat
+            from selfrag_langchain.chains.chat import SelfRAGConversation
             from selfrag_langchain.chains.long_form import SelfRAGLongForm
 
             llm = TransformersLLM()
             rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(), retriever=retriever, max_depth=3)
-            chat = SelfRAGChat(rag=rag)                      # history in SQLite under SELFRAG_HOME
+            chat = SelfRAGConversation(rag=rag)                      # history in SQLite under SELFRAG_HOME
 
     Invoke and stream:
         .. code-block:: python
@@ -118,7 +118,7 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
     history_turns: int = 3
     """Previous turns shown to the rewrite; joined questions keep at most ``history_turns`` + 1 questions."""
     condense_max_tokens: int = 48
-    name: str | None = Field(default="SelfRAGChat")
+    name: str | None = Field(default="SelfRAGConversation")
 
     # ------------------------------------------------------------------ pure steps
 
@@ -286,3 +286,8 @@ class SelfRAGChat(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
         if history is not None:
             await history.aadd_messages(self._turn(answer))
         yield answer
+
+
+SelfRAGChat = SelfRAGConversation
+"""The former name of :class:`SelfRAGConversation` (beside :class:`~selfrag_langchain.chains.chat_model.
+ChatSelfRAG`, the chat model, it read as the same thing), kept for one release."""

@@ -20,7 +20,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 from pydantic import BaseModel
 
 from selfrag_langchain.chains.annotations import added_text, annotations_for, cited_sources, text_block
-from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGChat
+from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGConversation
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.errors import InputError
@@ -32,7 +32,7 @@ result with its trace as JSON (``result``)."""
 
 
 def chat_input(messages: Sequence[BaseMessage]) -> dict[str, Any]:
-    """``SelfRAGChat``'s input for a conversation: the last message is the question, the earlier user and
+    """``SelfRAGConversation``'s input for a conversation: the last message is the question, the earlier user and
     assistant messages its history. System and tool messages are left out: Self-RAG's prompts are the
     paper's own, and a persona would move the judge off what it was calibrated on.
 
@@ -53,7 +53,7 @@ def chat_input(messages: Sequence[BaseMessage]) -> dict[str, Any]:
 
 
 def _history(turns: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """The earlier turns as ``SelfRAGChat`` writes them: an answer's cited titles (from its annotations)
+    """The earlier turns as ``SelfRAGConversation`` writes them: an answer's cited titles (from its annotations)
     and, when ChatSelfRAG answered it, the standalone question it answered and the conversation's subject."""
     history: list[BaseMessage] = []
     for i, message in enumerate(turns):
@@ -86,7 +86,7 @@ _CALL: ContextVar[_Call | None] = ContextVar("chat_selfrag_call", default=None)
 
 
 class _Chunks:
-    """Turns ``SelfRAGChat``'s stream (segments, then the answer) into chat chunks whose texts concatenate to
+    """Turns ``SelfRAGConversation``'s stream (segments, then the answer) into chat chunks whose texts concatenate to
     the answer; the last one carries the annotations and the trace. Shared by ``_stream`` and ``_astream``."""
 
     def __init__(self, metadata: Callable[[ChatAnswer], dict[str, Any]]) -> None:
@@ -112,7 +112,7 @@ class ChatSelfRAG(BaseChatModel):
     """Self-RAG as a LangChain chat model: messages in, an ``AIMessage`` with the cited answer out.
 
     The last message is the question; the earlier ones make a follow-up standalone exactly as
-    :class:`SelfRAGChat` does (it runs underneath, given the conversation, so ChatSelfRAG stores nothing:
+    :class:`SelfRAGConversation` does (it runs underneath, given the conversation, so ChatSelfRAG stores nothing:
     the caller, ``RunnableWithMessageHistory`` or a LangGraph checkpointer keeps the history). System and
     tool messages are ignored (Self-RAG's prompts are the paper's own); images, tools and structured output
     are not supported.
@@ -159,12 +159,12 @@ class ChatSelfRAG(BaseChatModel):
     rag: SelfRAGLongForm | SelfRAG
     """Answers the standalone question: long form (cited segments, streamed) or short form."""
     condense_llm: BaseLanguageModel | None = None
-    """Rewrites follow-ups (default: the Self-RAG generator); see :class:`SelfRAGChat`."""
+    """Rewrites follow-ups (default: the Self-RAG generator); see :class:`SelfRAGConversation`."""
     rewrite: bool = True
     """Ask ``condense_llm`` to rewrite a follow-up; False goes straight to ``fallback``."""
     fallback: Literal["subject", "questions"] = "subject"
     """When the rewrite is not a standalone question: the cited subject in place of the pronoun, or the
-    previous question joined to this one (see :class:`SelfRAGChat`)."""
+    previous question joined to this one (see :class:`SelfRAGConversation`)."""
     history_turns: int = 3
     """Previous turns shown to the rewrite."""
     condense_max_tokens: int = 48
@@ -208,10 +208,10 @@ class ChatSelfRAG(BaseChatModel):
 
     # ------------------------------------------------------------------ pure steps shared by every driver
 
-    def _chat(self) -> SelfRAGChat:
-        return SelfRAGChat(rag=self.rag, condense_llm=self.condense_llm, rewrite=self.rewrite, fallback=self.fallback,
-                           history_turns=self.history_turns, condense_max_tokens=self.condense_max_tokens,
-                           history_factory=_no_history)
+    def _chat(self) -> SelfRAGConversation:
+        return SelfRAGConversation(rag=self.rag, condense_llm=self.condense_llm, rewrite=self.rewrite,
+                                   fallback=self.fallback, history_turns=self.history_turns,
+                                   condense_max_tokens=self.condense_max_tokens, history_factory=_no_history)
 
     def _metadata(self, answer: ChatAnswer) -> dict[str, Any]:
         return {"model_name": self._model_name(),

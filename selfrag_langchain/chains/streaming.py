@@ -1,5 +1,5 @@
 """Invoke and stream for Runnables that produce items as they go and their result last (segments, then the
-answer): the LangChain plumbing written once for ``SelfRAGLongForm`` and ``SelfRAGChat``."""
+answer): the LangChain plumbing written once for ``SelfRAGLongForm`` and ``SelfRAGConversation``."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from selfrag_langchain.chains.chat import SelfRAGChat
+    from selfrag_langchain.chains.chat import SelfRAGConversation
 
     if not args.session.strip():
         raise SelfRAGError("--session must not be empty")
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if history.recovered:
         print(f"selfrag: warning: {history.recovered}", file=sys.stderr)
     rag = build_selfrag(settings) if args.short else build_long_form(settings)
-    chat = SelfRAGChat(rag=rag, session_id=args.session,
+    chat = SelfRAGConversation(rag=rag, session_id=args.session,
                        history_factory=lambda session: SQLChatMessageHistory(session, history.database))
     return chat_loop(chat, history, echo=not sys.stdin.isatty())
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage
 
-from selfrag_langchain import SelfRAG, SelfRAGChat, SelfRAGLongForm
+from selfrag_langchain import SelfRAG, SelfRAGConversation, SelfRAGLongForm
 from selfrag_langchain.boundary import Boundary
 from selfrag_langchain.judging import CriticReflector, InlineReflector
 from selfrag_langchain.retrievers import PassageRetriever
@@ -110,13 +110,14 @@ def _chat(llm: TokenizerLLM, texts: dict[str, str]) -> Any:
     rag = SelfRAG(generator=llm, reflector=reflector, retriever=PassageRetriever(passages=_docs(texts)), k=2,
                   mode="always")
     history = [HumanMessage(f"Tell me of {texts['asked']} now."), AIMessage(f"It is {texts['answered']} [1].")]
-    answer = SelfRAGChat(rag=rag).invoke({"question": f"Where was it {texts['question']} made?", "history": history})
+    answer = SelfRAGConversation(rag=rag).invoke({"question": f"Where was it {texts['question']} made?",
+                                                  "history": history})
     return (answer.standalone_question, answer.answer,
             [b.model_dump(exclude={"passage"}) for b in answer.result.branches])
 
 
 CHAINS: dict[str, Callable[[TokenizerLLM, dict[str, str]], Any]] = {
-    "SelfRAG": _short_form, "SelfRAGLongForm": _long_form, "SelfRAGChat": _chat}
+    "SelfRAG": _short_form, "SelfRAGLongForm": _long_form, "SelfRAGConversation": _chat}
 
 
 def _run(chain: str, variant: str, texts: dict[str, str]) -> tuple[list[tuple[int, ...]], Any]:

@@ -1,4 +1,4 @@
-"""SelfRAGChat on scripted models: follow-ups made standalone from the history, cited answers, history that
+"""SelfRAGConversation on scripted models: follow-ups made standalone from the history, cited answers, history that
 survives a restart, interrupted turns that leave it untouched, and the ``selfrag chat`` loop."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableLambda
 from langchain_core.runnables.history import RunnableWithMessageHistory
 from pydantic import Field
 
-from selfrag_langchain.chains.chat import SelfRAGChat
+from selfrag_langchain.chains.chat import SelfRAGConversation
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.history import SQLChatMessageHistory
@@ -53,10 +53,11 @@ class RecordingLLM(FakeListLLM):
         return super()._call(prompt, *args, **kwargs)
 
 
-def _chat(path: Path, rewrites: list[str] | None = None) -> tuple[SelfRAGChat, RecordingLLM, RecordingRetriever]:
+def _chat(path: Path, rewrites: list[str] | None = None
+          ) -> tuple[SelfRAGConversation, RecordingLLM, RecordingRetriever]:
     rag, retriever = _rag()
     condense = RecordingLLM(responses=rewrites or [f"{STANDALONE}\nextra line"])
-    chat = SelfRAGChat(rag=rag, condense_llm=condense,
+    chat = SelfRAGConversation(rag=rag, condense_llm=condense,
                        history_factory=lambda session: SQLChatMessageHistory(session, path))
     return chat, condense, retriever
 
@@ -158,13 +159,13 @@ def test_without_rewrite_no_model_is_asked_and_a_question_without_pronoun_stays_
 def test_without_a_cited_answer_the_subject_fallback_joins_the_questions() -> None:
     rag, _ = _rag()
     history = [HumanMessage(FIRST), AIMessage("Leonardo da Vinci.")]  # no citations recorded
-    chat = SelfRAGChat(rag=rag, rewrite=False, history_factory=lambda s: pytest.fail("history is passed"))
+    chat = SelfRAGConversation(rag=rag, rewrite=False, history_factory=lambda s: pytest.fail("history is passed"))
     assert chat.invoke({"question": FOLLOW_UP, "history": history}).standalone_question == f"{FIRST} {FOLLOW_UP}"
 
 
 def test_works_under_runnable_with_message_history() -> None:
     rag, retriever = _rag()
-    chat = SelfRAGChat(rag=rag, condense_llm=FakeListLLM(responses=[STANDALONE]),
+    chat = SelfRAGConversation(rag=rag, condense_llm=FakeListLLM(responses=[STANDALONE]),
                        history_factory=lambda s: pytest.fail("the caller keeps the history"))
     store: dict[str, InMemoryChatMessageHistory] = {}
     wrapped = RunnableWithMessageHistory(

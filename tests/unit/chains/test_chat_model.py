@@ -16,7 +16,7 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables.history import RunnableWithMessageHistory
 
-from selfrag_langchain import ChatSelfRAG, LongFormResult, SelfRAGChat, SelfRAGResult
+from selfrag_langchain import ChatSelfRAG, LongFormResult, SelfRAGConversation, SelfRAGResult
 from selfrag_langchain.errors import InputError
 from tests.fakes.mona_lisa_chat import FIRST, FOLLOW_UP, MONA_LISA, STANDALONE, chat_model, short_form_chat
 
@@ -128,7 +128,7 @@ def test_the_questions_fallback_builds_on_the_standalone_question_of_the_previou
 
 def test_knob_defaults_are_selfrag_chats() -> None:
     for knob in ("condense_llm", "rewrite", "fallback", "history_turns", "condense_max_tokens"):
-        assert ChatSelfRAG.model_fields[knob].default == SelfRAGChat.model_fields[knob].default, knob
+        assert ChatSelfRAG.model_fields[knob].default == SelfRAGConversation.model_fields[knob].default, knob
 
 
 def test_works_under_runnable_with_message_history_and_after_a_prompt() -> None:
@@ -234,7 +234,7 @@ async def test_callbacks_see_the_selfrag_steps_under_the_chat_model_run(call: st
     else:
         [c async for c in model.astream(FIRST, config)]
     ancestry = runs.ancestors("retriever")
-    assert ancestry[-1] == "chat_model" and ancestry[-3:-1] == ["SelfRAGLongForm", "SelfRAGChat"]
+    assert ancestry[-1] == "chat_model" and ancestry[-3:-1] == ["SelfRAGLongForm", "SelfRAGConversation"]
     assert list(runs.parents.values()).count(None) == 1  # one root: the chat model's run
     assert {"retrieve_decision", "retrieve", "generate_segments", "critique"} <= set(runs.names.values())
 
@@ -245,7 +245,7 @@ async def test_astream_events_report_the_steps_and_the_segments() -> None:
     streamed = [e["data"]["chunk"].text for e in events if e["event"] == "on_chat_model_stream"]
     assert streamed[:2] == ["Leonardo da Vinci painted it [1].", " He was an Italian painter [2]."]
     names = {e["name"] for e in events if e["event"] == "on_chain_start"}
-    assert {"SelfRAGChat", "retrieve", "critique"} <= names
+    assert {"SelfRAGConversation", "retrieve", "critique"} <= names
     (end,) = [e for e in events if e["event"] == "on_chat_model_end"]
     assert end["data"]["output"].text == "Leonardo da Vinci painted it [1]. He was an Italian painter [2]."
 
