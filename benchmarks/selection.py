@@ -4,9 +4,11 @@ selection under each judge and score, on the same branches in one run.
 Every question's K branches (one per passage, the default RAG prompt and budget) are generated once and
 kept in ``--cache`` (a re-run reads them back); each judge then critiques every branch, and each score
 variant selects with the pure ``select`` that ``SelfRAG`` runs (always retrieving, as every question here
-retrieves under the default threshold). Accuracy: a gold answer occurs in the answer; 95% Wilson
-intervals. Questions files may mark each question ``"where": "first" | "later"`` (the answer in the
-article's first sentence or only after it): the table is then split that way too.
+retrieves under the default threshold). Accuracy: a gold answer occurs in the answer (counted without
+declining); 95% Wilson intervals. ``declined``: how many chosen answers Self-RAG would decline (none of its
+passage's IsRel and IsSup likeliest tokens say relevant and supported); a questions file without gold answers
+(the unanswerable lists) is read for that alone. Questions files may mark each question ``"where": "first" |
+"later"`` (the answer in the article's first sentence or only after it): the table is then split that way too.
 
     python benchmarks/selection.py --data ../shared/data/popqa_longtail_dev.jsonl --task popqa \\
         --cache selfrag-eval/branches-popqa.jsonl
@@ -30,6 +32,7 @@ from judge_spec import HELP as JUDGE_HELP
 from judge_spec import judge_named
 from langchain_core.documents import Document
 
+from selfrag_langchain.chains.declining import grounded
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.eval.metrics import match
@@ -63,7 +66,7 @@ def questions(path: Path, task: str) -> list[dict[str, Any]]:
                  "passages": [d for d in ex.passages if d.page_content.strip()]}
                 for ex in load_examples(path, "popqa").examples]
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [{"question": r["question"], "answers": r["answers"], "where": r.get("where"), "passages": None}
+    return [{"question": r["question"], "answers": r.get("answers", []), "where": r.get("where"), "passages": None}
             for r in rows]
 
 
@@ -130,10 +133,12 @@ def with_rank_prior(branches: list[Branch], critiques: list[Any], weights: Scori
     return max(range(len(totals)), key=totals.__getitem__)
 
 
-def line(name: str, rights: list[bool], wheres: list[str | None]) -> str:
+def line(name: str, rights: list[bool], wheres: list[str | None], declined: list[bool] | None = None) -> str:
     hits, n = sum(rights), len(rights)
     low, high = wilson(hits, n)
     text = f"| {name} | {hits}/{n} = {hits / n:.1%} [{low:.0%}, {high:.0%}]"
+    if declined is not None:
+        text += f" | declined: {sum(declined)}/{n}"
     for where in ("first", "later"):
         picked = [r for r, w in zip(rights, wheres, strict=True) if w == where]
         if picked:
@@ -182,15 +187,16 @@ def main() -> None:
         critiques = [judge.critique(r["question"], branches_of(r)) for r in records]
         seconds = (time.perf_counter() - started) / max(len(records), 1)
         for variant, weights in VARIANTS.items():
-            rights = []
+            rights, declined = [], []
             for r, crit, rs in zip(records, critiques, right, strict=True):
                 if args.rank_prior:
                     chosen = with_rank_prior(branches_of(r), crit, weights, args.rank_prior)
                 else:
                     chosen = select(branches_of(r), crit, weights=weights, constraints=HardConstraints()).selected
                 rights.append(bool(chosen is not None and rs[chosen]))
-            print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres),
-                  flush=True)
+                declined.append(chosen is not None and not grounded(crit[chosen].distributions()))
+            print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres,
+                       declined), flush=True)
 
 
 if __name__ == "__main__":
