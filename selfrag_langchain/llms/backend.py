@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Self
+from typing import Any, Self
 
 from langchain_core.language_models import BaseLLM
-from pydantic import ConfigDict, model_validator
+from pydantic import ConfigDict, PrivateAttr, model_validator
 
-from selfrag_langchain.llms.base import ContinuationRequest, require_at_least
+from selfrag_langchain.llms.base import ContinuationRequest, require_at_least, tokenizer_control_tokens
+from selfrag_langchain.llms.chat_templates import use_chat_template
+from selfrag_langchain.tokens import TOKEN_GROUP
 
 
 class ReflectiveBackend(BaseLLM):
@@ -65,3 +67,43 @@ class ReflectiveBackend(BaseLLM):
     def get_num_tokens(self, text: str) -> int:
         """LangChain's token count, in the model's own vocabulary."""
         return self.count_tokens(text)
+
+
+class HFTokenizerBackend(ReflectiveBackend):
+    """A backend whose model reads text through a Hugging Face tokenizer (transformers, vLLM): its vocabulary,
+    control tokens, reflection-token ids and chat-template choice, each read once from :attr:`tokenizer`."""
+
+    _vocab: dict[str, int] | None = PrivateAttr(default=None)
+    _controls: tuple[str, ...] | None = PrivateAttr(default=None)
+
+    @property
+    @abstractmethod
+    def tokenizer(self) -> Any:
+        """The model's Hugging Face tokenizer (loaded at first use)."""
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """Token string -> id, built once: ``get_vocab()`` rebuilds the whole mapping on every call."""
+        if self._vocab is None:
+            self._vocab = dict(self.tokenizer.get_vocab())
+        return self._vocab
+
+    @property
+    def control_tokens(self) -> tuple[str, ...]:
+        """The strings the tokenizer reads as special or added tokens (:mod:`selfrag_langchain.boundary`)."""
+        if self._controls is None:  # asked for every prompt a judge builds: read the tokenizer once
+            self._controls = tokenizer_control_tokens(self.tokenizer)
+        return self._controls
+
+    def has_tokens(self, strings: Sequence[str]) -> bool:
+        return all(s in self.vocab for s in strings)
+
+    def reflection_ids(self) -> dict[int, str]:
+        """Token id -> reflection token string, for the reflection tokens the vocabulary has."""
+        return {self.vocab[tok]: tok for tok in TOKEN_GROUP if tok in self.vocab}
+
+    def uses_chat_template(self) -> bool:
+        """Whether prompts are wrapped in the tokenizer's chat template (see :attr:`chat_template`)."""
+        return use_chat_template(self.chat_template,
+                                 has_template=getattr(self.tokenizer, "chat_template", None) is not None,
+                                 has_reflection_tokens=self.has_tokens(list(TOKEN_GROUP)))

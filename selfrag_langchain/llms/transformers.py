@@ -12,7 +12,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.outputs import Generation, LLMResult
 from pydantic import Field, PrivateAttr, model_validator
 
-from selfrag_langchain.llms.backend import ReflectiveBackend
+from selfrag_langchain.llms.backend import HFTokenizerBackend
 from selfrag_langchain.llms.base import (
     INFO_KEY,
     ContinuationRequest,
@@ -22,16 +22,15 @@ from selfrag_langchain.llms.base import (
     group_reading,
     prefix_ends,
     require_at_least,
-    tokenizer_control_tokens,
 )
-from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
+from selfrag_langchain.llms.chat_templates import render_hf_chat
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model, model_lock
 from selfrag_langchain.llms.packed_scoring import packed_layout
 from selfrag_langchain.sentences import sentence_finished
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
 
-class TransformersLLM(ReflectiveBackend):
+class TransformersLLM(HFTokenizerBackend):
     """A causal LM run in-process with transformers, reporting what Self-RAG's formulas need.
 
     Each generation carries ``generation_info["selfrag"]``: the sequence log-probability and, at every
@@ -72,8 +71,6 @@ class TransformersLLM(ReflectiveBackend):
 
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
-    _vocab: dict[str, int] | None = PrivateAttr(default=None)
-    _controls: tuple[str, ...] | None = PrivateAttr(default=None)
     _counter: Any = PrivateAttr(default=None)
     _count_lock: Any = PrivateAttr(default_factory=threading.Lock)
     _recent: RecentTokens = PrivateAttr(default_factory=RecentTokens)
@@ -114,23 +111,6 @@ class TransformersLLM(ReflectiveBackend):
     def context_window(self) -> int | None:
         return getattr(self.hf_model.config, "max_position_embeddings", None)
 
-    @property
-    def vocab(self) -> dict[str, int]:
-        """Token string -> id, built once: ``get_vocab()`` rebuilds the whole mapping on every call."""
-        if self._vocab is None:
-            self._vocab = self.tokenizer.get_vocab()
-        return self._vocab
-
-    @property
-    def control_tokens(self) -> tuple[str, ...]:
-        """The strings the tokenizer reads as special or added tokens (:mod:`selfrag_langchain.boundary`)."""
-        if self._controls is None:  # asked for every prompt a judge builds: read the tokenizer once
-            self._controls = tokenizer_control_tokens(self.tokenizer)
-        return self._controls
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return all(s in self.vocab for s in strings)
-
     def count_tokens(self, text: str) -> int:
         # A copy of the tokenizer of its own: a fast tokenizer is not safe to share across threads, and
         # counting must not wait for a generation that holds the model (it runs on the event loop too).
@@ -139,23 +119,13 @@ class TransformersLLM(ReflectiveBackend):
                 self._counter = copy.deepcopy(self.tokenizer)
             return len(self._recent.get(text, lambda t: self._counter(t, add_special_tokens=False)["input_ids"]))
 
-    def _use_chat_template(self) -> bool:
-        return use_chat_template(
-            self.chat_template,
-            has_template=getattr(self.tokenizer, "chat_template", None) is not None,
-            has_reflection_tokens=self.has_tokens(list(TOKEN_GROUP)),
-        )
-
     def format_prompt(self, prompt: str) -> str:
         """The text the model actually reads for ``prompt`` (chat template applied if enabled)."""
-        return render_hf_chat(self.tokenizer, prompt) if self._use_chat_template() else prompt
+        return render_hf_chat(self.tokenizer, prompt) if self.uses_chat_template() else prompt
 
     def _encode(self, text: str) -> list[int]:
         """Token ids of ``text`` (called holding the model: the main tokenizer is not shared across threads)."""
         return self._recent.get(text, lambda t: self.tokenizer(t, add_special_tokens=False)["input_ids"])
-
-    def _reflection_ids(self) -> dict[int, str]:
-        return {self.vocab[tok]: tok for tok in TOKEN_GROUP if tok in self.vocab}
 
     # ----------------------------------------------------------------- generation
 
@@ -212,7 +182,7 @@ class TransformersLLM(ReflectiveBackend):
         model's dtype) and a gather of the few entries needed."""
         import torch
 
-        reflection = torch.tensor(list(self._reflection_ids()), dtype=torch.long, device=new_tokens.device)
+        reflection = torch.tensor(list(self.reflection_ids()), dtype=torch.long, device=new_tokens.device)
         chosen, groups = [], []
         for step, row in enumerate(logits):  # (batch, vocab) per generated step
             norm = torch.logsumexp(row.float(), dim=-1, keepdim=True)
@@ -246,7 +216,7 @@ class TransformersLLM(ReflectiveBackend):
 
     def _readings(self, ids: list[int], groups: list[list[float]]) -> list[GroupReading]:
         """Exact group distributions at every generated reflection token."""
-        reflection_ids = self._reflection_ids()
+        reflection_ids = self.reflection_ids()
         column = {tok: j for j, tok in enumerate(reflection_ids.values())}
         readings = []
         for index, token_id in enumerate(ids):

@@ -21,7 +21,7 @@ from langchain_core.outputs import Generation, LLMResult
 from pydantic import Field, PrivateAttr, model_validator
 
 from selfrag_langchain.errors import BackendError, ConfigurationError, ModelLoadError
-from selfrag_langchain.llms.backend import ReflectiveBackend
+from selfrag_langchain.llms.backend import HFTokenizerBackend
 from selfrag_langchain.llms.base import (
     INFO_KEY,
     ContinuationRequest,
@@ -30,18 +30,16 @@ from selfrag_langchain.llms.base import (
     prefix_ends,
     reading_at,
     require_at_least,
-    tokenizer_control_tokens,
 )
-from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
+from selfrag_langchain.llms.chat_templates import render_hf_chat
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
 from selfrag_langchain.sentences import SENTENCE_STOP_STRINGS
-from selfrag_langchain.tokens import TOKEN_GROUP
 
 _LOCK = threading.Lock()
 _ENGINES: dict[tuple[Any, ...], Any] = {}
 
 
-class VllmLLM(ReflectiveBackend):
+class VllmLLM(HFTokenizerBackend):
     """A model run by vLLM's offline engine, reporting what Self-RAG's formulas need.
 
     Setup:
@@ -89,8 +87,6 @@ class VllmLLM(ReflectiveBackend):
     """Further ``vllm.LLM`` arguments (``quantization``, ``enforce_eager``, ``download_dir``...)."""
 
     _engine: Any = PrivateAttr(default=None)
-    _vocab: dict[str, int] | None = PrivateAttr(default=None)
-    _controls: tuple[str, ...] | None = PrivateAttr(default=None)
     _batcher: Any = PrivateAttr(default=None)
 
     stops_at_sentence_end: ClassVar[bool] = True
@@ -128,41 +124,17 @@ class VllmLLM(ReflectiveBackend):
         return self.engine.get_tokenizer()
 
     @property
-    def vocab(self) -> dict[str, int]:
-        if self._vocab is None:
-            self._vocab = dict(self.tokenizer.get_vocab())
-        return self._vocab
-
-    @property
     def context_window(self) -> int | None:
         config = getattr(getattr(self.engine, "llm_engine", None), "model_config", None)
         return getattr(config, "max_model_len", None) or self.max_model_len
 
-    @property
-    def control_tokens(self) -> tuple[str, ...]:
-        """The strings the engine's tokenizer reads as special or added tokens (:mod:`selfrag_langchain.boundary`)."""
-        if self._controls is None:  # asked for every prompt a judge builds: read the tokenizer once
-            self._controls = tokenizer_control_tokens(self.tokenizer)
-        return self._controls
-
-    def has_tokens(self, strings: Sequence[str]) -> bool:
-        return all(s in self.vocab for s in strings)
-
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def reflection_ids(self) -> dict[int, str]:
-        return {self.vocab[tok]: tok for tok in TOKEN_GROUP if tok in self.vocab}
-
-    def _use_chat_template(self) -> bool:
-        return use_chat_template(self.chat_template,
-                                 has_template=getattr(self.tokenizer, "chat_template", None) is not None,
-                                 has_reflection_tokens=self.has_tokens(list(TOKEN_GROUP)))
 
     def prompt_ids(self, prompt: str, *, chat: bool = True) -> list[int]:
         """Token ids of the prompt as the engine reads it: chat template applied if enabled, else the
         tokenizer's special tokens (BOS) added as vLLM does for text prompts."""
-        if chat and self._use_chat_template():
+        if chat and self.uses_chat_template():
             return list(self.tokenizer(render_hf_chat(self.tokenizer, prompt), add_special_tokens=False)["input_ids"])
         return list(self.tokenizer(prompt)["input_ids"])
 
