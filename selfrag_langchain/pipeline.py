@@ -25,7 +25,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_validator
 
 from selfrag_langchain.chains.controls import BeamSettings, LoopSettings
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
@@ -86,9 +86,9 @@ class PipelineSettings(LoopSettings, BeamSettings):
     """``calibrated``: signals calibrated on GPT-4 critic labels, no extra model; ``learned``: a cross-encoder
     on the shipped MiniLM trained on critic labels and synthetic contrasts; ``critic``: a critic model
     judges; ``inline``: a Self-RAG generator judges itself."""
-    judge: Path | None = None
+    calibration: Path | None = Field(default=None, validation_alias=AliasChoices("calibration", "judge"))
     """Calibrated and learned judges: a calibration written by ``selfrag train judge`` (the learned judge reads
-    Retrieve from it); None: the shipped one."""
+    Retrieve from it); None: the shipped one. ``judge``, its former name, is still taken for one release."""
     judge_encoder: Path | None = None
     """Learned judge: a directory written by ``selfrag train judge-encoder``; None: the shipped one."""
     critic: str | None = None
@@ -223,11 +223,11 @@ def build_reflector(settings: PipelineSettings | None = None, generator: BaseLLM
     if settings.reflector == "calibrated":
         from selfrag_langchain.judging import CalibratedReflector
 
-        return CalibratedReflector(settings.judge)
+        return CalibratedReflector(settings.calibration)
     if settings.reflector == "learned":
         from selfrag_langchain.judging.learned import LearnedReflector
 
-        return LearnedReflector(settings.judge_encoder, calibration=settings.judge)
+        return LearnedReflector(settings.judge_encoder, calibration=settings.calibration)
     if settings.reflector == "inline":
         return InlineReflector(generator if generator is not None else build_generator(settings))
     backend = settings.resolved_critic_backend

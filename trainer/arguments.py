@@ -49,7 +49,7 @@ def add_config_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
                 kwargs["nargs"] = "+"
         if "choices" in f.metadata and not is_list:
             kwargs["choices"] = f.metadata["choices"]
-        parser.add_argument(flag, dest=f.name, **kwargs)
+        parser.add_argument(flag, *f.metadata.get("aliases", ()), dest=f.name, **kwargs)
 
 
 def config_from_args(cls: type[T], args: argparse.Namespace) -> T:

@@ -217,14 +217,15 @@ class CriticDataConfig:
 @dataclass
 class CriticEvalConfig:
     """Judge evaluation: agreement with held-out labels, per task, beside the majority-label baseline. Without
-    --model it evaluates the default judge (the calibrated judge, or --judge FILE) exactly as SelfRAG uses it."""
+    --model it evaluates the default judge (the calibrated judge, or --calibration FILE) exactly as SelfRAG uses it."""
 
     data: str = field(default="", metadata=_required("held-out critic data: " + CRITIC_DATA_HELP))
     model: str = field(default="", metadata=_help("a critic model: a trained critic directory (full or LoRA adapter), "
                                                   "hub id, .gguf file, or the embedded default (default: no model, "
                                                   "evaluate the calibrated judge)"))
-    judge: str | None = field(default=None, metadata=_help(
-        "without --model: a judge calibration written by `selfrag train judge` (default: the shipped one)"))
+    calibration: str | None = field(default=None, metadata=_help(
+        "without --model: a judge calibration written by `selfrag train judge` (default: the shipped one; --judge "
+        "is its former name)", aliases=("--judge",)))
     prompts: str = field(default="paper", metadata=_help(
         "critic prompt set: paper for trained critics, zero_shot for instruct models", choices=("paper", "zero_shot")))
     out: str | None = field(default=None, metadata=_help("JSON file for the table and per-example predictions "
@@ -236,8 +237,8 @@ class CriticEvalConfig:
         if self.limit is not None and self.limit < 1:
             msg = f"limit must be >= 1, got {self.limit}"
             raise ConfigurationError(msg)
-        if self.model and self.judge:
-            msg = "--judge evaluates a calibrated judge and --model a critic model: give one of them"
+        if self.model and self.calibration:
+            msg = "--calibration evaluates a calibrated judge and --model a critic model: give one of them"
             raise ConfigurationError(msg)
 
 

@@ -99,11 +99,11 @@ def evaluate(config: CriticEvalConfig, reflector: Reflector | None = None, *,
     if not askable:
         msg = f"no row of {config.data} has its input in the released layout (Task instruction: ...)"
         raise InputError(msg)
-    name, prompts = (config.model, config.prompts) if config.model else (CALIBRATED, config.judge or "shipped")
+    name, prompts = (config.model, config.prompts) if config.model else (CALIBRATED, config.calibration or "shipped")
     if reflector is None and not config.model:
         from selfrag_langchain.judging import CalibratedReflector
 
-        reflector = CalibratedReflector(config.judge)
+        reflector = CalibratedReflector(config.calibration)
     if reflector is None:
         from selfrag_langchain.llms.transformers import TransformersLLM
 

@@ -34,9 +34,9 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
                             "trained on critic labels and synthetic contrasts (any generator); critic: a critic "
                             "model judges (any generator); inline: a Self-RAG model judges itself "
                             "(default: %(default)s)")
-    model.add_argument("--judge", type=Path, default=None,
+    model.add_argument("--calibration", "--judge", dest="calibration", type=Path, default=None, metavar="FILE",
                        help="calibrated and learned reflectors: a calibration written by `selfrag train judge` "
-                            "(default: the one shipped with the package)")
+                            "(default: the one shipped with the package; --judge is its former name)")
     model.add_argument("--judge-encoder", type=Path, default=None,
                        help="learned reflector: a directory written by `selfrag train judge-encoder` (default: the "
                             "one shipped with the package)")

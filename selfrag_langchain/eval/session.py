@@ -87,7 +87,7 @@ class EvalSession:
         if judges:
             found |= {"reflector": s.reflector}
             if s.reflector in ("calibrated", "learned"):
-                found |= {"judge": str(s.judge) if s.judge else "shipped"}
+                found |= {"calibration": str(s.calibration) if s.calibration else "shipped"}
             if s.reflector == "learned":
                 found |= {"judge_encoder": str(s.judge_encoder) if s.judge_encoder else "shipped"}
             else:

@@ -47,7 +47,7 @@ def test_eval_and_sweep_on_two_popqa_questions(
     assert summary["answered"] == 2 and summary["complete"]
     assert summary["accuracy"] == sum(r["score"] for r in records) / 2
     assert summary["settings"]["k"] == 2 and summary["settings"]["reflector"] == "calibrated"
-    assert summary["settings"]["judge"] == "shipped"
+    assert summary["settings"]["calibration"] == "shipped"
     lines = read_lines(out / "rag_top1.jsonl")
     assert [r["retrieved"] for r in lines] == [True, True]
     assert all(len(r["trace"]["passages"]) == 1 for r in lines)

@@ -32,7 +32,7 @@ def test_a_judge_fitted_on_own_rows_reads_held_out_rows_better_than_the_shipped_
     fitted = json.loads(judge.read_text())
     assert set(fitted["provenance"]["groups"]) == {"Retrieve", "IsRel", "IsSup", "IsUse"}
     heldout = str(EXAMPLE / "my_heldout.csv")
-    mine = _table(capsys, ["train", "critic-eval", "--judge", str(judge), "--data", heldout,
+    mine = _table(capsys, ["train", "critic-eval", "--calibration", str(judge), "--data", heldout,
                            "--out", str(tmp_path / "mine.json")])
     shipped = _table(capsys, ["train", "critic-eval", "--data", heldout, "--out", str(tmp_path / "shipped.json")])
     # Supported, contradicted and partly supported answers about passages it has not seen: the user's labels

@@ -58,3 +58,14 @@ def test_the_python_default_is_the_same_rule() -> None:
     assert CriticReflector(llm, relevance="labels").relevance == "labels"
     with pytest.raises(ConfigurationError, match="auto, labels or question_likelihood"):
         CriticReflector(llm, relevance="pmi")  # type: ignore[arg-type]
+
+
+def test_the_calibration_flag_and_setting_keep_their_former_name(tmp_path: Path) -> None:
+    """--calibration names the calibration file; --judge, its former name, and the setting ``judge`` still
+    give the same settings for one release."""
+    path = tmp_path / "judge.json"
+    new = settings_from_args(build_parser().parse_args(["ask", "Who?", "--calibration", str(path)]))
+    old = settings_from_args(build_parser().parse_args(["ask", "Who?", "--judge", str(path)]))
+    assert new.calibration == old.calibration == path
+    assert PipelineSettings(judge=path) == PipelineSettings(calibration=path) == new
+    assert new.with_changes(mode="always").calibration == path

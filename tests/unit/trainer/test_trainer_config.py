@@ -224,3 +224,14 @@ def test_activation_recomputation_goes_to_the_name_this_transformers_reads(tmp_p
         warnings.simplefilter("error", FutureWarning)
         arguments = training_arguments(config, tmp_path)
     assert arguments.gradient_checkpointing or getattr(arguments, "activation_checkpointing", False)
+
+
+def test_a_flag_keeps_its_former_name() -> None:
+    """critic-eval's --calibration was --judge: the old flag still fills the field for one release."""
+    from selfrag_langchain.trainer.config import CriticEvalConfig
+
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser, CriticEvalConfig)
+    for flag in ("--calibration", "--judge"):
+        config = config_from_args(CriticEvalConfig, parser.parse_args(["--data", "d.jsonl", flag, "mine.json"]))
+        assert config.calibration == "mine.json"
