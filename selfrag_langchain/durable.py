@@ -1,13 +1,15 @@
 """Files that are never seen half-written: whole files through a temporary file and a rename, and appended
-JSON Lines whose torn last line (a killed run) is cut off before the next run reads or appends."""
+JSON Lines whose torn last line (a killed run) is cut off before the next run reads or appends; and the one
+reader of JSON Lines, which numbers each line and leaves what a bad one means to its caller."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
@@ -42,3 +44,23 @@ def drop_torn_tail(path: str | Path) -> None:
         handle.truncate(data.rfind(b"\n") + 1)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+class JsonLine(NamedTuple):
+    """One non-blank line of a JSON Lines text: its number (from 1), and its value or why it is not JSON."""
+
+    number: int
+    value: Any = None
+    error: json.JSONDecodeError | None = None
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[JsonLine]:
+    """Every non-blank line of ``lines``, numbered and parsed; each reader decides what a line that is not
+    JSON means for it (skip it, report it, refuse the file)."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield JsonLine(number, json.loads(line))
+        except json.JSONDecodeError as e:
+            yield JsonLine(number, error=e)

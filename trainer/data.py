@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from selfrag_langchain.durable import drop_torn_tail
+from selfrag_langchain.durable import drop_torn_tail, json_lines
 from selfrag_langchain.errors import InputError
 
 
@@ -107,14 +107,10 @@ def _field_problem(record: dict[str, Any], required: Sequence[str], optional_tex
 
 
 def _jsonl_records(path: Path, handle: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(handle, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            msg = f"{path}:{number}: not valid JSON ({e.msg})"
-            raise InputError(msg) from e
+    for number, record, error in json_lines(handle):
+        if error is not None:
+            msg = f"{path}:{number}: not valid JSON ({error.msg})"
+            raise InputError(msg) from error
         if not isinstance(record, dict):
             msg = f"{path}:{number}: each line must be a JSON object, got {type(record).__name__}"
             raise InputError(msg)
@@ -165,12 +161,9 @@ def written_ids(path: str | Path, key: str = "id") -> set[str]:
         return set()
     ids = set()
     with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn last line from a killed run; repaired before the next append
-            if isinstance(record, dict) and key in record:
+        for _, record, error in json_lines(handle):
+            # A line that is not JSON is a torn last line from a killed run, repaired before the next append.
+            if error is None and isinstance(record, dict) and key in record:
                 ids.add(str(record[key]))
     return ids
 

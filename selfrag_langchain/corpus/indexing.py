@@ -28,6 +28,7 @@ from langchain_core.embeddings import Embeddings
 
 from selfrag_langchain.corpus.store import is_server, open_store, resolve_store_dir
 from selfrag_langchain.corpus.text_files import UnreadableFileError, read_user_text
+from selfrag_langchain.durable import json_lines
 from selfrag_langchain.errors import ConfigurationError, InputError, StoreError
 from selfrag_langchain.retrievers.passages import document_from_ctx
 
@@ -247,18 +248,14 @@ def _jsonl_line_documents(
 def _jsonl_documents(path: Path, problems: list[str]) -> list[Document]:
     """All passages of a JSONL file; malformed lines are added to ``problems`` and skipped."""
     docs: list[Document] = []
-    for number, line in enumerate(read_user_text(path).splitlines(), start=1):
-        if not line.strip():
+    for line in json_lines(read_user_text(path).splitlines()):
+        if line.error is not None:
+            problems.append(f"{path}, line {line.number}: not valid JSON ({line.error.msg})")
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(f"{path}, line {number}: not valid JSON ({e.msg})")
-            continue
-        try:
-            docs.extend(_jsonl_line_documents(record, path, number, problems))
+            docs.extend(_jsonl_line_documents(line.value, path, line.number, problems))
         except InputError as e:
-            problems.append(f"{path}, line {number}: {e}")
+            problems.append(f"{path}, line {line.number}: {e}")
     return docs
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.corpus.text_files import read_user_text
+from selfrag_langchain.durable import json_lines
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.retrievers.passages import documents_from_ctxs
@@ -167,13 +168,8 @@ def _records(path: Path, text: str, task: str) -> Iterator[tuple[int, str, Any]]
         for number, item in enumerate(items, start=1):
             yield number, f"{path}, item {number}", item
         return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, f"{path}, line {number}", json.loads(line)
-        except json.JSONDecodeError as e:
-            yield number, f"{path}, line {number}", _Skip(f"not valid JSON ({e.msg})")
+    for number, value, error in json_lines(text.splitlines()):
+        yield number, f"{path}, line {number}", value if error is None else _Skip(f"not valid JSON ({error.msg})")
 
 
 def load_examples(path: str | Path, task: str) -> LoadedFile:

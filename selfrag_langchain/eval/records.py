@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from selfrag_langchain.durable import drop_torn_tail
+from selfrag_langchain.durable import drop_torn_tail, json_lines
 from selfrag_langchain.errors import InputError
 
 
@@ -30,14 +30,11 @@ def read_records(path: Path, settings: dict[str, Any]) -> dict[str, dict[str, An
     drop_torn_tail(path)
     data = path.read_bytes()
     records: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            msg = f"{path}, line {number} is not a result line ({e.msg}): move the file away or choose another --out"
-            raise InputError(msg) from e
+    for number, record, error in json_lines(data.decode("utf-8").splitlines()):
+        if error is not None:
+            msg = (f"{path}, line {number} is not a result line ({error.msg}): move the file away or choose "
+                   "another --out")
+            raise InputError(msg) from error
         if not isinstance(record, dict) or "key" not in record:
             msg = f"{path}, line {number} is not a result line: move the file away or choose another --out"
             raise InputError(msg)

@@ -9,13 +9,13 @@ pure functions of :mod:`selfrag_langchain.scoring` and :func:`~selfrag_langchain
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.durable import json_lines
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
 from selfrag_langchain.eval.tasks import Task
@@ -86,10 +86,8 @@ def reusable_lines(path: Path, settings: dict[str, Any]) -> dict[str, dict[str, 
         return {}
     wanted = {k: v for k, v in settings.items() if k != "kind"}
     found: dict[str, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
+    for _, record, error in json_lines(path.read_text(encoding="utf-8").splitlines()):
+        if error is not None:
             continue
         earlier = {k: v for k, v in (record.get("settings") or {}).items() if k != "method"}
         if isinstance(record, dict) and "trace" in record and generation_settings(earlier) == wanted:

@@ -6,7 +6,6 @@ PopQA, ARC or any file in Self-RAG's ``{"question", "ctxs"}`` format without a v
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from langchain_core.callbacks import (
@@ -18,6 +17,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import Field
 
 from selfrag_langchain.corpus.text_files import read_user_text
+from selfrag_langchain.durable import json_lines
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.retrievers.passages import documents_from_ctxs, top_k
 
@@ -33,15 +33,11 @@ def _read_records(path: Path) -> dict[str, list[Document]]:
     """Map each question of a Self-RAG eval file to its passages; the first record wins."""
     lines = read_user_text(path, "Eval file").splitlines()
     records: dict[str, list[Document]] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, record, error in json_lines(lines):
         where = f"{path}, line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            msg = f"{where}: not valid JSON ({e.msg}); each line must be one JSON object"
-            raise InputError(msg) from e
+        if error is not None:
+            msg = f"{where}: not valid JSON ({error.msg}); each line must be one JSON object"
+            raise InputError(msg) from error
         if not isinstance(record, dict):
             msg = f"{where}: expected a JSON object with 'question' and 'ctxs'"
             raise InputError(msg)

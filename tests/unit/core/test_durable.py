@@ -39,3 +39,14 @@ def test_a_torn_last_line_is_cut_and_whole_lines_kept(tmp_path: Path) -> None:
     assert lines.read_bytes() == b'{"id": 1}\n{"id": 2}\n'
     drop_torn_tail(tmp_path / "missing.jsonl")  # no file: nothing to do
     assert not (tmp_path / "missing.jsonl").exists()
+
+
+def test_json_lines_numbers_every_line_and_leaves_bad_ones_to_the_reader() -> None:
+    from selfrag_langchain.durable import json_lines
+
+    lines = ['{"a": 1}', "", "  ", "[2, 3]", "{torn", '"text"']
+    got = list(json_lines(lines))
+    assert [line.number for line in got] == [1, 4, 5, 6]  # blank lines are skipped but still counted
+    assert [line.value for line in got if line.error is None] == [{"a": 1}, [2, 3], "text"]
+    bad = [line for line in got if line.error is not None]
+    assert len(bad) == 1 and bad[0].number == 5 and bad[0].value is None and bad[0].error.msg
