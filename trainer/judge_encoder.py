@@ -38,6 +38,7 @@ from selfrag_langchain.tokens import Group
 from selfrag_langchain.trainer.config import JudgeEncoderConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
 from selfrag_langchain.trainer.provenance import provenance
+from selfrag_langchain.trainer.training import latest_complete_checkpoint, warmup_arguments
 
 
 @dataclass(frozen=True)
@@ -124,14 +125,13 @@ def train_encoder(config: JudgeEncoderConfig, *, base: str | Path | None = None)
     checkpoints = out / "checkpoints"
     arguments = TrainingArguments(
         output_dir=str(checkpoints), num_train_epochs=config.epochs, learning_rate=config.learning_rate,
-        per_device_train_batch_size=config.batch_size, warmup_steps=0.06, weight_decay=0.01,
+        per_device_train_batch_size=config.batch_size, **warmup_arguments(TrainingArguments, 0.06), weight_decay=0.01,
         lr_scheduler_type="linear", logging_steps=20, save_steps=100, save_total_limit=1, seed=seed,
         data_seed=seed, report_to=[], remove_unused_columns=False, use_cpu=not torch.cuda.is_available(),
         dataloader_num_workers=0)
     trainer = Trainer(model=model, args=arguments, train_dataset=PairDataset(rows),
                       data_collator=PairCollator(tokenizer, config.max_length))
-    last = _last_checkpoint(checkpoints)
-    trainer.train(resume_from_checkpoint=str(last) if last else None)
+    trainer.train(resume_from_checkpoint=latest_complete_checkpoint(checkpoints))
     counts: dict[str, int] = {}
     for row in rows:
         counts[LABELS[row.label]] = counts.get(LABELS[row.label], 0) + 1
@@ -149,11 +149,3 @@ def train_encoder(config: JudgeEncoderConfig, *, base: str | Path | None = None)
     write_json_atomic(out / CARD_FILE, card.to_dict())
     return card
 
-
-def _last_checkpoint(checkpoints: Path) -> Path | None:
-    if not checkpoints.is_dir():
-        return None
-    from transformers.trainer_utils import get_last_checkpoint
-
-    found = get_last_checkpoint(str(checkpoints))
-    return Path(found) if found else None

@@ -130,12 +130,24 @@ def _resume_point(config: TrainingConfig, out: Path, notes: list[str] | None = N
     mix runs. A checkpoint is complete once the trainer wrote its state, which it does last: a run killed
     while saving leaves one without it, which is skipped with a note."""
     checkpoints = out / CHECKPOINT_DIR
-    found = sorted((p for p in checkpoints.glob("checkpoint-*") if p.is_dir() and p.name[11:].isdigit()),
-                   key=lambda p: int(p.name[11:]), reverse=True) if checkpoints.is_dir() else []
-    if found and not config.resume:
+    if _checkpoints(checkpoints) and not config.resume:
         msg = f"{checkpoints} holds checkpoints of an earlier run: pass --resume to continue it, or use another --out"
         raise ConfigurationError(msg)
-    for checkpoint in found:
+    return latest_complete_checkpoint(checkpoints, notes)
+
+
+def _checkpoints(checkpoints: Path) -> list[Path]:
+    """The trainer's checkpoint directories under ``checkpoints``, newest first."""
+    if not checkpoints.is_dir():
+        return []
+    return sorted((p for p in checkpoints.glob("checkpoint-*") if p.is_dir() and p.name[11:].isdigit()),
+                  key=lambda p: int(p.name[11:]), reverse=True)
+
+
+def latest_complete_checkpoint(checkpoints: Path, notes: list[str] | None = None) -> str | None:
+    """The newest checkpoint under ``checkpoints`` that the trainer finished saving (it writes its state last:
+    a run killed while saving leaves one without it, skipped with a note); None when there is none."""
+    for checkpoint in _checkpoints(checkpoints):
         if _saved_step(checkpoint) is not None:
             return str(checkpoint)
         if notes is not None:

@@ -17,6 +17,7 @@ from selfrag_langchain.trainer.training import (
     _resume_point,
     _trim_log,
     checkpointing_arguments,
+    latest_complete_checkpoint,
     training_arguments,
     warmup_arguments,
 )
@@ -110,6 +111,9 @@ def test_a_checkpoint_torn_by_a_kill_is_skipped_for_the_last_complete_one(tmp_pa
     got = _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), tmp_path, notes)
     assert got == str(tmp_path / "checkpoints" / "checkpoint-10")  # by step number, not name order
     assert notes == [f"checkpoint-{n} is incomplete (the run stopped while saving it): skipped" for n in (14, 12)]
+    # The judge encoder resumes the same way, without the --resume guard (a re-run always continues).
+    assert latest_complete_checkpoint(tmp_path / "checkpoints") == str(tmp_path / "checkpoints" / "checkpoint-10")
+    assert latest_complete_checkpoint(tmp_path / "nothing-here") is None
 
 
 def test_the_loss_log_keeps_only_the_steps_up_to_the_resumed_checkpoint(tmp_path: Path) -> None:
