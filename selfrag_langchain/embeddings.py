@@ -167,6 +167,13 @@ class MiniLMEmbeddings(BaseModel, Embeddings):
     def _model(self) -> SentenceTransformer:
         return _load_model(self._path(), self.device)
 
+    def transformer(self) -> Any | None:
+        """The loaded transformer (a ``BertModel`` for MiniLM) when this runs in torch, so that a model reading
+        the same weights (the learned judge) shares them rather than loading them again; None with ONNX."""
+        if self.resolved_runtime() != "torch":
+            return None
+        return self._model()[0].auto_model
+
     def _encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []

@@ -136,9 +136,10 @@ class EncoderCard:
                 "provenance": self.provenance}
 
 
-def build_model(base: str | Path, trained_layers: int) -> Any:
+def build_model(base: str | Path, trained_layers: int, *, shared: Any | None = None) -> Any:
     """MiniLM with a mean-pooled linear head over :data:`LABELS`; the bottom layers and the embeddings
-    frozen, the top ``trained_layers`` layers and the head trainable."""
+    frozen, the top ``trained_layers`` layers and the head trainable. With ``shared`` (the same MiniLM,
+    already loaded for embeddings), its embeddings and bottom layers are used as they are, not loaded again."""
     import torch
     from transformers import AutoModel
 
@@ -148,7 +149,7 @@ def build_model(base: str | Path, trained_layers: int) -> Any:
 
         def __init__(self) -> None:
             super().__init__()
-            self.encoder = AutoModel.from_pretrained(str(base))
+            self.encoder = AutoModel.from_pretrained(str(base)) if shared is None else _over(shared, trained_layers)
             self.head = torch.nn.Linear(self.encoder.config.hidden_size, len(LABELS))
             layers = self.encoder.encoder.layer
             for parameter in self.encoder.parameters():
@@ -175,6 +176,21 @@ def build_model(base: str | Path, trained_layers: int) -> Any:
     return JudgeEncoder()
 
 
+def _over(shared: Any, trained_layers: int) -> Any:
+    """A transformer built on ``shared``: the same embeddings, bottom layers and pooler (frozen, read only),
+    and copies of the top ``trained_layers`` layers, which the trained weights then replace."""
+    import copy
+
+    import torch
+    from transformers import AutoModel
+
+    model = AutoModel.from_config(shared.config)
+    layers, cut = shared.encoder.layer, len(shared.encoder.layer) - trained_layers
+    model.embeddings, model.pooler = shared.embeddings, shared.pooler
+    model.encoder.layer = torch.nn.ModuleList([*layers[:cut], *(copy.deepcopy(layer) for layer in layers[cut:])])
+    return model
+
+
 def trained_state(model: Any, trained_layers: int) -> dict[str, Any]:
     """The weights a trained encoder adds to the shipped MiniLM: its top layers and its head."""
     total = len(model.encoder.encoder.layer)
@@ -195,7 +211,15 @@ def group_masks(groups: Sequence[Group]) -> Any:
 class EncoderJudge:
     """A trained judge encoder, loaded over the shipped MiniLM, giving each judgement's distribution."""
 
-    def __init__(self, directory: str | Path, *, base: str | Path | None = None, batch_size: int = 16) -> None:
+    def __init__(self, directory: str | Path, *, base: str | Path | None = None, batch_size: int = 16,
+                 shared: Any | None = None) -> None:
+        """Args:
+            directory: what ``selfrag train judge-encoder`` wrote.
+            base: the MiniLM directory it was trained over; None: the one shipped with the package.
+            batch_size: pairs per forward pass.
+            shared: that MiniLM already loaded (:meth:`MiniLMEmbeddings.transformer`), whose frozen layers are
+                then used rather than loaded again.
+        """
         import torch
         from safetensors.torch import load_file
         from transformers import AutoTokenizer
@@ -210,7 +234,7 @@ class EncoderJudge:
         self.card = EncoderCard.load(directory / CARD_FILE)
         base = Path(base) if base is not None else default_model_path()
         self.tokenizer = AutoTokenizer.from_pretrained(str(base))
-        self.model = build_model(base, self.card.trained_layers)
+        self.model = build_model(base, self.card.trained_layers, shared=shared)
         state = {k: v.to(torch.float32) for k, v in load_file(str(directory / WEIGHTS_FILE)).items()}
         missing = set(trained_state(self.model, self.card.trained_layers)) - set(state)
         if missing:

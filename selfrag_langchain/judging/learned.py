@@ -58,8 +58,19 @@ class LearnedReflector(CalibratedReflector):
             groups: the groups the encoder judges (any of IsRel, IsSup, IsUse); the others go to the calibration.
         """
         super().__init__(calibration, embeddings=embeddings)
-        self.encoder = encoder if isinstance(encoder, EncoderJudge) else EncoderJudge(encoder or SHIPPED_ENCODER)
+        if not isinstance(encoder, EncoderJudge):
+            encoder = EncoderJudge(encoder or SHIPPED_ENCODER, shared=self._shipped_minilm())
+        self.encoder = encoder
         self.encoded = frozenset(groups) & frozenset(ENCODED_GROUPS)
+
+    def _shipped_minilm(self) -> Any | None:
+        """The shipped MiniLM as the calibration's embeddings loaded it (in torch), for the encoder to share."""
+        from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
+
+        embeddings = self.signals.embeddings
+        if isinstance(embeddings, MiniLMEmbeddings) and embeddings.model_path in (None, default_model_path()):
+            return embeddings.transformer()
+        return None
 
     def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
         """The encoder's distributions for its groups, the calibration's for the others."""
