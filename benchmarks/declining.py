@@ -93,7 +93,11 @@ def main() -> None:
     parser.add_argument("--no-unanswerable", action="store_true", help="leave the unanswerable lists out")
     args = parser.parse_args()
     unanswerable = [] if args.no_unanswerable else args.unanswerable or [HERE / "unanswerable_questions.jsonl"]
-    rows = questions(args.answerable or [HERE / "demo_questions.jsonl"], unanswerable)
+    answerable = args.answerable or [HERE / "demo_questions.jsonl"]
+    missing = [str(path) for path in (*answerable, *unanswerable) if not path.is_file()]
+    if missing:
+        parser.error(f"no questions file {missing[0]}")
+    rows = questions(answerable, unanswerable)
     check_absent([r for r in rows if r["set"].startswith("unanswerable")])
     malformed = [item for item in args.setting if "=" not in item]
     if malformed:

@@ -167,6 +167,8 @@ def main() -> None:
     parser.add_argument("--judge", action="append", default=None,
                         help=JUDGE_HELP)
     args = parser.parse_args()
+    if not args.data.is_file():
+        parser.error(f"no questions file {args.data}")
 
     records = generate(questions(args.data, args.task), args.k, args.max_new_tokens, args.cache, args.focus,
                        args.window, args.lead)

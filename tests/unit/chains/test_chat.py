@@ -21,11 +21,8 @@ from selfrag_langchain.errors import InputError
 from selfrag_langchain.history import SQLChatMessageHistory
 from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.long_form_results import CitedSegment
+from tests.fakes.mona_lisa_chat import FIRST, FOLLOW_UP, STANDALONE
 from tests.fakes.scripted_long_form import FULL, REL, RecordingRetriever, ScriptedLongFormLLM, doc, judged
-
-FIRST = "Who painted the Mona Lisa?"
-FOLLOW_UP = "Where is it shown?"
-STANDALONE = "Where is the Mona Lisa shown?"
 
 
 def _rag() -> tuple[SelfRAGLongForm, RecordingRetriever]:

@@ -38,43 +38,42 @@ def test_every_backend_refuses_a_bad_generation_setting(backend: type[Reflective
         backend(**{field: value})
 
 
+class Partial(ReflectiveBackend):
+    """A LangChain LLM and nothing more: none of the token methods the judges call."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "partial"
+
+    def _generate(self, prompts, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+        raise NotImplementedError
+
+
+class Words(Partial):
+    """Partial with the token methods, counting words as tokens."""
+
+    @property
+    def context_window(self) -> int | None:
+        return None
+
+    @property
+    def control_tokens(self) -> tuple[str, ...]:
+        return ()
+
+    def has_tokens(self, strings):  # type: ignore[no-untyped-def]
+        return False
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def score_continuations(self, requests):  # type: ignore[no-untyped-def]
+        return []
+
+
 def test_a_backend_without_the_token_methods_cannot_be_built() -> None:
-    class Partial(ReflectiveBackend):
-        @property
-        def _llm_type(self) -> str:
-            return "partial"
-
-        def _generate(self, prompts, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
-            raise NotImplementedError
-
     with pytest.raises(TypeError, match="abstract"):
         Partial()
 
 
 def test_get_num_tokens_counts_in_the_backends_vocabulary() -> None:
-    class Words(ReflectiveBackend):
-        @property
-        def _llm_type(self) -> str:
-            return "words"
-
-        def _generate(self, prompts, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
-            raise NotImplementedError
-
-        @property
-        def context_window(self) -> int | None:
-            return None
-
-        @property
-        def control_tokens(self) -> tuple[str, ...]:
-            return ()
-
-        def has_tokens(self, strings):  # type: ignore[no-untyped-def]
-            return False
-
-        def count_tokens(self, text: str) -> int:
-            return len(text.split())
-
-        def score_continuations(self, requests):  # type: ignore[no-untyped-def]
-            return []
-
     assert Words().get_num_tokens("three little words") == 3
