@@ -40,19 +40,19 @@ def folded(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
-_NAME_TOKEN = re.compile(r"[^\W_][\w'’-]*", re.UNICODE)
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")
 
 
 def name_words(text: str) -> list[str]:
     """The words of ``text`` that name something: numbers, and capitalised words that are not stopwords,
-    lower-cased and without accents. A sentence's first word counts only when the next one is capitalised
-    too ("Mona Lisa was ...", not "Apart from ...")."""
+    lower-cased and without accents, split as :func:`content_words` splits ("Moby-Dick" is "moby", "dick"),
+    so that they are found in a passage's content words. A sentence's first word counts only when the next
+    one is capitalised too ("Mona Lisa was ...", not "Apart from ...")."""
     names = []
-    for sentence in _SENTENCE_BREAK.split(folded(text)):
-        tokens = [t.replace("'s", "").replace("’s", "") for t in _NAME_TOKEN.findall(sentence)]
+    for sentence in _SENTENCE_BREAK.split(folded(text).replace("'s", "").replace("’s", "")):
+        tokens = _WORD.findall(sentence)
         for i, token in enumerate(tokens):
-            if not token or token.lower() in STOPWORDS:
+            if token.lower() in STOPWORDS:
                 continue
             capitalised = token[0].isupper() and (i > 0 or (len(tokens) > 1 and tokens[1][:1].isupper()))
             if token[0].isdigit() or capitalised:

@@ -76,6 +76,7 @@ def test_hedging_marks_answers_that_decline(text: str, expected: float) -> None:
     ("Who won the 1998 FIFA World Cup?", ["1998", "fifa", "world", "cup"]),
     ("What is Derek Wheatley's occupation? Who is he.", ["derek", "wheatley"]),
     ("what is the boiling point of water?", []),
+    ("Who wrote Moby-Dick? Was it O'Brien's friend?", ["moby", "dick", "o", "brien"]),
 ])
 def test_name_words_are_capitalised_words_and_numbers(text: str, expected: list[str]) -> None:
     assert name_words(text) == expected
@@ -92,3 +93,4 @@ def test_name_coverage_sees_a_passage_about_a_neighbouring_entity() -> None:
     assert name_coverage(question, "Greta Garbo\nGreta Garbo was a Swedish actress.") == 0.5
     assert name_coverage(question, "Narendra Modi\nNarendra Modi is a politician.") == 0.0
     assert name_coverage("what is the boiling point of water?", "Water\nWater boils at 100 degrees.") == 1.0
+    assert name_coverage("Who wrote Moby-Dick?", "Moby-Dick\nMoby-Dick is a novel by Herman Melville.") == 1.0
