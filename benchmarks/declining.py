@@ -41,9 +41,8 @@ from selection import wilson  # benchmarks/selection.py, beside this script
 
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.eval.metrics import match
-from selfrag_langchain.long_form_results import LongFormResult
 from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
-from selfrag_langchain.results import SelfRAGResult
+from selfrag_langchain.results import LongFormResult, SelfRAGResult
 
 HERE = Path(__file__).parent
 GOALS = {"unanswerable": 0.8, "answerable": 0.9}

@@ -35,7 +35,7 @@ from langchain_core.documents import Document
 from selfrag_langchain.corpus.demo import ensure_demo_store, load_demo_documents
 from selfrag_langchain.corpus.store import open_store
 from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
-from selfrag_langchain.onnx_encoder import quantized_model_file
+from selfrag_langchain.embeddings.onnx import quantized_model_file
 
 QUESTIONS = Path(__file__).with_name("retrieval_questions.jsonl")
 

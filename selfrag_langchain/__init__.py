@@ -15,9 +15,8 @@ from selfrag_langchain.judging import (
 )
 from selfrag_langchain.llms.factory import build_llm
 from selfrag_langchain.llms.transformers import TransformersLLM
-from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
 from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
-from selfrag_langchain.results import SelfRAGResult
+from selfrag_langchain.results import CitedSegment, LongFormResult, SelfRAGResult
 from selfrag_langchain.retrievers import SelfRAGRetriever
 
 __all__ = [

@@ -39,8 +39,8 @@ from sqlalchemy import (
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, make_url
 
-from selfrag_langchain import paths
 from selfrag_langchain.errors import StoreError
+from selfrag_langchain.files import paths
 
 TABLE = "selfrag_messages"
 DRIVERS = {"postgresql": "postgresql+psycopg"}

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import AliasChoices, ConfigDict, Field, field_validator, model_validator
 
 from selfrag_langchain.chains.controls import BeamSettings, LoopSettings
+from selfrag_langchain.files.paths import store_location
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
-from selfrag_langchain.paths import store_location
 from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
 from selfrag_langchain.scoring import RetrieveMode
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from selfrag_langchain.boundary import DEFAULT_BOUNDARY, Boundary
 from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.text.boundary import DEFAULT_BOUNDARY, Boundary
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
     IRRELEVANT,

@@ -1,12 +1,15 @@
-"""What a Self-RAG run returns: the answer, its citations, and the trace of every decision.
+"""What a Self-RAG run returns: the answer, its citations, and the trace of every decision; for long form,
+the cited segments, their numbered passages and the whole beam search.
 
 Pydantic models, so a result serialises to JSON (``result.model_dump_json()``) and reads back
-(``SelfRAGResult.model_validate_json``) with its ``Document`` citations intact.
+(``SelfRAGResult.model_validate_json``, ``LongFormResult.model_validate_json``) with its ``Document``
+citations intact.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Literal
 
 from langchain_core.documents import Document
 from pydantic import BaseModel, Field
@@ -92,4 +95,161 @@ class SelfRAGResult(BaseModel):
             mark = "*" if b.index == self.selected else " "
             state = f" ({b.dropped})" if b.dropped else ""
             lines.append(f"{mark} [{b.index}] {title}: {judged or 'not judged'}; score {b.scores.total:.3f}{state}")
+        return lines
+
+
+Action = Literal["retrieve", "no_retrieval", "continue_evidence"]
+"""What a beam did before writing a segment: retrieve anew, write without a passage, or keep its passage."""
+
+_TRAILING_PUNCTUATION = re.compile(r"([.!?;:]+[\"')\]]*)$")
+
+
+def with_marker(text: str, citation: int | None) -> str:
+    """``text`` with its citation marker, placed before the final punctuation as ALCE writes citations
+    ("Lava is molten rock [1]."), so a sentence splitter keeps the marker with its sentence."""
+    if citation is None:
+        return text
+    match = _TRAILING_PUNCTUATION.search(text)
+    if match is None:
+        return f"{text} [{citation}]"
+    return f"{text[: match.start()].rstrip()} [{citation}]{match.group(1)}"
+
+
+def join_segments(segments: list[CitedSegment]) -> str:
+    """The answer: marked segments joined by a space, except before one that opens with punctuation (the
+    rest of a sentence cut at the token budget)."""
+    text = ""
+    for segment in segments:
+        marked = segment.marked()
+        text += marked if not text or marked[:1] in ",.;:!?)" else f" {marked}"
+    return text
+
+
+class CitedSegment(BaseModel):
+    """One segment of the answer: its text and the number of the passage it was written from."""
+
+    text: str
+    """The segment without its marker or reflection tokens."""
+    citation: int | None = None
+    """1-based number of the passage in ``LongFormResult.citations``; None when written without one."""
+    source: Document | None = None
+    """The cited passage (``metadata["citation"]`` set), so a streaming reader can show it at once."""
+    segment_id: str = ""
+    """The segment's id in the trace (``LongFormResult.candidates``)."""
+    support: str | None = None
+    """The judge's verdict on the segment against its passage: ``supported``, ``partially supported`` or
+    ``not supported``; None for a segment written without a passage (or a declined answer's lines)."""
+
+    def marked(self) -> str:
+        """The text with its ``[n]`` marker, as it appears in the answer."""
+        return with_marker(self.text, self.citation)
+
+
+class SegmentTrace(BranchTrace):
+    """One generated candidate segment: a branch of one beam at one depth, judged and scored."""
+
+    id: str
+    """``"{depth}.{n}"``: the n-th candidate generated at that depth."""
+    parent: str | None
+    """The id of the beam's previous segment; None at depth 0."""
+    depth: int
+    action: Action
+    num_tokens: int | None = None
+    """Tokens the backend generated for this candidate (the segment may be cut from a longer generation)."""
+    kept_tokens: int | None = None
+    """Tokens of the segment kept from that generation: the ones its sequence term is computed over."""
+    finish_reason: str | None = None
+    ends_beam: str | None = None
+    """Why the beam ends after this segment (an IsUse token, the end of the generation, ...); None if not."""
+
+
+class BeamStep(BaseModel):
+    """How one beam was extended at one depth: its retrieve decision, the retrieval, the candidates."""
+
+    depth: int
+    beam: str | None
+    """The id of the beam's last segment; None for the empty beam at depth 0."""
+    action: Action
+    decision: RetrieveDecision
+    decision_source: Literal["mode", "generation", "judge"] = "judge"
+    """Where the Retrieve distribution came from: none needed (``always``/``never``), the Retrieve token the
+    generator ended its previous segment with (inline), or the judge asked with the answer so far."""
+    query: str | None = None
+    """The retrieval query (question and previous segment), when the beam retrieved."""
+    passages: list[str] = Field(default_factory=list)
+    """Titles (or openings) of the passages retrieved or kept for this step."""
+    candidates: list[str] = Field(default_factory=list)
+    """Ids of the segments generated from this beam at this depth."""
+    notes: list[str] = Field(default_factory=list)
+
+
+class BeamTrace(BaseModel):
+    """A surviving beam: its segments in order and its score."""
+
+    segments: list[str]
+    """Segment ids, first to last."""
+    score: float
+    """The sequence score: the mean of the segments' scores (or their sum, with ``beam_score="sum"``)."""
+    finished: str | None = None
+    """Why the beam stopped growing; None if the search stopped at ``max_depth`` first."""
+
+
+class LongFormResult(BaseModel):
+    """The outcome of one long-form question."""
+
+    question: str
+    answer: str
+    """Segments joined, each with its ``[n]`` marker; no reflection tokens."""
+    segments: list[CitedSegment]
+    citations: list[Document]
+    """The passages the answer cites, in order of first use, ``metadata["citation"] = n``."""
+    retrievals: int
+    """How many retrievals the search ran (one per beam and depth that retrieved)."""
+    declined: bool = False
+    """No segment of the best beam was judged relevant and supported: ``segments`` say the sources do not
+    answer the question and list the closest passages (``citations``); ``beams[selected]`` is still the
+    beam that lost."""
+    selected: int | None
+    """Index of the winning beam in ``beams``; None if nothing was generated."""
+    beams: list[BeamTrace]
+    """The beams that survived the search, best first."""
+    steps: list[BeamStep]
+    """Every beam expansion, depth by depth."""
+    candidates: list[SegmentTrace]
+    """Every candidate segment generated, kept or not."""
+    reflector: str
+    notes: list[str] = Field(default_factory=list)
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.answer
+
+    @property
+    def retrieved(self) -> bool:
+        return self.retrievals > 0
+
+    def candidate(self, segment_id: str) -> SegmentTrace:
+        """The trace of one segment by id."""
+        return next(c for c in self.candidates if c.id == segment_id)
+
+    def summary_lines(self) -> list[str]:
+        """One line per beam expansion and its candidates, for a terminal."""
+        lines = []
+        kept = set(self.beams[self.selected].segments) if self.selected is not None else set()
+        for step in self.steps:
+            d = step.decision
+            p = f" p(Retrieve)={d.probability:.2f}" if d.probability is not None else ""
+            query = f' query "{step.query}"' if step.query else ""
+            lines.append(f"depth {step.depth} beam {step.beam or '-'}:{p} -> {step.action}{query}")
+            for cid in step.candidates:
+                c = self.candidate(cid)
+                title = (c.passage.metadata.get("title") or c.passage.page_content[:30]) if c.passage else "no passage"
+                mark = "*" if cid in kept else " "
+                state = f" ({c.dropped})" if c.dropped else ""
+                lines.append(f"  {mark} {cid} [{title}] score {c.scores.total:.3f}{state}: {c.answer[:60]}")
+            lines.extend(f"  note: {n}" for n in step.notes)
+        for i, beam in enumerate(self.beams):
+            mark = "*" if i == self.selected else " "
+            lines.append(f"{mark} beam {' > '.join(beam.segments) or '(empty)'}: score {beam.score:.3f}; "
+                         f"{beam.finished or 'still growing'}")
         return lines

@@ -3,7 +3,7 @@
 The strings are exact: the released generator (``selfrag/selfrag_llama2_7b``) has them as added special
 tokens (ids 32000-32014 in :data:`CHECKPOINT_TOKEN_ORDER`), so a single character off breaks
 compatibility. This module also parses generated text into segments and strips tokens from answers;
-:mod:`selfrag_langchain.boundary` keeps them out of the text users and documents write.
+:mod:`selfrag_langchain.text.boundary` keeps them out of the text users and documents write.
 """
 
 from __future__ import annotations

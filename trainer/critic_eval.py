@@ -17,8 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.errors import InputError
+from selfrag_langchain.files.durable import write_json_atomic
 from selfrag_langchain.judging import CriticReflector, Reflector
 from selfrag_langchain.trainer.agreement import GroupReport, format_table, group_report
 from selfrag_langchain.trainer.config import CRITIC_TASKS, CriticEvalConfig

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from selfrag_langchain.durable import drop_torn_tail, json_lines
 from selfrag_langchain.errors import InputError
+from selfrag_langchain.files.durable import drop_torn_tail, json_lines
 
 
 def read_jsonl(

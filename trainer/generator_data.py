@@ -19,7 +19,7 @@ For each pair (x = the instruction with its input, y = the output):
 
 Every judgement is the critic's most likely label, read through
 :meth:`~selfrag_langchain.judging.critic.CriticReflector.judge` as inference reads it. Passages are neutralised
-(:mod:`selfrag_langchain.boundary`) so their text cannot carry reflection or control tokens. Records
+(:mod:`selfrag_langchain.text.boundary`) so their text cannot carry reflection or control tokens. Records
 are appended one by one; a re-run skips ids already written.
 
 Example:
@@ -37,7 +37,7 @@ from langchain_core.retrievers import BaseRetriever
 
 from selfrag_langchain.judging import CriticQuery, Reflector
 from selfrag_langchain.prompts import build_instruction, format_passage
-from selfrag_langchain.sentences import sentence_pieces
+from selfrag_langchain.text.sentences import sentence_pieces
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
     FULLY_SUPPORTED,

@@ -19,8 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.errors import InputError
+from selfrag_langchain.files.durable import write_json_atomic
 from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.judging.calibrated import DEFAULT_EMBEDDINGS, GroupCalibration, JudgeCalibration
 from selfrag_langchain.judging.features import SignalReader

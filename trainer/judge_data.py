@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from selfrag_langchain.durable import write_text_atomic
 from selfrag_langchain.errors import InputError
+from selfrag_langchain.files.durable import write_text_atomic
 from selfrag_langchain.prompts import critic_input
-from selfrag_langchain.sentences import split_sentences
+from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
     IRRELEVANT,

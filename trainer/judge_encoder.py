@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.errors import InputError
+from selfrag_langchain.files.durable import write_json_atomic
 from selfrag_langchain.judging.encoder import (
     CARD_FILE,
     ENCODED_GROUPS,

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from selfrag_langchain.durable import write_text_atomic
 from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.files.durable import write_text_atomic
 from selfrag_langchain.trainer.collators import ExampleDataset, PaddingCollator
 from selfrag_langchain.trainer.config import TrainingConfig
 from selfrag_langchain.trainer.masks import Example

@@ -24,8 +24,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.messages.content import Citation, TextContentBlock, create_citation
 
 from selfrag_langchain.chains.declining import DECLINED, verdict
-from selfrag_langchain.long_form_results import CitedSegment, LongFormResult, join_segments
-from selfrag_langchain.results import SelfRAGResult
+from selfrag_langchain.results import CitedSegment, LongFormResult, SelfRAGResult, join_segments
 
 
 def added_text(previous: Sequence[CitedSegment], segment: CitedSegment) -> str:

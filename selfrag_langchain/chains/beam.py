@@ -23,7 +23,6 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.outputs import LLMResult
 
-from selfrag_langchain.boundary import Boundary
 from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
 from selfrag_langchain.chains.citations import CitationNumbers
 from selfrag_langchain.chains.declining import closest_passages, declined_segments, grounded, verdict
@@ -41,18 +40,20 @@ from selfrag_langchain.chains.segments import (
 )
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.judging import Branch, Critique, InlineReflector, Reflector
-from selfrag_langchain.long_form_results import (
+from selfrag_langchain.prompts import build_instruction
+from selfrag_langchain.results import (
     Action,
     BeamStep,
     BeamTrace,
+    BranchTrace,
     CitedSegment,
     LongFormResult,
+    RetrieveDecision,
     SegmentTrace,
     join_segments,
 )
-from selfrag_langchain.prompts import build_instruction
-from selfrag_langchain.results import BranchTrace, RetrieveDecision
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights, argmax
+from selfrag_langchain.text.boundary import Boundary
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group, parse_generation
 
 

@@ -10,10 +10,10 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import LLMResult
 
-from selfrag_langchain.boundary import DEFAULT_BOUNDARY, Boundary
 from selfrag_langchain.judging import Branch
 from selfrag_langchain.llms.base import stats_of
 from selfrag_langchain.prompts import format_passage, rag_prompt, selfrag_branch_prompt
+from selfrag_langchain.text.boundary import DEFAULT_BOUNDARY, Boundary
 from selfrag_langchain.tokens import parse_generation
 
 

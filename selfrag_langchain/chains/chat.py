@@ -14,7 +14,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
 from pydantic import BaseModel, ConfigDict, Field
 
-from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.follow_ups import (
     conversation_subject,
@@ -28,9 +27,9 @@ from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.chains.streaming import ItemStreaming
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.history import SQLChatMessageHistory
-from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
-from selfrag_langchain.results import SelfRAGResult
-from selfrag_langchain.sentences import split_sentences
+from selfrag_langchain.results import CitedSegment, LongFormResult, SelfRAGResult
+from selfrag_langchain.text.boundary import Boundary, boundary_for
+from selfrag_langchain.text.sentences import split_sentences
 
 CONDENSE_PROMPT = (
     "Rewrite the last question so that it can be understood without the conversation: replace words like "

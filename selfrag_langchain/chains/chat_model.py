@@ -24,7 +24,7 @@ from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGConversation
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.errors import InputError
-from selfrag_langchain.long_form_results import CitedSegment
+from selfrag_langchain.results import CitedSegment
 
 RESULT_KEY = "selfrag"
 """``response_metadata[RESULT_KEY]``: the question, the standalone question Self-RAG answered, and the whole

@@ -15,7 +15,6 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
-from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.errors import ConfigurationError
@@ -29,6 +28,7 @@ from selfrag_langchain.scoring import (
     retrieve_probability,
     should_retrieve,
 )
+from selfrag_langchain.text.boundary import Boundary, boundary_for
 
 
 def at_least_one(value: int, info: ValidationInfo) -> int:
@@ -177,7 +177,7 @@ class SelfRAGControls(LoopSettings):
 
     def boundary(self) -> Boundary:
         """Where the question and passages are neutralised for the models that read this Runnable's
-        prompts, the generator and the judge (:mod:`selfrag_langchain.boundary`)."""
+        prompts, the generator and the judge (:mod:`selfrag_langchain.text.boundary`)."""
         return boundary_for(self.generator, self.reflector)
 
     def resolved_prompt_format(self) -> str:

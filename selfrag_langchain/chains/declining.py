@@ -15,8 +15,7 @@ from typing import Literal
 from langchain_core.documents import Document
 
 from selfrag_langchain.chains.citations import passage_key
-from selfrag_langchain.long_form_results import CitedSegment, join_segments
-from selfrag_langchain.results import BranchTrace
+from selfrag_langchain.results import BranchTrace, CitedSegment, join_segments
 from selfrag_langchain.scoring import argmax
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, Group
 

@@ -31,7 +31,7 @@ class Question:
     are neutralised all the same."""
 
     def neutralised(self, clean: Callable[[str], str]) -> Question:
-        """The question with ``clean`` (a :class:`~selfrag_langchain.boundary.Boundary`) applied to every
+        """The question with ``clean`` (a :class:`~selfrag_langchain.text.boundary.Boundary`) applied to every
         text the user wrote; itself when ``raw``."""
         if self.raw:
             return self

@@ -19,7 +19,7 @@ from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.segments import raw_continuation
 from selfrag_langchain.chains.streaming import ItemStreaming
 from selfrag_langchain.judging import Critique
-from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
+from selfrag_langchain.results import CitedSegment, LongFormResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_segments", "critique")
 """Names of the child runs of each depth, as callbacks and ``astream_events`` see them."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from selfrag_langchain.prompts import generator_prompt
-from selfrag_langchain.sentences import split_sentences
+from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
     NO_RETRIEVAL,

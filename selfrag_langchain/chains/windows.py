@@ -15,7 +15,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
 
-from selfrag_langchain.sentences import split_sentences
+from selfrag_langchain.text.sentences import split_sentences
 
 
 class PassageWindow(BaseModel):

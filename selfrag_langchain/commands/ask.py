@@ -13,9 +13,8 @@ from selfrag_langchain.commands.options import add_long_form_options, add_run_op
 from selfrag_langchain.commands.output import emit
 from selfrag_langchain.commands.status import StatusLine
 from selfrag_langchain.errors import SelfRAGError
-from selfrag_langchain.long_form_results import CitedSegment
 from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
-from selfrag_langchain.results import SelfRAGResult
+from selfrag_langchain.results import CitedSegment, SelfRAGResult
 
 
 def add_parser(subparsers: Any) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.commands.output import emit
-from selfrag_langchain.paths import store_location
+from selfrag_langchain.files.paths import store_location
 
 
 def add_parser(subparsers: Any) -> None:

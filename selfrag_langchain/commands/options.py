@@ -15,8 +15,8 @@ from pydantic import BaseModel, ValidationError
 
 from selfrag_langchain.chains.controls import BeamSettings, LoopSettings
 from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.files.paths import store_location
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
-from selfrag_langchain.paths import store_location
 from selfrag_langchain.pipeline import REFLECTORS, PipelineSettings, uses_demo_corpus
 from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
 from selfrag_langchain.scoring import RetrieveMode

@@ -28,8 +28,8 @@ from langchain_core.embeddings import Embeddings
 
 from selfrag_langchain.corpus.store import is_server, open_store, resolve_store_dir
 from selfrag_langchain.corpus.text_files import UnreadableFileError, read_user_text
-from selfrag_langchain.durable import json_lines
 from selfrag_langchain.errors import ConfigurationError, InputError, StoreError
+from selfrag_langchain.files.durable import json_lines
 from selfrag_langchain.retrievers.passages import document_from_ctx
 
 if TYPE_CHECKING:

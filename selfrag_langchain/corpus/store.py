@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
-from selfrag_langchain import paths
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.errors import StoreError
-from selfrag_langchain.paths import is_server
+from selfrag_langchain.files import paths
+from selfrag_langchain.files.paths import is_server
 
 if TYPE_CHECKING:  # importing Chroma costs seconds; only commands that use a store pay it
     from langchain_chroma import Chroma

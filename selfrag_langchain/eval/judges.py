@@ -8,9 +8,9 @@ as "entailed" when ``[Fully supported]`` is its most likely label. Any object wi
 
 from __future__ import annotations
 
-from selfrag_langchain.boundary import DEFAULT_BOUNDARY
 from selfrag_langchain.judging import Branch, Reflector
 from selfrag_langchain.scoring import argmax
+from selfrag_langchain.text.boundary import DEFAULT_BOUNDARY
 from selfrag_langchain.tokens import FULLY_SUPPORTED, parse_generation
 
 

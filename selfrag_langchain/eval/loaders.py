@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.corpus.text_files import read_user_text
-from selfrag_langchain.durable import json_lines
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.eval.examples import EvalExample
+from selfrag_langchain.files.durable import json_lines
 from selfrag_langchain.retrievers.passages import documents_from_ctxs
 
 TASK_FIELDS: dict[str, str] = {

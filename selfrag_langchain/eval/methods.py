@@ -20,7 +20,6 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.retrievers import BaseRetriever
 
-from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.chains.branches import (
     branch_prompts,
     generation_inputs,
@@ -34,6 +33,7 @@ from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
 from selfrag_langchain.eval.tasks import Task
 from selfrag_langchain.prompts import build_instruction
+from selfrag_langchain.text.boundary import boundary_for
 
 BASELINES = ("no_retrieval", "rag_top1", "rag_topk")
 METHODS = ("selfrag", *BASELINES)

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from selfrag_langchain.chains.selection import extract_option
 from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.sentences import split_sentences
+from selfrag_langchain.text.sentences import split_sentences
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)

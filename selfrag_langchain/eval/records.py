@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from selfrag_langchain.durable import drop_torn_tail, json_lines
 from selfrag_langchain.errors import InputError
+from selfrag_langchain.files.durable import drop_torn_tail, json_lines
 
 
 def read_records(path: Path, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:

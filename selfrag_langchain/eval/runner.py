@@ -16,12 +16,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.methods import Method
 from selfrag_langchain.eval.metrics import EntailmentJudge
 from selfrag_langchain.eval.records import append_record, read_records
 from selfrag_langchain.eval.tasks import Task
+from selfrag_langchain.files.durable import write_json_atomic
 
 
 def json_settings(settings: dict[str, Any]) -> dict[str, Any]:

@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from selfrag_langchain.durable import json_lines
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
 from selfrag_langchain.eval.tasks import Task
+from selfrag_langchain.files.durable import json_lines
 from selfrag_langchain.prompts import build_instruction
 from selfrag_langchain.results import SelfRAGResult
 from selfrag_langchain.scoring import (

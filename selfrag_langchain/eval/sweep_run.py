@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from selfrag_langchain.durable import write_json_atomic
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.methods import BASELINES
 from selfrag_langchain.eval.plots import plot_sweep
@@ -15,6 +14,7 @@ from selfrag_langchain.eval.runner import Progress, json_settings, run_questions
 from selfrag_langchain.eval.session import EvalSession
 from selfrag_langchain.eval.sweep import Decision, generation_settings, reusable_lines, sweep, sweep_record
 from selfrag_langchain.eval.tasks import Task
+from selfrag_langchain.files.durable import write_json_atomic
 
 
 def run_sweeps(session: EvalSession, task: Task, examples: list[EvalExample], out: Path,

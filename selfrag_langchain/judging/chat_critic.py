@@ -19,13 +19,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 
-from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import BackendError, ConfigurationError
 from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector, top_k_note
 from selfrag_langchain.judging.critic import branch_queries, preceding_sentences
 from selfrag_langchain.llms.base import GroupReading
 from selfrag_langchain.prompts import ZERO_SHOT_CRITIC, CriticPromptSet, critic_prompt_set
 from selfrag_langchain.scoring import normalize
+from selfrag_langchain.text.boundary import boundary_for
 from selfrag_langchain.tokens import Group
 
 DEFAULT_TOP_LOGPROBS = 20

@@ -7,13 +7,13 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector
 from selfrag_langchain.llms.base import ContinuationRequest, ReflectiveLLM
 from selfrag_langchain.llms.traced import score
 from selfrag_langchain.prompts import ZERO_SHOT_CRITIC, CriticPromptSet, critic_prompt_set
 from selfrag_langchain.scoring import from_logprobs, normalize
+from selfrag_langchain.text.boundary import boundary_for
 from selfrag_langchain.tokens import IRRELEVANT, RELEVANT, Group, strip_reflection_tokens
 
 

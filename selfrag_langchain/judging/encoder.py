@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging.base import CriticQuery
 from selfrag_langchain.judging.signals import STOPWORDS, content_words
-from selfrag_langchain.sentences import split_sentences
+from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
 
 if TYPE_CHECKING:

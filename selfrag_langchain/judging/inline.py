@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector, top_k_note
 from selfrag_langchain.llms.base import ContinuationRequest, ReflectiveLLM
 from selfrag_langchain.llms.traced import score
 from selfrag_langchain.prompts import generator_prompt, selfrag_branch_prompt
 from selfrag_langchain.scoring import from_logprobs
+from selfrag_langchain.text.boundary import boundary_for
 from selfrag_langchain.tokens import (
     CONTINUE_EVIDENCE,
     GROUP_TOKENS,

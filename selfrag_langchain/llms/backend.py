@@ -49,7 +49,7 @@ class ReflectiveBackend(BaseLLM):
     @property
     @abstractmethod
     def control_tokens(self) -> tuple[str, ...]:
-        """The strings the model reads as control tokens (:mod:`selfrag_langchain.boundary` removes them
+        """The strings the model reads as control tokens (:mod:`selfrag_langchain.text.boundary` removes them
         from untrusted text)."""
 
     @abstractmethod
@@ -90,7 +90,7 @@ class HFTokenizerBackend(ReflectiveBackend):
 
     @property
     def control_tokens(self) -> tuple[str, ...]:
-        """The strings the tokenizer reads as special or added tokens (:mod:`selfrag_langchain.boundary`)."""
+        """The strings the tokenizer reads as special or added tokens (:mod:`selfrag_langchain.text.boundary`)."""
         if self._controls is None:  # asked for every prompt a judge builds: read the tokenizer once
             self._controls = tokenizer_control_tokens(self.tokenizer)
         return self._controls

@@ -252,7 +252,7 @@ class RecentTokens:
 def tokenizer_control_tokens(tokenizer: Any) -> tuple[str, ...]:
     """The strings a Hugging Face tokenizer turns into one id whatever surrounds them: its special tokens
     and every added token that is not only whitespace or a plain word (what the chat template and the
-    reflection tokens are made of). :mod:`selfrag_langchain.boundary` removes them from untrusted text."""
+    reflection tokens are made of). :mod:`selfrag_langchain.text.boundary` removes them from untrusted text."""
     added = [t.content for t in getattr(tokenizer, "added_tokens_decoder", {}).values()]
     found = {*getattr(tokenizer, "all_special_tokens", ()), *added}
     return tuple(sorted(t for t in found if t.strip() and not t.strip().isalnum()))

@@ -32,7 +32,7 @@ from selfrag_langchain.llms.base import (
 )
 from selfrag_langchain.llms.chat_templates import use_chat_template
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, gguf_path
-from selfrag_langchain.sentences import sentence_finished
+from selfrag_langchain.text.sentences import sentence_finished
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
 _LOCK = threading.Lock()
@@ -160,7 +160,7 @@ class LlamaCppLLM(ReflectiveBackend):
     @property
     def control_tokens(self) -> tuple[str, ...]:
         """The vocabulary's control and user-defined tokens: what tokenizing with ``special=True`` turns into
-        one id (:mod:`selfrag_langchain.boundary` removes them from untrusted text)."""
+        one id (:mod:`selfrag_langchain.text.boundary` removes them from untrusted text)."""
         if self._control_tokens is None:
             self._control_tokens = gguf_control_tokens(self.llama._model)
         return self._control_tokens

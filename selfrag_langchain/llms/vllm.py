@@ -33,7 +33,7 @@ from selfrag_langchain.llms.base import (
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
-from selfrag_langchain.sentences import SENTENCE_STOP_STRINGS
+from selfrag_langchain.text.sentences import SENTENCE_STOP_STRINGS
 
 _LOCK = threading.Lock()
 _ENGINES: dict[tuple[Any, ...], Any] = {}
@@ -91,7 +91,7 @@ class VllmLLM(HFTokenizerBackend):
 
     stops_at_sentence_end: ClassVar[bool] = True
     """Takes ``stop_at_sentence_end=True``: the sentence stop strings, kept in the text (an engine takes
-    no Python stopping rule; see :data:`selfrag_langchain.sentences.SENTENCE_STOP_STRINGS`)."""
+    no Python stopping rule; see :data:`selfrag_langchain.text.sentences.SENTENCE_STOP_STRINGS`)."""
 
     @model_validator(mode="after")
     def _check(self) -> VllmLLM:

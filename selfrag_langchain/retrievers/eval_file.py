@@ -17,8 +17,8 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import Field
 
 from selfrag_langchain.corpus.text_files import read_user_text
-from selfrag_langchain.durable import json_lines
 from selfrag_langchain.errors import InputError
+from selfrag_langchain.files.durable import json_lines
 from selfrag_langchain.retrievers.passages import documents_from_ctxs, top_k
 
 __all__ = ["EvalFileRetriever", "normalize_question"]

@@ -17,11 +17,11 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
-from selfrag_langchain.boundary import Boundary, boundary_for
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging import Reflector
 from selfrag_langchain.prompts import format_passage
 from selfrag_langchain.scoring import relevance_score
+from selfrag_langchain.text.boundary import Boundary, boundary_for
 
 __all__ = ["METADATA_KEY", "SelfRAGRetriever"]
 

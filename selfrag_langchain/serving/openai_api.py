@@ -18,8 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.chat_model import RESULT_KEY
 from selfrag_langchain.errors import InputError
-from selfrag_langchain.long_form_results import LongFormResult
-from selfrag_langchain.results import SelfRAGResult
+from selfrag_langchain.results import LongFormResult, SelfRAGResult
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 

@@ -25,8 +25,8 @@ import pytest
 
 from selfrag_langchain.corpus.store import open_store
 from selfrag_langchain.errors import ModelLoadError, StoreError
+from selfrag_langchain.files.paths import model_cache_dir
 from selfrag_langchain.llms.model_loading import gguf_path
-from selfrag_langchain.paths import model_cache_dir
 
 pytestmark = pytest.mark.slow
 

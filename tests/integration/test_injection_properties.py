@@ -24,9 +24,9 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage
 
 from selfrag_langchain import SelfRAG, SelfRAGConversation, SelfRAGLongForm
-from selfrag_langchain.boundary import Boundary
 from selfrag_langchain.judging import CriticReflector, InlineReflector
 from selfrag_langchain.retrievers import PassageRetriever
+from selfrag_langchain.text.boundary import Boundary
 from selfrag_langchain.tokens import CHECKPOINT_TOKEN_ORDER
 from tests.fakes.tokenizer_llm import TokenizerLLM, smollm2_tokenizer, special_ids
 

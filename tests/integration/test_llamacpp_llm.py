@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from selfrag_langchain import SelfRAG
-from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.llms.base import ContinuationRequest, stats_of
 from selfrag_langchain.llms.llamacpp import LlamaCppLLM, log_softmax
 from selfrag_langchain.prompts import selfrag_branch_prompt
+from selfrag_langchain.text.boundary import boundary_for
 
 pytestmark = pytest.mark.slow
 

@@ -11,8 +11,8 @@ from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.corpus.demo import load_demo_documents
 from selfrag_langchain.judging import CriticReflector
 from selfrag_langchain.llms.transformers import TransformersLLM
-from selfrag_langchain.long_form_results import CitedSegment, LongFormResult, join_segments
-from selfrag_langchain.sentences import split_sentences
+from selfrag_langchain.results import CitedSegment, LongFormResult, join_segments
+from selfrag_langchain.text.sentences import split_sentences
 
 pytestmark = pytest.mark.slow
 

@@ -7,12 +7,12 @@ import math
 import pytest
 import torch
 
-from selfrag_langchain.boundary import boundary_for
 from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging import InlineReflector
 from selfrag_langchain.llms.base import ContinuationRequest, stats_of
 from selfrag_langchain.llms.transformers import TransformersLLM
-from selfrag_langchain.sentences import split_sentences
+from selfrag_langchain.text.boundary import boundary_for
+from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
 
 pytestmark = pytest.mark.slow

@@ -20,7 +20,7 @@ from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.history import SQLChatMessageHistory
 from selfrag_langchain.judging import InlineReflector
-from selfrag_langchain.long_form_results import CitedSegment
+from selfrag_langchain.results import CitedSegment
 from tests.fakes.mona_lisa_chat import FIRST, FOLLOW_UP, STANDALONE
 from tests.fakes.scripted_long_form import FULL, REL, RecordingRetriever, ScriptedLongFormLLM, doc, judged
 

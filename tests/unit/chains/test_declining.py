@@ -13,7 +13,7 @@ from selfrag_langchain.chains.annotations import annotations_for
 from selfrag_langchain.chains.declining import DECLINED, grounded, verdict
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.judging import InlineReflector
-from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
+from selfrag_langchain.results import CitedSegment, LongFormResult
 from tests.fakes.eiffel import eiffel_rag as short_form
 from tests.fakes.scripted_long_form import (
     FULL,

@@ -8,7 +8,7 @@ import pytest
 from selfrag_langchain.chains.citations import CitationNumbers
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.judging import InlineReflector
-from selfrag_langchain.long_form_results import LongFormResult, with_marker
+from selfrag_langchain.results import LongFormResult, with_marker
 from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL
 from tests.fakes.scripted_long_form import (
     FULL,
@@ -88,7 +88,7 @@ def test_marker_goes_before_the_final_punctuation(text: str, n: int | None, mark
 
 
 def test_marked_answer_splits_into_sentences_with_their_markers() -> None:
-    from selfrag_langchain.sentences import split_sentences
+    from selfrag_langchain.text.sentences import split_sentences
 
     rag, _ = _four_segments()
     sentences = split_sentences(rag.invoke(QUESTION).answer)

@@ -8,7 +8,7 @@ from langchain_core.runnables import RunnableLambda
 
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.judging import InlineReflector
-from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
+from selfrag_langchain.results import CitedSegment, LongFormResult
 from tests.fakes.scripted_long_form import (
     FULL,
     QUESTION,

@@ -9,7 +9,7 @@ import pytest
 
 from selfrag_langchain.chains.segments import cut_plain
 from selfrag_langchain.llms.base import GenerationStats
-from selfrag_langchain.sentences import sentence_finished
+from selfrag_langchain.text.sentences import sentence_finished
 from tests.fakes.volcano import FIRST, QUESTION, volcano_long_form
 
 

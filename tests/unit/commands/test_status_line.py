@@ -13,7 +13,7 @@ from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.commands.ask import stream_answer
 from selfrag_langchain.commands.status import StatusLine, step_text
 from selfrag_langchain.judging import CalibratedReflector
-from selfrag_langchain.long_form_results import CitedSegment
+from selfrag_langchain.results import CitedSegment
 from tests.fakes.bag_of_words import BagOfWords
 from tests.fakes.calibrated_judge import calibration
 

@@ -1,4 +1,4 @@
-"""The boundary that removes control strings from untrusted text (selfrag_langchain.boundary)."""
+"""The boundary that removes control strings from untrusted text (selfrag_langchain.text.boundary)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from selfrag_langchain import tokens as t
-from selfrag_langchain.boundary import (
+from selfrag_langchain.chains.inputs import Question, to_question
+from selfrag_langchain.prompts import format_passage, selfrag_branch_prompt
+from selfrag_langchain.text.boundary import (
     DEFAULT_BOUNDARY,
     PROMPT_HEADERS,
     REFLECTION_LOOKALIKES,
@@ -16,8 +18,6 @@ from selfrag_langchain.boundary import (
     boundary_for,
     control_tokens,
 )
-from selfrag_langchain.chains.inputs import Question, to_question
-from selfrag_langchain.prompts import format_passage, selfrag_branch_prompt
 
 CHATML = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "<filename>")
 boundary = Boundary(CHATML)

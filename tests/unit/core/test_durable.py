@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.durable import drop_torn_tail, write_json_atomic, write_text_atomic
+from selfrag_langchain.files.durable import drop_torn_tail, write_json_atomic, write_text_atomic
 
 
 class Unserialisable:
@@ -42,7 +42,7 @@ def test_a_torn_last_line_is_cut_and_whole_lines_kept(tmp_path: Path) -> None:
 
 
 def test_json_lines_numbers_every_line_and_leaves_bad_ones_to_the_reader() -> None:
-    from selfrag_langchain.durable import json_lines
+    from selfrag_langchain.files.durable import json_lines
 
     lines = ['{"a": 1}', "", "  ", "[2, 3]", "{torn", '"text"']
     got = list(json_lines(lines))

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.files.paths import environment_model_dir
 from selfrag_langchain.llms import model_loading
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, gguf_path, resolve_model
-from selfrag_langchain.paths import environment_model_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from selfrag_langchain import onnx_encoder
 from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
+from selfrag_langchain.embeddings import onnx as onnx_encoder
+from selfrag_langchain.embeddings.onnx import onnx_supported, quantized_model_file
 from selfrag_langchain.errors import ModelLoadError
-from selfrag_langchain.onnx_encoder import onnx_supported, quantized_model_file
 
 
 def _model_dir_with_pooling(tmp_path: Path, **modes: bool) -> Path:

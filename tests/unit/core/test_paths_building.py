@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.paths import building
+from selfrag_langchain.files.paths import building
 
 
 def test_a_finished_build_becomes_the_target(tmp_path: Path) -> None:

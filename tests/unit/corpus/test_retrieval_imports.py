@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -55,20 +56,15 @@ def test_public_names(module: str) -> None:
         assert hasattr(imported, name)
 
 
-MOVED = {"selfrag_langchain.store": ["selfrag_langchain.corpus.store", "selfrag_langchain.corpus.answering"],
-         "selfrag_langchain.indexing": ["selfrag_langchain.corpus.indexing"],
-         "selfrag_langchain.demo_corpus": ["selfrag_langchain.corpus.demo"]}
+ROOT_MODULES = {"__init__", "cli", "errors", "history", "pipeline", "prompts", "results", "scoring", "tokens"}
+"""The package root holds only its public entry modules; everything else lives in a package named for its job."""
 
 
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_moved_modules_still_export_the_same_objects_for_one_release(old: str) -> None:
-    shim = importlib.import_module(old)
-    homes = [importlib.import_module(m) for m in MOVED[old]]
-    exported = {name for home in homes for name in home.__all__} - {"answers_from_demo"}  # new, not re-exported
-    assert sorted(shim.__all__) == sorted(exported)
-    for home in homes:
-        for name in set(home.__all__) & exported:
-            assert getattr(shim, name) is getattr(home, name)
+def test_the_package_root_holds_only_public_entry_modules() -> None:
+    import selfrag_langchain
+
+    root = Path(selfrag_langchain.__file__).parent
+    assert {p.stem for p in root.glob("*.py")} == ROOT_MODULES
 
 
 def test_the_corpus_names_resolve_lazily_and_unknown_names_fail() -> None:

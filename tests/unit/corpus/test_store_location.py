@@ -11,7 +11,7 @@ import pytest
 
 from selfrag_langchain.cli import main, parse_command_line
 from selfrag_langchain.commands.options import settings_from_args
-from selfrag_langchain.paths import is_server, store_location
+from selfrag_langchain.files.paths import is_server, store_location
 from selfrag_langchain.pipeline import PipelineSettings
 
 

@@ -14,7 +14,7 @@ from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.methods import LongFormMethod
 from selfrag_langchain.eval.runner import evaluate
 from selfrag_langchain.eval.tasks import get_task
-from selfrag_langchain.long_form_results import CitedSegment, LongFormResult
+from selfrag_langchain.results import CitedSegment, LongFormResult
 from tests.fakes.table_judge import TableJudge
 
 SUNDAY = Document("Constantine made Sunday a day of rest in 321 AD.", metadata={"title": "Sunday", "citation": 1})

@@ -88,7 +88,7 @@ def test_stats_from_vllm_keeps_each_tokens_logprob_and_end_and_names_a_sentence_
 
 def test_the_sentence_stop_strings_never_stop_at_a_bare_newline() -> None:
     """A reply continued as raw text may begin with a newline; stopping there would end the answer."""
-    from selfrag_langchain.sentences import SENTENCE_STOP_STRINGS
+    from selfrag_langchain.text.sentences import SENTENCE_STOP_STRINGS
 
     assert all(s.strip() for s in SENTENCE_STOP_STRINGS)
     assert not any("\n".startswith(s) or "\n\n".startswith(s) for s in SENTENCE_STOP_STRINGS)

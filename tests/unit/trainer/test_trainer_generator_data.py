@@ -11,7 +11,7 @@ from langchain_core.documents import Document
 
 from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.retrievers.passages import PassageRetriever
-from selfrag_langchain.sentences import sentence_pieces
+from selfrag_langchain.text.sentences import sentence_pieces
 from selfrag_langchain.tokens import (
     FULLY_SUPPORTED,
     GROUP_TOKENS,

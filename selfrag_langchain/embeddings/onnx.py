@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from selfrag_langchain import paths
 from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.files import paths
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

