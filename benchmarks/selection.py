@@ -5,8 +5,9 @@ Every question's K branches (one per passage, the default RAG prompt and budget)
 kept in ``--cache`` (a re-run reads them back); each judge then critiques every branch, and each score
 variant selects with the pure ``select`` that ``SelfRAG`` runs (always retrieving, as every question here
 retrieves under the default threshold). Accuracy: a gold answer occurs in the answer (counted without
-declining); 95% Wilson intervals. ``declined``: how many chosen answers Self-RAG would decline (none of its
-passage's IsRel and IsSup likeliest tokens say relevant and supported); a questions file without gold answers
+declining); 95% Wilson intervals. ``declined``: how many chosen answers Self-RAG would decline (its passage's
+IsRel and IsSup likeliest tokens do not say relevant and supported, or the passages found hold too few of the
+question's names: ``--min-name-coverage``, the library's rule and default); a questions file without gold answers
 (the unanswerable lists) is read for that alone. Questions files may mark each question ``"where": "first" |
 "later"`` (the answer in the article's first sentence or only after it): the table is then split that way too.
 
@@ -32,7 +33,9 @@ from judge_spec import HELP as JUDGE_HELP
 from judge_spec import judge_named
 from langchain_core.documents import Document
 
-from selfrag_langchain.chains.declining import grounded
+from selfrag_langchain.chains.controls import LoopSettings
+from selfrag_langchain.chains.declining import declines, grounded
+from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.eval.metrics import match
@@ -117,7 +120,7 @@ def generate(items: list[dict[str, Any]], k: int, max_new_tokens: int, cache: Pa
 
 
 def branches_of(record: dict[str, Any]) -> list[Branch]:
-    return [Branch(passage=Document(page_content="", metadata={"title": b["title"]}), evidence=b["evidence"],
+    return [Branch(passage=Document(page_content=b["evidence"], metadata={"title": b["title"]}), evidence=b["evidence"],
                    raw=b["answer"], answer=b["answer"], parsed=ParsedGeneration(),
                    stats=GenerationStats(num_tokens=1, sum_logprob=b["mean_logprob"])
                    if b["mean_logprob"] is not None else None)
@@ -166,6 +169,8 @@ def main() -> None:
                         help="another branches file of the same questions whose branches join each question's")
     parser.add_argument("--judge", action="append", default=None,
                         help=JUDGE_HELP)
+    parser.add_argument("--min-name-coverage", type=float, default=LoopSettings().min_name_coverage,
+                        help="the names rule, as SelfRAG applies it (0 turns it off; default: the library's)")
     args = parser.parse_args()
     if not args.data.is_file():
         parser.error(f"no questions file {args.data}")
@@ -184,6 +189,7 @@ def main() -> None:
     for item in args.judge or ["shipped"]:
         name, judge = judge_named(item)
         judges[name] = judge
+    constraints = HardConstraints(min_name_coverage=args.min_name_coverage)
     for judge_name, judge in judges.items():
         started = time.perf_counter()
         critiques = [judge.critique(r["question"], branches_of(r)) for r in records]
@@ -191,12 +197,19 @@ def main() -> None:
         for variant, weights in VARIANTS.items():
             rights, declined = [], []
             for r, crit, rs in zip(records, critiques, right, strict=True):
+                branches = branches_of(r)
                 if args.rank_prior:
-                    chosen = with_rank_prior(branches_of(r), crit, weights, args.rank_prior)
+                    chosen = with_rank_prior(branches, crit, weights, args.rank_prior)
+                    traces = None
                 else:
-                    chosen = select(branches_of(r), crit, weights=weights, constraints=HardConstraints()).selected
+                    selection = select(branches, crit, weights=weights, constraints=constraints,
+                                       name_coverage=name_coverages(r["question"], [b.passage for b in branches],
+                                                                    args.min_name_coverage))
+                    chosen, traces = selection.selected, selection.traces
                 rights.append(bool(chosen is not None and rs[chosen]))
-                declined.append(chosen is not None and not grounded(crit[chosen].distributions()))
+                declined.append(chosen is not None and (
+                    declines(r["question"], traces[chosen], traces, args.min_name_coverage) if traces is not None
+                    else not grounded(crit[chosen].distributions())))
             print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres,
                        declined), flush=True)
 

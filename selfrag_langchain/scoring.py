@@ -172,13 +172,20 @@ class HardConstraints:
     """Drop a branch whose most likely IsSup token is ``[No support / Contradictory]``."""
     drop_irrelevant: bool = False
     """Drop a branch whose most likely IsRel token is ``[Irrelevant]``."""
+    min_name_coverage: float = 0.0
+    """Drop a branch whose passage holds less than this share of the names the question names (given to
+    :meth:`violation` as ``name_coverage``); 0 drops none."""
 
-    def violation(self, rel: Distribution | None, sup: Distribution | None) -> str | None:
-        """The reason a branch is dropped, or None when it satisfies the constraints."""
+    def violation(self, rel: Distribution | None, sup: Distribution | None,
+                  name_coverage: float | None = None) -> str | None:
+        """The reason a branch is dropped, or None when it satisfies the constraints. ``name_coverage`` is the
+        share of the question's names its passage holds (None: not measured, never dropped for it)."""
         if self.drop_irrelevant and rel and argmax(rel) == IRRELEVANT:
             return f"dropped: IsRel is {IRRELEVANT}"
         if self.drop_unsupported and sup and argmax(sup) == NO_SUPPORT:
             return f"dropped: IsSup is {NO_SUPPORT}"
+        if name_coverage is not None and name_coverage < self.min_name_coverage:
+            return f"dropped: the passage holds {name_coverage:.0%} of the question's names"
         return None
 
 

@@ -27,6 +27,7 @@ from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages,
 from selfrag_langchain.chains.citations import CitationNumbers
 from selfrag_langchain.chains.declining import closest_passages, declined_segments, grounded, verdict
 from selfrag_langchain.chains.inputs import Question
+from selfrag_langchain.chains.names import name_coverages, names_found
 from selfrag_langchain.chains.segments import (
     RETRIEVE_STOPS,
     CutSegment,
@@ -64,6 +65,7 @@ class SearchHost(Protocol):
     generator: BaseLanguageModel
     reflector: Reflector
     decline: bool
+    min_name_coverage: float
     max_depth: int
     beam_width: int
     beam_score: Literal["sum", "mean"]
@@ -403,8 +405,9 @@ class BeamSearch:
         for plan in plans:
             critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, c)}"])
                          for b, c in zip(plan.branches, plan.cuts, strict=True)]
-            traces = select(plan.branches, critiques, weights=self.rag.weights(), constraints=self.rag.constraints()
-                            ).traces
+            coverage = name_coverages(self.q.question, [b.passage for b in plan.branches], self.rag.min_name_coverage)
+            traces = select(plan.branches, critiques, weights=self.rag.weights(), constraints=self.rag.constraints(),
+                            name_coverage=coverage).traces
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
                 self.candidates.append(self._segment_trace(plan, branch, cut, trace, cid, depth))
                 self._judgements[cid] = self.candidates[-1].distributions
@@ -491,7 +494,10 @@ class BeamSearch:
         return self._judgements[node.id or ""]
 
     def _grounded(self, node: Node) -> bool:
-        return node.passage is not None and grounded(self._judged(node))
+        """Whether ``node`` lets the answer stand: its passage was judged relevant and its claim supported, and
+        the passages found so far hold enough of the question's names (:mod:`~selfrag_langchain.chains.names`)."""
+        return node.passage is not None and grounded(self._judged(node)) and names_found(
+            self.q.question, (c.passage for c in self.candidates), self.rag.min_name_coverage)
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """Segments with their citation numbers; a passage keeps the number of its first use, so the streamed

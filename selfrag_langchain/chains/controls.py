@@ -94,12 +94,19 @@ class LoopSettings(BaseModel):
     drop_irrelevant: bool = False
     """Hard constraint: drop branches judged [Irrelevant]."""
     decline: bool = True
-    """When no claim of the answer is judged relevant and supported by the passages found, say that the
-    sources do not answer and list the closest passages instead (closed-set questions always get an option)."""
+    """When no claim of the answer is judged relevant and supported by the passages found, or the passages
+    found hold too few of the question's names (min_name_coverage), say that the sources do not answer and
+    list the closest passages instead (closed-set questions always get an option)."""
+    min_name_coverage: float = 0.6
+    """The share of the question's names (capitalised words and numbers) a passage must hold: selection drops
+    a branch whose passage holds less, unless none holds this much, and an answer is declined when the
+    passages found hold less together. 0 turns both off. 0.6 asks for more than half: on PopQA's training-side
+    passages it rejects 80% of those about another entity and keeps all about the asked one
+    (benchmarks/RESULTS.md, "Names the question names")."""
     max_new_tokens: int = 60
     """Token budget of the answer."""
 
-    _threshold = field_validator("threshold")(in_unit_interval)
+    _threshold = field_validator("threshold", "min_name_coverage")(in_unit_interval)
     _positive = field_validator("max_new_tokens")(at_least_one)
     _branches = field_validator("k")(branch_count)
 
@@ -112,7 +119,8 @@ class LoopSettings(BaseModel):
         return ScoringWeights(self.w_rel, self.w_sup, self.w_use, self.use_sequence_probability)
 
     def constraints(self) -> HardConstraints:
-        return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant)
+        return HardConstraints(drop_unsupported=self.drop_unsupported, drop_irrelevant=self.drop_irrelevant,
+                               min_name_coverage=self.min_name_coverage)
 
 
 class BeamSettings(BaseModel):
@@ -200,6 +208,7 @@ class SelfRAGControls(LoopSettings):
             "drop_unsupported": self.drop_unsupported,
             "drop_irrelevant": self.drop_irrelevant,
             "decline": self.decline,
+            "min_name_coverage": self.min_name_coverage,
             "max_new_tokens": self.max_new_tokens,
             "max_passage_tokens": self.max_passage_tokens,
             "prompt_format": self.resolved_prompt_format(),

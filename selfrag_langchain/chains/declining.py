@@ -15,6 +15,7 @@ from typing import Literal
 from langchain_core.documents import Document
 
 from selfrag_langchain.chains.citations import passage_key
+from selfrag_langchain.chains.names import names_found
 from selfrag_langchain.results import BranchTrace, CitedSegment, join_segments
 from selfrag_langchain.scoring import argmax
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, Group
@@ -51,6 +52,16 @@ def unfounded(chosen: BranchTrace | None) -> bool:
     """Whether the answer of ``chosen`` is to be declined: it was written from a passage that the judge did
     not find relevant and supporting."""
     return chosen is not None and chosen.passage is not None and not grounded(chosen.distributions)
+
+
+def declines(question: str, chosen: BranchTrace | None, traces: Iterable[BranchTrace], min_name_coverage: float
+             ) -> bool:
+    """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, or the passages found
+    (``traces``') hold less than ``min_name_coverage`` of the question's names together
+    (:func:`~selfrag_langchain.chains.names.names_found`)."""
+    if chosen is None or chosen.passage is None:
+        return False
+    return unfounded(chosen) or not names_found(question, (t.passage for t in traces), min_name_coverage)
 
 
 def declined_answer(traces: Iterable[BranchTrace], clean: Callable[[str], str] = str

@@ -58,8 +58,13 @@ def select(
     weights: ScoringWeights,
     constraints: HardConstraints,
     choices: Mapping[str, str] | None = None,
+    name_coverage: Sequence[float | None] | None = None,
 ) -> Selection:
     """Score every branch, apply hard constraints, and pick the answer (paper Section 3.3, A.3).
+
+    ``name_coverage``: each branch's share of the question's names that its passage holds, for the
+    constraint :attr:`~selfrag_langchain.scoring.HardConstraints.min_name_coverage` (see
+    :func:`~selfrag_langchain.chains.names.name_coverages`).
 
     Open questions take the branch with the highest total. Closed-set questions sum the totals of
     the branches per option and take the option with the largest sum, then its best branch. If every
@@ -76,7 +81,8 @@ def select(
             utility=critique.utility,
             weights=weights,
         )
-        dropped = constraints.violation(critique.relevance, critique.support)
+        dropped = constraints.violation(critique.relevance, critique.support,
+                                        name_coverage[i] if name_coverage is not None else None)
         option = extract_option(branch.answer, choices) if choices else None
         traces.append(
             BranchTrace(

@@ -19,8 +19,9 @@ from selfrag_langchain.chains.branches import (
     to_branches,
 )
 from selfrag_langchain.chains.controls import SelfRAGControls
-from selfrag_langchain.chains.declining import declined_answer, unfounded
+from selfrag_langchain.chains.declining import declined_answer, declines
 from selfrag_langchain.chains.inputs import Question, to_question
+from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
@@ -95,7 +96,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             citations.append(Document(page_content=chosen.passage.page_content,
                                       metadata={**chosen.passage.metadata, "citation": 1}))
         answer = selection.option or (chosen.answer if chosen is not None else "")
-        declined = self.decline and not q.choices and unfounded(chosen)
+        declined = self.decline and not q.choices and declines(q.question, chosen, selection.traces,
+                                                               self.min_name_coverage)
         if declined:
             answer, citations = declined_answer(selection.traces, self.boundary())
         return SelfRAGResult(
@@ -115,7 +117,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique]) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
-                      choices=q.choices or None)
+                      choices=q.choices or None,
+                      name_coverage=name_coverages(q.question, [b.passage for b in branches], self.min_name_coverage))
 
     # ------------------------------------------------------------------ sync
 

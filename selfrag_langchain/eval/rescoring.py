@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-from selfrag_langchain.chains.declining import DECLINED, unfounded
+from selfrag_langchain.chains.declining import DECLINED, declines
+from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.tasks import Task
@@ -55,11 +56,13 @@ def reselect(
     if not result.branches:
         return result.answer
     pairs = [_branch(t, task) for t in result.branches]
+    coverage = name_coverages(result.question, [t.passage for t in result.branches], constraints.min_name_coverage)
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
-                       choices=task.options(example))
+                       choices=task.options(example), name_coverage=coverage)
     if selection.option:
         return selection.option
     chosen = selection.traces[selection.selected] if selection.selected is not None else None
-    if result.settings.get("decline") and not task.options(example) and unfounded(chosen):
+    if result.settings.get("decline") and not task.options(example) and declines(
+            result.question, chosen, selection.traces, constraints.min_name_coverage):
         return DECLINED  # as the run itself would have, scored without the closest passages' titles
     return result.branches[selection.selected].answer if selection.selected is not None else ""

@@ -35,7 +35,7 @@ DEFAULT_VALUES: dict[str, tuple[float, ...]] = {
     "w_sup": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0),
 }
 DECISION_KNOBS = ("mode", "threshold", "w_rel", "w_sup", "w_use", "use_sequence_probability",
-                  "drop_unsupported", "drop_irrelevant", "decline")
+                  "drop_unsupported", "drop_irrelevant", "decline", "min_name_coverage")
 """Settings that only decide and select: generations do not depend on them, so they are not compared
 when a sweep resumes from its generations."""
 

@@ -47,7 +47,8 @@ def _long_form() -> tuple[SelfRAGLongForm, RecordingRetriever]:
     retriever = RecordingRetriever(results={
         FIRST: [MONA_LISA], f"{FIRST} Leonardo da Vinci painted it.": [LEONARDO],
     }, default=[LOUVRE])
-    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=1, beam_width=1,
+    rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                          k=1, beam_width=1,
                           max_depth=2)
     return rag, retriever
 
@@ -65,7 +66,8 @@ def short_form_chat() -> ChatSelfRAG:
         reading(Group.ISUSE, "[Utility:5]", 7, use)))
     llm = ScriptedSelfRAGLLM(script={
         "portrait by Leonardo": ("[Relevant]Leonardo da Vinci painted it.[Fully supported][Utility:5]", stats)})
-    rag = SelfRAG(generator=llm, reflector=InlineReflector(llm), retriever=RecordingRetriever(default=[MONA_LISA]),
+    rag = SelfRAG(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm),
+                  retriever=RecordingRetriever(default=[MONA_LISA]),
                   k=1, mode="always")
     return ChatSelfRAG(rag=rag)
 

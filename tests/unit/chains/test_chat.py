@@ -35,7 +35,8 @@ def _rag() -> tuple[SelfRAGLongForm, RecordingRetriever]:
     retriever = RecordingRetriever(results={FIRST: [doc("Mona Lisa")], STANDALONE: [doc("Louvre")],
                                             f"{STANDALONE} It hangs in the Louvre.": [doc("Louvre")]},
                                    default=[doc("Mona Lisa")])
-    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=1, beam_width=1,
+    rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                          k=1, beam_width=1,
                           max_depth=2)
     return rag, retriever
 

@@ -92,7 +92,8 @@ def _all_unfounded() -> tuple[ScriptedLongFormLLM, RecordingRetriever]:
 
 
 def _long(llm: ScriptedLongFormLLM, retriever: RecordingRetriever, **kwargs: object) -> SelfRAGLongForm:
-    return SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, max_depth=1,
+    return SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                           k=2, max_depth=1,
                            **kwargs)
 
 
@@ -118,7 +119,8 @@ def test_long_form_answers_when_a_segment_stands_and_marks_each_verdict() -> Non
         (0, "Paris"): judged("Paris is the capital of France.", REL, PART),
         (1, "Gustave Eiffel"): judged("It is made of cheese.", REL, NOSUP),
     })
-    result = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, max_depth=2,
+    result = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm),
+                             retriever=retriever, k=2, max_depth=2,
                              beam_width=1).invoke(QUESTION)
     assert not result.declined
     assert [(s.text, s.support) for s in result.segments] == [("The Eiffel Tower is in Paris.", "supported"),

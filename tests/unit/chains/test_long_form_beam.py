@@ -36,7 +36,8 @@ def _total(rel: dict[str, float], sup: dict[str, float], mean_logprob: float = -
 
 def _rag(llm: ScriptedLongFormLLM, retriever: RecordingRetriever, **kwargs) -> SelfRAGLongForm:
     settings = {"k": 2, "max_depth": 2, "use_sequence_probability": True, **kwargs}  # the paper's score
-    return SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, **settings)
+    return SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                           **settings)
 
 
 def test_beam_two_finds_the_answer_greedy_search_misses() -> None:

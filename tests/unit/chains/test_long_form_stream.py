@@ -26,7 +26,8 @@ def _chain_of(depth: int) -> tuple[SelfRAGLongForm, ScriptedLongFormLLM]:
     llm = ScriptedLongFormLLM(script={(d, "Eiffel Tower"): judged(f"Fact number {d}.", REL, FULL)
                                       for d in range(depth)})
     retriever = RecordingRetriever(default=[doc("Eiffel Tower")])
-    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=1, beam_width=1,
+    rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                          k=1, beam_width=1,
                           max_depth=depth)
     return rag, llm
 
@@ -55,7 +56,8 @@ def test_a_reader_that_stops_stops_the_generation() -> None:
 
 def test_with_two_beams_a_segment_waits_until_every_beam_shares_it() -> None:
     llm, retriever = greedy_trap()
-    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, max_depth=2)
+    rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                          k=2, max_depth=2)
     order = [(item.text if isinstance(item, CitedSegment) else "result", len(llm.calls))
              for item in rag.stream(QUESTION)]
     # After depth 0 the beams start with different segments: nothing is final. After depth 1 both surviving
@@ -65,7 +67,8 @@ def test_with_two_beams_a_segment_waits_until_every_beam_shares_it() -> None:
 
 def test_streamed_segments_equal_the_final_answer() -> None:
     llm, retriever = greedy_trap()
-    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, max_depth=2)
+    rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                          k=2, max_depth=2)
     *segments, result = list(rag.stream(QUESTION))
     assert isinstance(result, LongFormResult)
     assert " ".join(s.marked() for s in segments) == result.answer
@@ -82,7 +85,8 @@ def test_stream_inside_an_lcel_chain() -> None:
 
 async def test_astream_and_ainvoke_match_the_sync_run() -> None:
     llm, retriever = greedy_trap()
-    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, max_depth=2)
+    rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                          k=2, max_depth=2)
     items = [item async for item in rag.astream(QUESTION)]
     assert [type(i).__name__ for i in items] == ["CitedSegment", "CitedSegment", "LongFormResult"]
     assert items[-1] == await rag.ainvoke(QUESTION) == rag.invoke(QUESTION)
@@ -98,7 +102,8 @@ async def test_async_reader_that_stops_stops_the_generation() -> None:
 
 async def test_astream_events_reports_the_search_as_it_goes() -> None:
     llm, retriever = greedy_trap()
-    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, max_depth=2)
+    rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                          k=2, max_depth=2)
     events = [e async for e in rag.astream_events(QUESTION, version="v2")]
     custom = [(e["name"], e["data"].get("depth")) for e in events if e["event"] == "on_custom_event"]
     assert custom == [

@@ -1,0 +1,118 @@
+"""The names rule: selection drops a branch whose passage holds too few of the question's names (unless none
+holds enough), and an answer is declined when the passages found hold too few of them together, in short
+form, in long form and when an evaluation re-selects from a trace."""
+
+from __future__ import annotations
+
+from langchain_core.documents import Document
+
+from selfrag_langchain import InlineReflector, SelfRAGLongForm
+from selfrag_langchain.chains.controls import LoopSettings
+from selfrag_langchain.chains.declining import DECLINED
+from selfrag_langchain.chains.names import name_coverages, names_found
+from selfrag_langchain.eval.examples import EvalExample
+from selfrag_langchain.eval.rescoring import reselect
+from selfrag_langchain.eval.tasks import get_task
+from selfrag_langchain.scoring import HardConstraints, ScoringWeights
+from tests.fakes.eiffel import eiffel_rag
+from tests.fakes.scripted_long_form import FULL, REL, RecordingRetriever, ScriptedLongFormLLM, judged
+from tests.fakes.scripted_long_form import doc as passage
+
+GARBO = Document("Greta Garbo was a Swedish actress.", metadata={"title": "Greta Garbo"})
+THUNBERG = Document("Greta Thunberg is a Swedish climate activist.", metadata={"title": "Greta Thunberg"})
+ROME = Document("Rome is the capital of Italy.", metadata={"title": "Rome"})
+PARIS = Document("Paris is the capital of France.", metadata={"title": "Paris"})
+
+
+def test_each_passage_share_of_the_question_names() -> None:
+    question = "When was Greta Thunberg born?"
+    assert name_coverages(question, [GARBO, THUNBERG, None], 0.6) == [0.5, 1.0, None]
+    # No passage holds enough: nothing is dropped for its names.
+    assert name_coverages(question, [GARBO], 0.6) is None
+    assert name_coverages(question, [GARBO, THUNBERG], 0.0) is None  # the rule off
+
+
+def test_the_passages_together_hold_the_names_of_a_question_that_compares() -> None:
+    question = "Which is older, Rome or Paris?"
+    assert names_found(question, [ROME, PARIS], 0.6)
+    assert not names_found(question, [ROME], 0.6)  # half of the names
+    assert not names_found("When was Greta Thunberg born?", [GARBO, PARIS], 0.6)
+    assert names_found("When was Greta Thunberg born?", [GARBO, PARIS], 0.0)
+    assert names_found("What is the capital?", [GARBO], 0.6)  # a question that names nothing
+    assert names_found("When was Greta Thunberg born?", [None], 0.6)  # no passage: nothing to judge
+
+
+def test_the_constraint_names_its_reason() -> None:
+    constraints = HardConstraints(min_name_coverage=0.6)
+    assert constraints.violation(None, None, 0.5) == "dropped: the passage holds 50% of the question's names"
+    assert constraints.violation(None, None, 1.0) is None
+    assert constraints.violation(None, None, None) is None
+    assert HardConstraints().violation(None, None, 0.0) is None
+
+
+def test_the_default_asks_for_more_than_half_of_the_names() -> None:
+    assert LoopSettings().min_name_coverage == 0.6
+    assert LoopSettings().constraints().min_name_coverage == 0.6
+
+
+# ---------------------------------------------------------------------- short form
+
+
+def test_selection_drops_the_branch_whose_passage_names_another_thing() -> None:
+    # With only the sequence term, the likelier Louvre branch wins unless the names rule drops it.
+    off = eiffel_rag(w_rel=0.0, w_sup=0.0, w_use=0.0, decline=False).invoke("Who built the Eiffel Tower?")
+    on = eiffel_rag(w_rel=0.0, w_sup=0.0, w_use=0.0, decline=False, min_name_coverage=0.6).invoke(
+        "Who built the Eiffel Tower?")
+    assert off.answer == "It was built by Louis XIV."
+    assert on.answer == "Gustave Eiffel's company built it." and not on.declined
+    louvre = next(b for b in on.branches if b.passage.metadata["title"] == "Louvre")
+    assert louvre.dropped == "dropped: the passage holds 0% of the question's names"
+    assert on.settings["min_name_coverage"] == 0.6
+
+
+def test_short_form_declines_when_the_passages_hold_too_few_names() -> None:
+    # The Eiffel Tower's passage is judged relevant and supporting, but it names only "tower" of "Tokyo Tower".
+    question = "Who built the Tokyo Tower?"
+    declined = eiffel_rag(min_name_coverage=0.6).invoke(question)
+    answered = eiffel_rag(min_name_coverage=0.0).invoke(question)
+    assert declined.declined and declined.answer.startswith(DECLINED)
+    assert not answered.declined and answered.answer == "Gustave Eiffel's company built it."
+
+
+def test_reselecting_from_a_trace_applies_the_same_rule() -> None:
+    task = get_task("popqa")
+    for question in ("Who built the Eiffel Tower?", "Who built the Tokyo Tower?"):
+        example = EvalExample(key="q", line=1, question=question, answers=("Gustave Eiffel",))
+        recorded = eiffel_rag(mode="always", w_rel=0.0, w_sup=0.0, w_use=0.0).invoke(task.runnable_input(example))
+        regenerated = eiffel_rag(mode="always", w_rel=0.0, w_sup=0.0, w_use=0.0, min_name_coverage=0.6).invoke(
+            task.runnable_input(example))
+        again = reselect(recorded, task, example, weights=ScoringWeights(0.0, 0.0, 0.0),
+                         constraints=HardConstraints(min_name_coverage=0.6))
+        assert again == (DECLINED if regenerated.declined else regenerated.answer)
+
+
+# ---------------------------------------------------------------------- long form
+
+QUESTION = "Tell me about the Eiffel Tower."
+
+
+def _long(passages: list[str], minimum: float) -> SelfRAGLongForm:
+    retriever = RecordingRetriever(results={QUESTION: [passage(t) for t in passages]})
+    llm = ScriptedLongFormLLM(script={(0, t): judged(f"{t} is worth a visit.", REL, FULL) for t in passages})
+    return SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=len(passages),
+                           max_depth=1, min_name_coverage=minimum)
+
+
+def test_long_form_declines_when_no_passage_found_names_the_question_subject() -> None:
+    items = list(_long(["Paris", "Wrought iron"], 0.6).stream(QUESTION))
+    *segments, result = items
+    assert result.declined and segments[0].text == DECLINED  # nothing claimed before the decline
+    assert not _long(["Paris", "Wrought iron"], 0.0).invoke(QUESTION).declined
+
+
+def test_long_form_keeps_the_segment_whose_passage_names_the_subject() -> None:
+    result = _long(["Paris", "Eiffel Tower"], 0.6).invoke(QUESTION)
+    assert not result.declined
+    assert [s.text for s in result.segments] == ["Eiffel Tower is worth a visit."]
+    dropped = [c for c in result.candidates if c.dropped]
+    assert [c.passage.metadata["title"] for c in dropped] == ["Paris"]
