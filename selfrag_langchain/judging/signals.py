@@ -40,7 +40,8 @@ def folded(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n")
+"""Where a sentence ends, for :func:`name_words`: not after an initial ("Herman A. Barnett")."""
 
 
 def name_words(text: str) -> list[str]:

@@ -77,6 +77,8 @@ def test_hedging_marks_answers_that_decline(text: str, expected: float) -> None:
     ("What is Derek Wheatley's occupation? Who is he.", ["derek", "wheatley"]),
     ("what is the boiling point of water?", []),
     ("Who wrote Moby-Dick? Was it O'Brien's friend?", ["moby", "dick", "o", "brien"]),
+    ("What is Herman A. Barnett's occupation?", ["herman", "barnett"]),  # an initial ends no sentence
+    ("He left. Then Paris fell.", ["paris"]),
 ])
 def test_name_words_are_capitalised_words_and_numbers(text: str, expected: list[str]) -> None:
     assert name_words(text) == expected
