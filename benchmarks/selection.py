@@ -119,6 +119,24 @@ def generate(items: list[dict[str, Any]], k: int, max_new_tokens: int, cache: Pa
     return out
 
 
+def sentence_candidates(records: list[dict[str, Any]], sentences: int) -> list[dict[str, Any]]:
+    """For each branch, a candidate that answers with its passage's ``sentences`` consecutive sentences nearest
+    the question, as the library's :class:`PassageWindow` finds them: no generation, so no sequence term."""
+    from selfrag_langchain.embeddings import MiniLMEmbeddings
+
+    window = PassageWindow(embeddings=MiniLMEmbeddings(), sentences=sentences)
+    extra = []
+    for record in records:
+        added = []
+        for b in record["branches"]:
+            body = b["evidence"].split("\n", 1)[1] if b["title"] and "\n" in b["evidence"] else b["evidence"]
+            ((parts, start),) = window.starts(record["question"], [Document(page_content=body)])
+            answer = " ".join(parts[start:start + sentences]) if start is not None else " ".join(parts)
+            added.append({**b, "answer": answer, "mean_logprob": None})
+        extra.append({**record, "branches": added})
+    return extra
+
+
 def branches_of(record: dict[str, Any]) -> list[Branch]:
     return [Branch(passage=Document(page_content=b["evidence"], metadata={"title": b["title"]}), evidence=b["evidence"],
                    raw=b["answer"], answer=b["answer"], parsed=ParsedGeneration(),
@@ -167,6 +185,9 @@ def main() -> None:
                         help="with --window: keep each passage's first sentence before its window")
     parser.add_argument("--also", type=Path, default=None,
                         help="another branches file of the same questions whose branches join each question's")
+    parser.add_argument("--sentence-candidates", type=int, default=0,
+                        help="add to each passage's branch a candidate that answers with the passage's N sentences "
+                             "nearest the question (a probe of the ceiling; 0: none)")
     parser.add_argument("--judge", action="append", default=None,
                         help=JUDGE_HELP)
     parser.add_argument("--min-name-coverage", type=float, default=LoopSettings().min_name_coverage,
@@ -180,6 +201,9 @@ def main() -> None:
     if args.also is not None:
         extra = [json.loads(line) for line in args.also.read_text(encoding="utf-8").splitlines() if line.strip()]
         for record, more in zip(records, extra, strict=True):
+            record["branches"] = record["branches"] + more["branches"]
+    if args.sentence_candidates:
+        for record, more in zip(records, sentence_candidates(records, args.sentence_candidates), strict=True):
             record["branches"] = record["branches"] + more["branches"]
     wheres = [r["where"] for r in records]
     right = [[match(b["answer"], r["answers"]) for b in r["branches"]] for r in records]
