@@ -3,7 +3,8 @@
 For each prompt, every question's K branches (one per passage) are generated once, then read three
 ways: the top-1 passage's branch (plain top-1 RAG), whether any branch is right (the ceiling of any
 selection among the K passages), and the branch the default Self-RAG selects (the calibrated judge and
-the paper's score, exactly as ``SelfRAG`` selects; always retrieving).
+the paper's score with the sequence term on, as ``SelfRAG`` selected when this was measured; always
+retrieving, without the names rule).
 
     python benchmarks/rag_prompts.py --max-new-tokens 24
 """

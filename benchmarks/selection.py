@@ -175,7 +175,8 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--max-new-tokens", type=int, default=60)
     parser.add_argument("--rank-prior", type=float, default=0.0,
-                        help="add this weight / (1 + retriever rank) to every branch score (a probe)")
+                        help="add this weight / (1 + retriever rank) to every branch score (a probe; without "
+                             "the names rule)")
     parser.add_argument("--focus", action="store_true",
                         help="move each passage's two sentences nearest the question to its front")
     parser.add_argument("--window", action="store_true",

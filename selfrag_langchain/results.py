@@ -72,8 +72,9 @@ class SelfRAGResult(BaseModel):
     option_scores: dict[str, float] | None = None
     """Closed-set questions: the summed score of the branches per option."""
     declined: bool = False
-    """The chosen branch was not judged relevant and supported: ``answer`` says the sources do not answer
-    the question and ``citations`` are the closest passages; ``selected`` is still the branch that lost."""
+    """The chosen branch was not judged relevant and supported, or its passage holds too few of the question's
+    names (``min_name_coverage``): ``answer`` says the sources do not answer the question and ``citations`` are
+    the closest passages; ``selected`` is still the branch that lost."""
     branches: list[BranchTrace]
     reflector: str
     notes: list[str] = Field(default_factory=list)
@@ -206,9 +207,9 @@ class LongFormResult(BaseModel):
     retrievals: int
     """How many retrievals the search ran (one per beam and depth that retrieved)."""
     declined: bool = False
-    """No segment of the best beam was judged relevant and supported: ``segments`` say the sources do not
-    answer the question and list the closest passages (``citations``); ``beams[selected]`` is still the
-    beam that lost."""
+    """No segment of the best beam was judged relevant and supported from a passage holding enough of the
+    question's names (``min_name_coverage``): ``segments`` say the sources do not answer the question and list
+    the closest passages (``citations``); ``beams[selected]`` is still the beam that lost."""
     selected: int | None
     """Index of the winning beam in ``beams``; None if nothing was generated."""
     beams: list[BeamTrace]

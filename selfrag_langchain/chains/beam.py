@@ -27,7 +27,7 @@ from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages,
 from selfrag_langchain.chains.citations import CitationNumbers
 from selfrag_langchain.chains.declining import closest_passages, declined_segments, grounded, verdict
 from selfrag_langchain.chains.inputs import Question
-from selfrag_langchain.chains.names import name_coverages, names_found
+from selfrag_langchain.chains.names import name_coverages, names_enough
 from selfrag_langchain.chains.segments import (
     RETRIEVE_STOPS,
     CutSegment,
@@ -402,15 +402,25 @@ class BeamSearch:
         replies = (yield CritiqueBatches(batches)) if batches else []
         judged = {id(b): c for (_, branches), critiques in zip(batches, replies, strict=True)
                   for b, c in zip(branches, critiques, strict=True)}
+        coverage = self._name_coverage(plans)
         for plan in plans:
             critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, c)}"])
                          for b, c in zip(plan.branches, plan.cuts, strict=True)]
-            coverage = name_coverages(self.q.question, [b.passage for b in plan.branches], self.rag.min_name_coverage)
+            shares = [coverage.pop(0) for _ in plan.branches] if coverage is not None else None
             traces = select(plan.branches, critiques, weights=self.rag.weights(), constraints=self.rag.constraints(),
-                            name_coverage=coverage).traces
+                            name_coverage=shares).traces
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
                 self.candidates.append(self._segment_trace(plan, branch, cut, trace, cid, depth))
                 self._judgements[cid] = self.candidates[-1].distributions
+
+    def _name_coverage(self, plans: list[_Plan]) -> list[float | None] | None:
+        """Each of this step's candidates' share of the question's names, in order, for the selection
+        constraint; None when none of the step's candidates (of every beam) holds enough, or the question has
+        answer choices (:func:`~selfrag_langchain.chains.names.name_coverages`)."""
+        if self.q.choices:
+            return None
+        passages = [b.passage for plan in plans for b in plan.branches]
+        return name_coverages(self.q.question, passages, self.rag.min_name_coverage)
 
     def _segment_trace(self, plan: _Plan, branch: Branch, cut: CutSegment, trace: BranchTrace, cid: str,
                        depth: int) -> SegmentTrace:
@@ -495,9 +505,11 @@ class BeamSearch:
 
     def _grounded(self, node: Node) -> bool:
         """Whether ``node`` lets the answer stand: its passage was judged relevant and its claim supported, and
-        the passages found so far hold enough of the question's names (:mod:`~selfrag_langchain.chains.names`)."""
-        return node.passage is not None and grounded(self._judged(node)) and names_found(
-            self.q.question, (c.passage for c in self.candidates), self.rag.min_name_coverage)
+        the passage holds enough of the question's names (or, when none found does, the passages found so far
+        together do: :func:`~selfrag_langchain.chains.names.names_enough`). A question with answer choices
+        always gets one."""
+        return node.passage is not None and grounded(self._judged(node)) and (bool(self.q.choices) or names_enough(
+            self.q.question, node.passage.document, [c.passage for c in self.candidates], self.rag.min_name_coverage))
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """Segments with their citation numbers; a passage keeps the number of its first use, so the streamed

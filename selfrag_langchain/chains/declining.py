@@ -1,10 +1,11 @@
 """What the judge's verdict on a claim is, in words, and the answer given when no claim stands.
 
-An answer stands when the judge found its evidence relevant and the claim supported by it: the most
-likely IsRel token is ``[Relevant]`` and the most likely IsSup token is ``[Fully supported]`` or
-``[Partially supported]`` (the judge's own decisions; no threshold is tuned here). When the sources an
-answer was written from were judged otherwise for every claim, a cited claim would only look grounded:
-Self-RAG then says that the sources found do not answer the question and lists the closest ones.
+An answer stands when the judge found its evidence relevant and the claim supported by it (the most likely
+IsRel token is ``[Relevant]`` and the most likely IsSup token is ``[Fully supported]`` or ``[Partially
+supported]``: the judge's own decisions, no threshold on them), and its passage holds enough of the names the
+question names (:mod:`~selfrag_langchain.chains.names`, ``min_name_coverage``). When no claim stands, a
+cited claim would only look grounded: Self-RAG then says that the sources found do not answer the question
+and lists the closest ones.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Literal
 from langchain_core.documents import Document
 
 from selfrag_langchain.chains.citations import passage_key
-from selfrag_langchain.chains.names import names_found
+from selfrag_langchain.chains.names import names_enough
 from selfrag_langchain.results import BranchTrace, CitedSegment, join_segments
 from selfrag_langchain.scoring import argmax
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, Group
@@ -56,12 +57,13 @@ def unfounded(chosen: BranchTrace | None) -> bool:
 
 def declines(question: str, chosen: BranchTrace | None, traces: Iterable[BranchTrace], min_name_coverage: float
              ) -> bool:
-    """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, or the passages found
-    (``traces``') hold less than ``min_name_coverage`` of the question's names together
-    (:func:`~selfrag_langchain.chains.names.names_found`)."""
+    """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, or its passage holds too
+    few of the question's names (:func:`~selfrag_langchain.chains.names.names_enough`, the passages found
+    being ``traces``')."""
     if chosen is None or chosen.passage is None:
         return False
-    return unfounded(chosen) or not names_found(question, (t.passage for t in traces), min_name_coverage)
+    return unfounded(chosen) or not names_enough(question, chosen.passage, [t.passage for t in traces],
+                                                 min_name_coverage)
 
 
 def declined_answer(traces: Iterable[BranchTrace], clean: Callable[[str], str] = str

@@ -8,7 +8,10 @@ relevant. Names are the question's capitalised words and numbers
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
   that much (a question that compares two things may find each in a passage of its own);
-- an answer is declined when the passages found, all together, hold less than that share.
+- an answer is declined unless a claim of it comes from a passage that holds that share, or, when no passage
+  found holds it, unless the passages found hold it together.
+
+Both apply to open questions; a question with answer choices always gets one of them.
 """
 
 from __future__ import annotations
@@ -46,3 +49,14 @@ def names_found(question: str, passages: Iterable[Document | None], minimum: flo
     if minimum <= 0.0 or not texts:
         return True
     return name_coverage(question, "\n".join(texts)) >= minimum
+
+
+def names_enough(question: str, passage: Document | None, found: Sequence[Document | None], minimum: float) -> bool:
+    """Whether a claim written from ``passage`` may stand for the question's names: its passage holds at least
+    ``minimum`` of them, or no passage ``found`` does and they hold it together (always, when the rule is off
+    or there is no passage)."""
+    if minimum <= 0.0 or passage is None:
+        return True
+    if name_coverage(question, passage_text(passage)) >= minimum:
+        return True
+    return name_coverages(question, found, minimum) is None and names_found(question, found, minimum)

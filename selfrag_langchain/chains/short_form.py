@@ -118,7 +118,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique]) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
                       choices=q.choices or None,
-                      name_coverage=name_coverages(q.question, [b.passage for b in branches], self.min_name_coverage))
+                      name_coverage=None if q.choices else name_coverages(q.question, [b.passage for b in branches],
+                                                                          self.min_name_coverage))
 
     # ------------------------------------------------------------------ sync
 

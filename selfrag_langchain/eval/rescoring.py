@@ -56,9 +56,11 @@ def reselect(
     if not result.branches:
         return result.answer
     pairs = [_branch(t, task) for t in result.branches]
-    coverage = name_coverages(result.question, [t.passage for t in result.branches], constraints.min_name_coverage)
+    choices = task.options(example)
+    coverage = None if choices else name_coverages(result.question, [t.passage for t in result.branches],
+                                                   constraints.min_name_coverage)
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
-                       choices=task.options(example), name_coverage=coverage)
+                       choices=choices, name_coverage=coverage)
     if selection.option:
         return selection.option
     chosen = selection.traces[selection.selected] if selection.selected is not None else None

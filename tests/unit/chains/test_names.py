@@ -4,6 +4,8 @@ form, in long form and when an evaluation re-selects from a trace."""
 
 from __future__ import annotations
 
+import asyncio
+
 from langchain_core.documents import Document
 
 from selfrag_langchain import InlineReflector, SelfRAGLongForm
@@ -15,7 +17,7 @@ from selfrag_langchain.eval.rescoring import reselect
 from selfrag_langchain.eval.tasks import get_task
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 from tests.fakes.eiffel import eiffel_rag
-from tests.fakes.scripted_long_form import FULL, REL, RecordingRetriever, ScriptedLongFormLLM, judged
+from tests.fakes.scripted_long_form import FULL, NOSUP, PART, REL, RecordingRetriever, ScriptedLongFormLLM, judged
 from tests.fakes.scripted_long_form import doc as passage
 
 GARBO = Document("Greta Garbo was a Swedish actress.", metadata={"title": "Greta Garbo"})
@@ -116,3 +118,51 @@ def test_long_form_keeps_the_segment_whose_passage_names_the_subject() -> None:
     assert [s.text for s in result.segments] == ["Eiffel Tower is worth a visit."]
     dropped = [c for c in result.candidates if c.dropped]
     assert [c.passage.metadata["title"] for c in dropped] == ["Paris"]
+
+
+def test_a_segment_stands_only_from_a_passage_that_names_the_subject_once_one_is_found() -> None:
+    # Depth 0 finds only Paris (no name of the question: nothing dropped); depth 1 finds the Eiffel Tower's
+    # article, whose segment is judged unsupported. The Paris segment alone does not let the answer stand.
+    retriever = RecordingRetriever(results={QUESTION: [passage("Paris")],
+                                            f"{QUESTION} Paris is lovely.": [passage("Eiffel Tower")]})
+    llm = ScriptedLongFormLLM(script={(0, "Paris"): judged("Paris is lovely.", REL, FULL),
+                                      (1, "Eiffel Tower"): judged("The tower is made of cheese.", REL, NOSUP)})
+    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=1, beam_width=1,
+                          max_depth=2)
+    assert rag.invoke(QUESTION).declined
+    assert asyncio.run(rag.ainvoke(QUESTION)).declined
+
+
+def test_long_form_drops_by_names_across_the_whole_step_not_beam_by_beam() -> None:
+    retriever = RecordingRetriever(results={
+        QUESTION: [passage("Eiffel Tower"), passage("Eiffel Tower lift")],
+        f"{QUESTION} The Eiffel Tower is in Paris.": [passage("Paris"), passage("Seine")],
+        f"{QUESTION} The Eiffel Tower has lifts.": [passage("Eiffel Tower history"), passage("Wrought iron")],
+    })
+    llm = ScriptedLongFormLLM(script={
+        (0, "Eiffel Tower"): judged("The Eiffel Tower is in Paris.", REL, FULL),
+        (0, "Eiffel Tower lift"): judged("The Eiffel Tower has lifts.", REL, PART),
+        (1, "Paris"): judged("Paris is lovely.", REL, FULL),
+        (1, "Seine"): judged("The Seine is long.", REL, FULL),
+        (1, "Eiffel Tower history"): judged("It opened in 1889.", REL, FULL),
+        (1, "Wrought iron"): judged("Iron rusts.", REL, FULL),
+    })
+    result = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2,
+                             beam_width=2, max_depth=2).invoke(QUESTION)
+    dropped = {c.passage.metadata["title"] for c in result.candidates if c.depth == 1 and c.dropped}
+    assert dropped == {"Paris", "Seine", "Wrought iron"}  # Paris and Seine had no naming sibling in their beam
+    kept = {c.passage.metadata["title"] for c in result.candidates if c.depth == 1 and not c.dropped}
+    assert kept == {"Eiffel Tower history"}
+
+
+def test_a_question_with_answer_choices_is_not_judged_by_names() -> None:
+    # The Louvre branch (the likelier) names nothing of the question, yet with choices nothing is dropped.
+    result = eiffel_rag(w_rel=0.0, w_sup=0.0, w_use=0.0, min_name_coverage=0.6).invoke(
+        {"question": "Who built the Eiffel Tower?", "choices": {"A": "Louis XIV", "B": "Gustave Eiffel"}})
+    assert all(b.dropped is None for b in result.branches) and not result.declined
+    assert result.answer == "A"
+
+
+def test_short_form_declines_by_names_asynchronously_too() -> None:
+    result = asyncio.run(eiffel_rag(min_name_coverage=0.6).ainvoke("Who built the Tokyo Tower?"))
+    assert result.declined
