@@ -8,19 +8,45 @@ relevant. Names are the question's capitalised words and numbers
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
   that much (a question that compares two things may find each in a passage of its own);
-- an answer is declined unless a claim of it comes from a passage that holds that share, or, when no passage
-  found holds it, unless the passages found hold it together.
+- an answer is declined when the passages found hold less than that share together, or leave out a rare name
+  of the question (one that all-MiniLM-L6-v2's vocabulary of common words splits into pieces: "Mahomes",
+  "Brexit", not "English" or "Nintendo"), and unless a claim of it comes from a passage that holds that share
+  (or, when no passage found holds it, from any of them).
 
 Both apply to open questions; a question with answer choices always gets one of them.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from langchain_core.documents import Document
 
-from selfrag_langchain.judging.signals import name_coverage
+from selfrag_langchain.judging.signals import content_words, folded, name_coverage, name_words
+
+
+@functools.cache
+def _vocabulary() -> Any:
+    """all-MiniLM-L6-v2's WordPiece tokenizer (shipped with the package; loaded once, offline)."""
+    from transformers import AutoTokenizer
+
+    from selfrag_langchain.embeddings import default_model_path
+
+    return AutoTokenizer.from_pretrained(str(default_model_path()))
+
+
+def rare(word: str) -> bool:
+    """Whether a (lower-cased) name is rare: not a number, and not one piece of MiniLM's vocabulary of 30,000
+    common words and word pieces ("mahomes" is "ma", "##hom", "##es"; "english" is itself)."""
+    return not word.isdigit() and len(_vocabulary().tokenize(word)) > 1
+
+
+def missing_rare_names(question: str, text: str) -> list[str]:
+    """The question's rare names that ``text`` does not hold."""
+    held = set(content_words(folded(text)))
+    return [name for name in dict.fromkeys(name_words(question)) if name not in held and rare(name)]
 
 
 def passage_text(doc: Document) -> str:
@@ -43,20 +69,22 @@ def name_coverages(question: str, passages: Sequence[Document | None], minimum: 
 
 
 def names_found(question: str, passages: Iterable[Document | None], minimum: float) -> bool:
-    """Whether the passages together hold at least ``minimum`` of the question's names (always, when the
-    rule is off or there is no passage)."""
+    """Whether the passages together hold at least ``minimum`` of the question's names and every rare one
+    (always, when the rule is off or there is no passage)."""
     texts = [passage_text(p) for p in passages if p is not None]
     if minimum <= 0.0 or not texts:
         return True
-    return name_coverage(question, "\n".join(texts)) >= minimum
+    found = "\n".join(texts)
+    return name_coverage(question, found) >= minimum and not missing_rare_names(question, found)
 
 
 def names_enough(question: str, passage: Document | None, found: Sequence[Document | None], minimum: float) -> bool:
-    """Whether a claim written from ``passage`` may stand for the question's names: its passage holds at least
-    ``minimum`` of them, or no passage ``found`` does and they hold it together (always, when the rule is off
-    or there is no passage)."""
+    """Whether a claim written from ``passage`` may stand for the question's names: the passages ``found`` hold
+    them (:func:`names_found`), and its own passage holds at least ``minimum`` of them or none found does
+    (always, when the rule is off or there is no passage)."""
     if minimum <= 0.0 or passage is None:
         return True
-    if name_coverage(question, passage_text(passage)) >= minimum:
-        return True
-    return name_coverages(question, found, minimum) is None and names_found(question, found, minimum)
+    if not names_found(question, found, minimum):
+        return False
+    return name_coverage(question, passage_text(passage)) >= minimum or name_coverages(question, found,
+                                                                                       minimum) is None

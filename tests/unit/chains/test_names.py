@@ -11,7 +11,7 @@ from langchain_core.documents import Document
 from selfrag_langchain import InlineReflector, SelfRAGLongForm
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.declining import DECLINED
-from selfrag_langchain.chains.names import name_coverages, names_found
+from selfrag_langchain.chains.names import missing_rare_names, name_coverages, names_enough, names_found, rare
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
 from selfrag_langchain.eval.tasks import get_task
@@ -42,6 +42,21 @@ def test_the_passages_together_hold_the_names_of_a_question_that_compares() -> N
     assert names_found("When was Greta Thunberg born?", [GARBO, PARIS], 0.0)
     assert names_found("What is the capital?", [GARBO], 0.6)  # a question that names nothing
     assert names_found("When was Greta Thunberg born?", [None], 0.6)  # no passage: nothing to judge
+
+
+def test_a_rare_name_no_passage_holds_means_the_sources_do_not_name_the_subject() -> None:
+    # "Mahomes" is rare (MiniLM's vocabulary splits it); "Kansas" and "City" are common words.
+    assert rare("mahomes") and not rare("english") and not rare("1998")
+    question = "Which team did Patrick Mahomes join in Kansas City?"
+    kansas = Document("Kansas City is a city in Missouri. Patrick Henry visited it.", metadata={"title": "Kansas City"})
+    assert missing_rare_names(question, kansas.page_content) == ["mahomes"]
+    assert name_coverages(question, [kansas], 0.6) == [0.75]  # three of its four names: enough for selection
+    assert not names_found(question, [kansas], 0.6)  # but the passages found never name Mahomes
+    assert names_found(question, [kansas], 0.0)
+    mahomes = Document("Patrick Mahomes plays for a team in Kansas City.", metadata={"title": "Patrick Mahomes"})
+    assert names_found(question, [kansas, mahomes], 0.6)
+    assert names_enough(question, mahomes, [kansas, mahomes], 0.6)
+    assert not names_enough(question, kansas, [kansas], 0.6)
 
 
 def test_the_constraint_names_its_reason() -> None:
