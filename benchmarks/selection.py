@@ -138,7 +138,7 @@ def sentence_candidates(records: list[dict[str, Any]], sentences: int) -> list[d
 
 
 def branches_of(record: dict[str, Any]) -> list[Branch]:
-    return [Branch(passage=Document(page_content=b["evidence"], metadata={"title": b["title"]}), evidence=b["evidence"],
+    return [Branch(passage=Document(page_content="", metadata={"title": b["title"]}), evidence=b["evidence"],
                    raw=b["answer"], answer=b["answer"], parsed=ParsedGeneration(),
                    stats=GenerationStats(num_tokens=1, sum_logprob=b["mean_logprob"])
                    if b["mean_logprob"] is not None else None)
@@ -227,13 +227,13 @@ def main() -> None:
                     chosen = with_rank_prior(branches, crit, weights, args.rank_prior)
                     traces = None
                 else:
+                    evidence = [b.evidence for b in branches]
                     selection = select(branches, crit, weights=weights, constraints=constraints,
-                                       name_coverage=name_coverages(r["question"], [b.passage for b in branches],
-                                                                    args.min_name_coverage))
+                                       name_coverage=name_coverages(r["question"], evidence, args.min_name_coverage))
                     chosen, traces = selection.selected, selection.traces
                 rights.append(bool(chosen is not None and rs[chosen]))
                 declined.append(chosen is not None and (
-                    declines(r["question"], traces[chosen], traces, args.min_name_coverage) if traces is not None
+                    declines(r["question"], traces[chosen], evidence, args.min_name_coverage) if traces is not None
                     else not grounded(crit[chosen].distributions())))
             print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres,
                        declined), flush=True)

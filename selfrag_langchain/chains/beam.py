@@ -225,6 +225,8 @@ class BeamSearch:
         """Whether the answer stands: a segment of it was judged relevant and supported (or declining is
         off). Until then final segments are held back, so a declined answer never streams a claim."""
         self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
+        self._evidence: list[str | None] = []
+        """Every candidate's passage as the models read it, in the order of :attr:`candidates`."""
 
     # ------------------------------------------------------------------ the loop
 
@@ -410,6 +412,7 @@ class BeamSearch:
             traces = select(plan.branches, critiques, weights=self.rag.weights(), constraints=self.rag.constraints(),
                             name_coverage=shares).traces
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
+                self._evidence.append(branch.evidence)
                 self.candidates.append(self._segment_trace(plan, branch, cut, trace, cid, depth))
                 self._judgements[cid] = self.candidates[-1].distributions
 
@@ -419,7 +422,7 @@ class BeamSearch:
         answer choices (:func:`~selfrag_langchain.chains.names.name_coverages`)."""
         if self.q.choices:
             return None
-        passages = [b.passage for plan in plans for b in plan.branches]
+        passages = [b.evidence for plan in plans for b in plan.branches]
         return name_coverages(self.q.question, passages, self.rag.min_name_coverage)
 
     def _segment_trace(self, plan: _Plan, branch: Branch, cut: CutSegment, trace: BranchTrace, cid: str,
@@ -509,7 +512,7 @@ class BeamSearch:
         together do: :func:`~selfrag_langchain.chains.names.names_enough`). A question with answer choices
         always gets one."""
         return node.passage is not None and grounded(self._judged(node)) and (bool(self.q.choices) or names_enough(
-            self.q.question, node.passage.document, [c.passage for c in self.candidates], self.rag.min_name_coverage))
+            self.q.question, node.passage.evidence, self._evidence, self.rag.min_name_coverage))
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """Segments with their citation numbers; a passage keeps the number of its first use, so the streamed

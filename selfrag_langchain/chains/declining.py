@@ -10,7 +10,7 @@ and lists the closest ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal
 
 from langchain_core.documents import Document
@@ -55,15 +55,14 @@ def unfounded(chosen: BranchTrace | None) -> bool:
     return chosen is not None and chosen.passage is not None and not grounded(chosen.distributions)
 
 
-def declines(question: str, chosen: BranchTrace | None, traces: Iterable[BranchTrace], min_name_coverage: float
+def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str | None], min_name_coverage: float
              ) -> bool:
     """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, or its passage holds too
-    few of the question's names (:func:`~selfrag_langchain.chains.names.names_enough`, the passages found
-    being ``traces``')."""
+    few of the question's names (:func:`~selfrag_langchain.chains.names.names_enough`). ``evidence``: each
+    branch's passage as the models read it, in the order of the traces (``chosen.index``)."""
     if chosen is None or chosen.passage is None:
         return False
-    return unfounded(chosen) or not names_enough(question, chosen.passage, [t.passage for t in traces],
-                                                 min_name_coverage)
+    return unfounded(chosen) or not names_enough(question, evidence[chosen.index], evidence, min_name_coverage)
 
 
 def declined_answer(traces: Iterable[BranchTrace], clean: Callable[[str], str] = str

@@ -22,8 +22,6 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from langchain_core.documents import Document
-
 from selfrag_langchain.judging.signals import content_words, folded, name_coverage, name_words
 
 
@@ -49,36 +47,30 @@ def missing_rare_names(question: str, text: str) -> list[str]:
     return [name for name in dict.fromkeys(name_words(question)) if name not in held and rare(name)]
 
 
-def passage_text(doc: Document) -> str:
-    """A passage's title and text, where its names are looked for."""
-    title = str(doc.metadata.get("title") or "")
-    return f"{title}\n{doc.page_content}" if title else doc.page_content
-
-
-def name_coverages(question: str, passages: Sequence[Document | None], minimum: float
-                   ) -> list[float | None] | None:
+def name_coverages(question: str, passages: Sequence[str | None], minimum: float) -> list[float | None] | None:
     """Each passage's share of the question's names (None for a branch without one), for the selection
     constraint; None, so that nothing is dropped for its names, when the rule is off or no passage holds
-    ``minimum`` of them."""
+    ``minimum`` of them. Passages are given as the models read them (title and text, neutralised), so that
+    text the boundary removes cannot change a decision."""
     if minimum <= 0.0:
         return None
-    shares = [name_coverage(question, passage_text(p)) if p is not None else None for p in passages]
+    shares = [name_coverage(question, p) if p is not None else None for p in passages]
     if not any(share is not None and share >= minimum for share in shares):
         return None
     return shares
 
 
-def names_found(question: str, passages: Iterable[Document | None], minimum: float) -> bool:
+def names_found(question: str, passages: Iterable[str | None], minimum: float) -> bool:
     """Whether the passages together hold at least ``minimum`` of the question's names and every rare one
     (always, when the rule is off or there is no passage)."""
-    texts = [passage_text(p) for p in passages if p is not None]
+    texts = [p for p in passages if p is not None]
     if minimum <= 0.0 or not texts:
         return True
     found = "\n".join(texts)
     return name_coverage(question, found) >= minimum and not missing_rare_names(question, found)
 
 
-def names_enough(question: str, passage: Document | None, found: Sequence[Document | None], minimum: float) -> bool:
+def names_enough(question: str, passage: str | None, found: Sequence[str | None], minimum: float) -> bool:
     """Whether a claim written from ``passage`` may stand for the question's names: the passages ``found`` hold
     them (:func:`names_found`), and its own passage holds at least ``minimum`` of them or none found does
     (always, when the rule is off or there is no passage)."""
@@ -86,5 +78,4 @@ def names_enough(question: str, passage: Document | None, found: Sequence[Docume
         return True
     if not names_found(question, found, minimum):
         return False
-    return name_coverage(question, passage_text(passage)) >= minimum or name_coverages(question, found,
-                                                                                       minimum) is None
+    return name_coverage(question, passage) >= minimum or name_coverages(question, found, minimum) is None

@@ -96,8 +96,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             citations.append(Document(page_content=chosen.passage.page_content,
                                       metadata={**chosen.passage.metadata, "citation": 1}))
         answer = selection.option or (chosen.answer if chosen is not None else "")
-        declined = self.decline and not q.choices and declines(q.question, chosen, selection.traces,
-                                                               self.min_name_coverage)
+        evidence = [p.evidence for p in passages] if passages else [None] * len(selection.traces)
+        declined = self.decline and not q.choices and declines(q.question, chosen, evidence, self.min_name_coverage)
         if declined:
             answer, citations = declined_answer(selection.traces, self.boundary())
         return SelfRAGResult(
@@ -118,7 +118,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique]) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
                       choices=q.choices or None,
-                      name_coverage=None if q.choices else name_coverages(q.question, [b.passage for b in branches],
+                      name_coverage=None if q.choices else name_coverages(q.question, [b.evidence for b in branches],
                                                                           self.min_name_coverage))
 
     # ------------------------------------------------------------------ sync

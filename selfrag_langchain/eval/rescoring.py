@@ -17,6 +17,7 @@ from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.tasks import Task
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.llms.base import GenerationStats
+from selfrag_langchain.prompts import format_passage
 from selfrag_langchain.results import BranchTrace, SelfRAGResult
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 from selfrag_langchain.tokens import Group, ParsedGeneration
@@ -57,14 +58,15 @@ def reselect(
         return result.answer
     pairs = [_branch(t, task) for t in result.branches]
     choices = task.options(example)
-    coverage = None if choices else name_coverages(result.question, [t.passage for t in result.branches],
-                                                   constraints.min_name_coverage)
+    evidence = [format_passage(t.passage.metadata.get("title") or None, t.passage.page_content)
+                if t.passage is not None else None for t in result.branches]  # as the models read them
+    coverage = None if choices else name_coverages(result.question, evidence, constraints.min_name_coverage)
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
                        choices=choices, name_coverage=coverage)
     if selection.option:
         return selection.option
     chosen = selection.traces[selection.selected] if selection.selected is not None else None
     if result.settings.get("decline") and not task.options(example) and declines(
-            result.question, chosen, selection.traces, constraints.min_name_coverage):
+            result.question, chosen, evidence, constraints.min_name_coverage):
         return DECLINED  # as the run itself would have, scored without the closest passages' titles
     return result.branches[selection.selected].answer if selection.selected is not None else ""
