@@ -69,7 +69,10 @@ def check_absent(rows: list[dict[str, Any]]) -> None:
 
 
 def undeclined_answer(result: LongFormResult | SelfRAGResult) -> str:
-    """The answer the run would have given without declining, from its trace."""
+    """The answer the run would have given without declining: its own when it was not declined (a quoted answer
+    is not in the trace's generations), else the chosen generations from its trace (unquoted)."""
+    if not result.declined:
+        return result.answer
     if isinstance(result, LongFormResult):
         if result.selected is None:
             return ""

@@ -137,6 +137,24 @@ def sentence_candidates(records: list[dict[str, Any]], sentences: int) -> list[d
     return extra
 
 
+def quoted_rights(records: list[dict[str, Any]]) -> list[list[bool]]:
+    """Whether each branch's answer is right once quoted: replaced by its passage's sentence that states it, as
+    the library's :class:`PassageQuoter` finds it (``--quote``)."""
+    from selfrag_langchain.chains.quotes import PassageQuoter
+    from selfrag_langchain.embeddings import MiniLMEmbeddings
+
+    quoter = PassageQuoter(embeddings=MiniLMEmbeddings())
+    rights = []
+    for record in records:
+        pairs = [(b["answer"], b["evidence"].split("\n", 1)[1] if b["title"] and "\n" in b["evidence"]
+                  else b["evidence"]) for b in record["branches"]]
+        quotes = quoter.quotes(record["question"], pairs)
+        record["quotes"] = quotes
+        rights.append([match(q or b["answer"], record["answers"]) for q, b in zip(quotes, record["branches"],
+                                                                                 strict=True)])
+    return rights
+
+
 def branches_of(record: dict[str, Any]) -> list[Branch]:
     return [Branch(passage=Document(page_content="", metadata={"title": b["title"]}), evidence=b["evidence"],
                    raw=b["answer"], answer=b["answer"], parsed=ParsedGeneration(),
@@ -189,6 +207,8 @@ def main() -> None:
     parser.add_argument("--sentence-candidates", type=int, default=0,
                         help="add to each passage's branch a candidate that answers with the passage's N sentences "
                              "nearest the question (a probe of the ceiling; 0: none)")
+    parser.add_argument("--quote", action="store_true",
+                        help="also score each selection with the chosen branch's answer quoted from its passage")
     parser.add_argument("--judge", action="append", default=None,
                         help=JUDGE_HELP)
     parser.add_argument("--min-name-coverage", type=float, default=LoopSettings().min_name_coverage,
@@ -210,6 +230,10 @@ def main() -> None:
     right = [[match(b["answer"], r["answers"]) for b in r["branches"]] for r in records]
     print(line("RAG, top-1 passage", [bool(x and x[0]) for x in right], wheres))
     print(line("ceiling: some branch right", [any(x) for x in right], wheres))
+    quoted = quoted_rights(records) if args.quote else None
+    if quoted is not None:
+        print(line("RAG, top-1 passage, quoted", [bool(x and x[0]) for x in quoted], wheres))
+        print(line("ceiling, quoted", [any(x) for x in quoted], wheres))
     judges: dict[str, Reflector] = {}
     for item in args.judge or ["shipped"]:
         name, judge = judge_named(item)
@@ -220,7 +244,7 @@ def main() -> None:
         critiques = [judge.critique(r["question"], branches_of(r)) for r in records]
         seconds = (time.perf_counter() - started) / max(len(records), 1)
         for variant, weights in VARIANTS.items():
-            rights, declined = [], []
+            rights, declined, rights_quoted = [], [], []
             for r, crit, rs in zip(records, critiques, right, strict=True):
                 branches = branches_of(r)
                 if args.rank_prior:
@@ -232,11 +256,15 @@ def main() -> None:
                                        name_coverage=name_coverages(r["question"], evidence, args.min_name_coverage))
                     chosen, traces = selection.selected, selection.traces
                 rights.append(bool(chosen is not None and rs[chosen]))
+                if quoted is not None:
+                    rights_quoted.append(bool(chosen is not None and quoted[len(rights) - 1][chosen]))
                 declined.append(chosen is not None and (
                     declines(r["question"], traces[chosen], evidence, args.min_name_coverage) if traces is not None
                     else not grounded(crit[chosen].distributions())))
             print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres,
                        declined), flush=True)
+            if quoted is not None:
+                print(line(f"Self-RAG, judge {judge_name}, {variant}, quoted", rights_quoted, wheres), flush=True)
 
 
 if __name__ == "__main__":

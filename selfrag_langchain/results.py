@@ -69,6 +69,9 @@ class SelfRAGResult(BaseModel):
     """The passage(s) the chosen answer was generated from, numbered [1], [2]... in order."""
     selected: int | None
     """Index of the chosen branch in ``branches``; None if every branch was dropped."""
+    quoted: bool = False
+    """The answer is the cited passage's sentence that states the chosen branch's generation (which stays in
+    ``branches[selected].answer``): see :class:`~selfrag_langchain.chains.quotes.PassageQuoter`."""
     option_scores: dict[str, float] | None = None
     """Closed-set questions: the summed score of the branches per option."""
     declined: bool = False

@@ -55,7 +55,7 @@ from selfrag_langchain.results import (
 )
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights, argmax
 from selfrag_langchain.text.boundary import Boundary
-from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group, parse_generation
+from selfrag_langchain.tokens import CONTINUE_EVIDENCE, FULLY_SUPPORTED, Group, parse_generation
 
 
 class SearchHost(Protocol):
@@ -79,6 +79,8 @@ class SearchHost(Protocol):
     def constraints(self) -> HardConstraints: ...
 
     def windowed(self, query: str, docs: list[Document]) -> list[Document]: ...
+
+    def quoted(self, question: str, pairs: list[tuple[str, Document]]) -> list[str | None]: ...
 
     def boundary(self) -> Boundary: ...
 
@@ -225,6 +227,8 @@ class BeamSearch:
         """Whether the answer stands: a segment of it was judged relevant and supported (or declining is
         off). Until then final segments are held back, so a declined answer never streams a claim."""
         self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
+        self._quotes: dict[str, str | None] = {}
+        """Each final segment's quote by id (:meth:`_quote`)."""
         self._evidence: list[str | None] = []
         """Every candidate's passage as the models read it, in the order of :attr:`candidates`."""
 
@@ -257,7 +261,7 @@ class BeamSearch:
             yield Final(declined)
             return self._result(beams, declined)
         rest = self._cite(winner[self.emitted :])
-        self.emitted += len(rest)
+        self.emitted = len(winner)
         if rest:
             yield Final(rest)
         return self._result(beams)
@@ -500,7 +504,7 @@ class BeamSearch:
         if not self.standing:
             return []
         final = self._cite(paths[0][self.emitted : shared])
-        self.emitted += len(final)
+        self.emitted = shared
         return final
 
     def _judged(self, node: Node) -> dict[str, dict[str, float] | None]:
@@ -516,16 +520,33 @@ class BeamSearch:
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """Segments with their citation numbers; a passage keeps the number of its first use, so the streamed
-        segments and the final answer agree."""
+        segments and the final answer agree. With a quoter each segment written from a passage is that
+        passage's sentence stating it (supported by its passage word for word), and a segment quoting the
+        same sentence as an earlier one of its beam is left out."""
         segments = []
         for node in nodes:
             doc = node.passage.document if node.passage is not None else None
+            quote = self._quote(node)
+            if quote is not None and quote in {self._quote(earlier) for earlier in node.path()[:-1]}:
+                continue
+            judged = self._judged(node)
+            if quote is not None:  # the passage states it word for word; whether the passage is relevant stands
+                judged = {**judged, str(Group.ISSUP): {FULLY_SUPPORTED: 1.0}}
             n = self.numbers.number(doc)
-            segments.append(CitedSegment(text=node.text, citation=n,
+            segments.append(CitedSegment(text=quote or node.text, citation=n,
                                          source=self.numbers.document(n) if n is not None else None,
                                          segment_id=node.id or "",
-                                         support=verdict(self._judged(node)) if doc is not None else None))
+                                         support=verdict(judged) if doc is not None else None))
         return segments
+
+    def _quote(self, node: Node) -> str | None:
+        """The sentence of ``node``'s passage that states its segment (None without a quoter or a passage),
+        found once per segment."""
+        key = node.id or ""
+        if key not in self._quotes:
+            pairs = [(node.text, node.passage.document)] if node.passage is not None else []
+            self._quotes[key] = next(iter(self.rag.quoted(self.q.question, pairs)), None)
+        return self._quotes[key]
 
     def _beam_summary(self, beam: Node) -> dict[str, Any]:
         return {"segments": [n.id for n in beam.path()], "text": " ".join(n.text for n in beam.path()),

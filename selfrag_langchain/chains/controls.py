@@ -16,6 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from selfrag_langchain.chains.inputs import Question
+from selfrag_langchain.chains.quotes import PassageQuoter
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging import InlineReflector, Reflector
@@ -162,6 +163,10 @@ class SelfRAGControls(LoopSettings):
     """Give the generator (and the judge) each passage's title and its sentences nearest the query instead of,
     or with ``keep_whole`` beside, the whole passage (:class:`~selfrag_langchain.chains.windows.PassageWindow`);
     None: whole passages, as the paper does."""
+    quoter: PassageQuoter | None = None
+    """Answer with the cited passage's sentence that states what the chosen branch (or each long-form segment)
+    generated, the generation kept in the trace (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`);
+    None: the generation itself, as the paper does."""
     prompt_format: Literal["auto", "selfrag", "rag"] = "auto"
     """``selfrag``: the released generator's format with reflection tokens; ``rag``: a plain prompt for
     instruct models; ``auto``: ``selfrag`` with the inline reflector, else ``rag``."""
@@ -173,6 +178,14 @@ class SelfRAGControls(LoopSettings):
         then their windows) when it is set."""
         docs = docs[: self.k]
         return self.passage_window.views(query, docs) if self.passage_window is not None else docs
+
+    def quoted(self, question: str, pairs: list[tuple[str, Document]]) -> list[str | None]:
+        """For each (generated text, passage) pair, the passage's sentence that states the text, read from the
+        passage as the models read it (neutralised); None for every pair without a :attr:`quoter`."""
+        if self.quoter is None or not pairs:
+            return [None] * len(pairs)
+        clean = self.boundary().clean
+        return self.quoter.quotes(question, [(text, clean(doc.page_content)) for text, doc in pairs])
 
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window
@@ -201,6 +214,7 @@ class SelfRAGControls(LoopSettings):
             "k": self.k,
             "window_sentences": self.passage_window.sentences if self.passage_window is not None else 0,
             "keep_whole": self.passage_window.keep_whole if self.passage_window is not None else False,
+            "quote": self.quoter is not None,
             "w_rel": self.w_rel,
             "w_sup": self.w_sup,
             "w_use": self.w_use,

@@ -96,13 +96,18 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             citations.append(Document(page_content=chosen.passage.page_content,
                                       metadata={**chosen.passage.metadata, "citation": 1}))
         answer = selection.option or (chosen.answer if chosen is not None else "")
+        quote = None
+        if not selection.option and chosen is not None and chosen.passage is not None:
+            (quote,) = self.quoted(q.question, [(chosen.answer, chosen.passage)])
         evidence = [p.evidence for p in passages] if passages else [None] * len(selection.traces)
         declined = self.decline and not q.choices and declines(q.question, chosen, evidence, self.min_name_coverage)
         if declined:
             answer, citations = declined_answer(selection.traces, self.boundary())
+            quote = None
         return SelfRAGResult(
             question=q.question,
-            answer=answer,
+            answer=quote or answer,
+            quoted=quote is not None,
             retrieved=passages is not None,
             retrieve_decision=decision,
             citations=citations,

@@ -107,11 +107,11 @@ def _json_object(text: str) -> dict[str, object]:
 
 
 def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
-    """The knobs of the control loop (PAPER.md §3), one flag per :class:`LoopSettings` field and the passage
-    window's two, generated from the settings so that a flag's default is the library's."""
+    """The knobs of the control loop (PAPER.md §3), one flag per :class:`LoopSettings` field, the passage
+    window's two and the quote switch, generated from the settings so that a flag's default is the library's."""
     knobs = parser.add_argument_group("Self-RAG")
     add_setting_flags(knobs, LoopSettings, exclude={"max_new_tokens"})
-    add_setting_flags(knobs, PipelineSettings, only={"window_sentences", "keep_whole"})
+    add_setting_flags(knobs, PipelineSettings, only={"window_sentences", "keep_whole", "quote"})
 
 
 def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection[str] | None = None,

@@ -88,7 +88,7 @@ def test_selfrag_eval_task_asqa_runs_the_long_form_runnable(tmp_path: Path, monk
     monkeypatch.setattr(eval_session, "build_generator", lambda settings: llm)
     monkeypatch.setattr(eval_session, "build_reflector", lambda settings, generator: InlineReflector(generator))
     record = {"question": "Who built the Eiffel Tower?", "qa_pairs": [{"short_answers": ["Gustave Eiffel"]}],
-              "annotations": [{"long_answer": "Gustave Eiffel's company built it."}],
+              "annotations": [{"long_answer": "The Eiffel Tower was built by Gustave Eiffel's company."}],
               "docs": [{"title": "Louvre", "text": "The Louvre is a museum in Paris."},
                        {"title": "Eiffel Tower", "text": "The Eiffel Tower was built by Gustave Eiffel's company."}]}
     path = tmp_path / "asqa.json"
@@ -98,7 +98,8 @@ def test_selfrag_eval_task_asqa_runs_the_long_form_runnable(tmp_path: Path, monk
                  "--max-depth", "2", "--citation-judge", "none", "--out", str(out), "--no-progress"]) == 0
     (line,) = [json.loads(x) for x in (out / "selfrag.jsonl").read_text().splitlines()]
     # The supported Eiffel branch wins and cites the file's second passage as [1].
-    assert line["prediction"] == "Gustave Eiffel's company built it [1]."
+    # Quoted (the pipeline's default): the passage's sentence that states "Gustave Eiffel's company built it."
+    assert line["prediction"] == "The Eiffel Tower was built by Gustave Eiffel's company [1]."
     assert line["trace"]["citations"][0]["metadata"]["title"] == "Eiffel Tower"
     assert line["metrics"]["str_em"] == 1.0 and line["metrics"]["rouge_l"] > 0.9
     assert line["retrieved"] is True

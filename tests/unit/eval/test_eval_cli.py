@@ -57,7 +57,8 @@ def test_every_method_writes_its_lines_and_summary(popqa_file: Path, tmp_path: P
         assert len(read_lines(out / f"{method}.jsonl")) == 3
         assert f"\n{method:<14}" in printed
     selfrag = read_lines(out / "selfrag.jsonl")[0]
-    assert selfrag["prediction"] == "Gustave Eiffel's company built it." and selfrag["correct"] is True
+    # Quoted (the pipeline's default): the passage's sentence that states "Gustave Eiffel's company built it."
+    assert selfrag["prediction"] == "The Eiffel Tower was built by Gustave Eiffel's company." and selfrag["correct"]
     assert selfrag["retrieved"] is True and selfrag["trace"]["branches"][1]["distributions"]["IsSup"]
     no_retrieval = read_lines(out / "no_retrieval.jsonl")[0]
     assert no_retrieval["prediction"] == "Nobody knows." and no_retrieval["retrieved"] is False

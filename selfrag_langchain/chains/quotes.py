@@ -1,0 +1,76 @@
+"""Answers in the passage's own words: the sentence of the cited passage that states what the generator wrote.
+
+A small generator that read the right passage often garbles what it copies ("The real name of the pirate
+known as Blackbeard was actually Blackbeard the Blackbeard.") while one sentence of that passage states the
+answer ("Edward Teach, better known as Blackbeard, was an English pirate ..."). What it wrote still points at
+that sentence, by meaning and by the words it adds to the question, even where its own claim is wrong. So the
+answer can be the passage's sentence the generation points at: a claim the cited passage states word for word,
+which no judge has to check for a changed name or number.
+
+The sentence is the one with the best sum of two signals, each in [0, 1] and equally weighted: the cosine
+similarity between it and the question followed by the generation's first sentence (by embedding), and the
+share of that first sentence's new words (content words the question does not hold) that it contains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.embeddings import Embeddings
+from pydantic import BaseModel, ConfigDict
+
+from selfrag_langchain.judging.signals import content_words, folded, novel_words
+from selfrag_langchain.text.sentences import split_sentences
+
+
+class PassageQuoter(BaseModel):
+    """Finds, in each passage, the sentence that states a generated answer (see the module's docstring).
+
+    Example:
+        .. code-block:: python
+
+            from selfrag_langchain.chains.quotes import PassageQuoter
+            from selfrag_langchain.embeddings import MiniLMEmbeddings
+
+            quoter = PassageQuoter(embeddings=MiniLMEmbeddings())
+            quoter.quote("What was Blackbeard's real name?",
+                         "Blackbeard's real name was Edward Teach.",
+                         "Blackbeard was a pirate. Edward Teach, better known as Blackbeard, was an English pirate.")
+            # 'Edward Teach, better known as Blackbeard, was an English pirate.'
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    embeddings: Embeddings
+    """Embeds the question with the answer, and the passages' sentences (the retriever's model is a good
+    choice); the vectors are compared by their dot product, so the model should return unit vectors."""
+
+    def quote(self, question: str, answer: str, passage: str) -> str | None:
+        """The sentence of ``passage`` that states ``answer`` to ``question``; None for a passage without text."""
+        return self.quotes(question, [(answer, passage)])[0]
+
+    def quotes(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
+        """For each (answer, passage) pair, the passage's sentence that states the answer (None for a passage
+        without text), with one embedding call for them all."""
+        sentences = [split_sentences(passage) for _, passage in pairs]
+        queries = [f"{question} {_first_sentence(answer)}" for answer, _ in pairs]
+        vectors = self.embeddings.embed_documents([*queries, *(s for parts in sentences for s in parts)])
+        query_vectors, sentence_vectors = vectors[: len(queries)], iter(vectors[len(queries):])
+        found: list[str | None] = []
+        for (answer, _), parts, query in zip(pairs, sentences, query_vectors, strict=True):
+            added = set(novel_words(folded(_first_sentence(answer)), folded(question)))
+            best, best_score = None, float("-inf")
+            for sentence in parts:
+                vector = next(sentence_vectors)
+                held = len(added & set(content_words(folded(sentence)))) / len(added) if added else 0.0
+                score = sum(a * b for a, b in zip(query, vector, strict=True)) + held
+                if score > best_score:
+                    best, best_score = sentence, score
+            found.append(best)
+        return found
+
+
+def _first_sentence(text: str) -> str:
+    """The answer's first claim: a small generator's later sentences drift from what it read."""
+    parts = split_sentences(text)
+    return parts[0] if parts else text

@@ -1,0 +1,123 @@
+"""Quoted answers: the cited passage's sentence that states what the generator wrote, in short and long form,
+the generation kept in the trace; off unless asked for."""
+
+from __future__ import annotations
+
+import argparse
+
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListLLM
+
+from selfrag_langchain.chains.long_form import SelfRAGLongForm
+from selfrag_langchain.chains.quotes import PassageQuoter
+from selfrag_langchain.chains.short_form import SelfRAG
+from selfrag_langchain.judging import CalibratedReflector, InlineReflector
+from selfrag_langchain.pipeline import PipelineSettings, build_quoter
+from selfrag_langchain.results import CitedSegment, LongFormResult
+from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL
+from tests.fakes.bag_of_words import BagOfWords
+from tests.fakes.scripted_long_form import FULL, QUESTION, REL, RecordingRetriever, ScriptedLongFormLLM, judged
+
+BLACKBEARD = Document(
+    page_content="Blackbeard was a pirate of the West Indies. Edward Teach, better known as Blackbeard, was an "
+                 "English pirate. His flagship was Queen Anne's Revenge.",
+    metadata={"title": "Blackbeard"})
+
+
+def test_the_sentence_holding_what_the_answer_adds_is_quoted_though_the_answer_garbles_it() -> None:
+    quoter = PassageQuoter(embeddings=BagOfWords())
+    question = "What was the real name of the pirate Blackbeard?"
+    # The answer repeats the question's words; what it adds ("Edward Teach") is in one sentence only.
+    assert quoter.quote(question, "The real name of the pirate Blackbeard was Edward Teach, a pirate.",
+                        BLACKBEARD.page_content) == "Edward Teach, better known as Blackbeard, was an English pirate."
+    # What it adds points at another sentence: that one is quoted, whichever way the answer is worded.
+    assert quoter.quote(question, "It sailed in Queen Anne's Revenge.", BLACKBEARD.page_content) == (
+        "His flagship was Queen Anne's Revenge.")
+
+
+def test_only_the_answers_first_sentence_points_and_every_pair_is_found_in_one_embedding_call() -> None:
+    embeddings = BagOfWords()
+    quoter = PassageQuoter(embeddings=embeddings)
+    found = quoter.quotes("Who was Blackbeard?", [
+        ("Blackbeard was Edward Teach. His flagship was Queen Anne's Revenge.", BLACKBEARD.page_content),
+        ("Anything.", "   "),
+    ])
+    assert found == ["Edward Teach, better known as Blackbeard, was an English pirate.", None]
+    assert len(embeddings.calls) == 1
+
+
+def _short_form(quoter: PassageQuoter | None, answer: str) -> SelfRAG:
+    return SelfRAG(generator=FakeListLLM(responses=[answer]), reflector=CalibratedReflector(embeddings=BagOfWords()),
+                   mode="always", k=1, quoter=quoter, min_name_coverage=0.0, decline=False)
+
+
+def test_short_form_answers_with_the_quote_and_keeps_the_generation_in_the_trace() -> None:
+    generated = "The real name of the pirate Blackbeard was Edward Teach the Blackbeard."
+    question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
+    result = _short_form(PassageQuoter(embeddings=BagOfWords()), generated).invoke(question)
+    assert result.answer == "Edward Teach, better known as Blackbeard, was an English pirate."
+    assert result.quoted and result.settings["quote"] is True
+    assert result.selected == 0 and result.branches[0].answer == generated
+    assert result.citations[0].metadata["title"] == "Blackbeard"
+
+    plain = _short_form(None, generated).invoke(question)
+    assert plain.answer == generated and not plain.quoted and plain.settings["quote"] is False
+
+
+def test_a_declined_answer_or_one_written_without_a_passage_is_not_quoted() -> None:
+    quoter = PassageQuoter(embeddings=BagOfWords())
+    rag = _short_form(quoter, "Edward Teach.").model_copy(update={"decline": True, "min_name_coverage": 0.6})
+    declined = rag.invoke({"question": "Who founded Atlantis Corp?", "passages": [BLACKBEARD]})
+    assert declined.declined and not declined.quoted and declined.answer.startswith("The sources found")
+
+    never = _short_form(quoter, "Edward Teach.").model_copy(update={"mode": "never"})
+    result = never.invoke("What was Blackbeard's real name?")
+    assert result.answer == "Edward Teach." and not result.quoted and not result.retrieved
+
+
+EIFFEL = Document(page_content="The Eiffel Tower is a wrought-iron tower in Paris. It was built for the World's Fair "
+                               "of 1889. It is 330 metres tall.", metadata={"title": "Eiffel Tower"})
+
+
+def _long_form(quoter: PassageQuoter | None) -> SelfRAGLongForm:
+    s1, s2 = "The tower stands in Paris, France.", "It was made for the World's Fair of 1889."
+    retriever = RecordingRetriever(default=[EIFFEL])
+    llm = ScriptedLongFormLLM(
+        script={(0, "Eiffel Tower"): judged(s1, REL, FULL),
+                (1, "Eiffel Tower"): judged(s2, REL, FULL),
+                (2, "Eiffel Tower"): judged("It is in Paris.", REL, FULL)},
+        retrieve_logprobs={d: {RETRIEVAL: 0.0, NO_RETRIEVAL: -3.0} for d in (1, 2)})
+    return SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=1, beam_width=1,
+                           max_depth=3, min_name_coverage=0.0, quoter=quoter)
+
+
+def test_long_form_quotes_each_segment_once_and_streams_what_it_answers() -> None:
+    rag = _long_form(PassageQuoter(embeddings=BagOfWords()))
+    streamed = list(rag.stream(QUESTION))
+    result = streamed[-1]
+    assert isinstance(result, LongFormResult)
+    # The third segment points at the first segment's sentence again: it is left out, not repeated.
+    assert [s.text for s in result.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris.",
+                                                 "It was built for the World's Fair of 1889."]
+    assert [s.support for s in result.segments] == ["supported", "supported"]
+    assert [s.citation for s in result.segments] == [1, 1]
+    assert [s.text for s in streamed if isinstance(s, CitedSegment)] == [s.text for s in result.segments]
+    assert [c.answer for c in result.candidates] == ["The tower stands in Paris, France.",
+                                                   "It was made for the World's Fair of 1889.", "It is in Paris."]
+    assert result.settings["quote"] is True
+
+    plain = _long_form(None).invoke(QUESTION)
+    assert [s.text for s in plain.segments] == [c.answer for c in plain.candidates]
+
+
+def test_the_settings_and_the_command_line_switch_quoting() -> None:
+    from selfrag_langchain.commands.options import add_selfrag_options, settings_from_args
+
+    parser = argparse.ArgumentParser()
+    add_selfrag_options(parser)
+    default = settings_from_args(parser.parse_args([]))
+    assert default.quote is PipelineSettings().quote
+    assert (build_quoter(default) is None) is not default.quote
+    assert settings_from_args(parser.parse_args(["--quote"])).quote is True
+    assert build_quoter(PipelineSettings(quote=False)) is None
+    assert isinstance(build_quoter(PipelineSettings(quote=True)), PassageQuoter)
