@@ -10,6 +10,9 @@ IsRel and IsSup likeliest tokens do not say relevant and supported, or the passa
 question's names: ``--min-name-coverage``, the library's rule and default); a questions file without gold answers
 (the unanswerable lists) is read for that alone. Questions files may mark each question ``"where": "first" |
 "later"`` (the answer in the article's first sentence or only after it): the table is then split that way too.
+The Self-RAG rows are the generated answers; ``--quote`` adds each quoted as the pipeline quotes it (the library's
+``PassageQuoter``), with top-1 RAG and the ceiling quoted and the top-1 passage's first sentence as a control of
+a quote's length.
 
     python benchmarks/selection.py --data ../shared/data/popqa_longtail_dev.jsonl --task popqa \\
         --cache selfrag-eval/branches-popqa.jsonl
@@ -129,12 +132,24 @@ def sentence_candidates(records: list[dict[str, Any]], sentences: int) -> list[d
     for record in records:
         added = []
         for b in record["branches"]:
-            body = b["evidence"].split("\n", 1)[1] if b["title"] and "\n" in b["evidence"] else b["evidence"]
-            ((parts, start),) = window.starts(record["question"], [Document(page_content=body)])
+            ((parts, start),) = window.starts(record["question"], [Document(page_content=passage_body(b))])
             answer = " ".join(parts[start:start + sentences]) if start is not None else " ".join(parts)
             added.append({**b, "answer": answer, "mean_logprob": None})
         extra.append({**record, "branches": added})
     return extra
+
+
+def passage_body(branch: dict[str, Any]) -> str:
+    """The branch's passage as the generator read it, without the title line."""
+    evidence = branch["evidence"]
+    return evidence.split("\n", 1)[1] if branch["title"] and "\n" in evidence else evidence
+
+
+def first_sentence(branch: dict[str, Any]) -> str:
+    """The first sentence of the branch's passage (without its title)."""
+    from selfrag_langchain.text.sentences import split_sentences
+
+    return next(iter(split_sentences(passage_body(branch))), "")
 
 
 def quoted_rights(records: list[dict[str, Any]]) -> list[list[bool]]:
@@ -146,8 +161,7 @@ def quoted_rights(records: list[dict[str, Any]]) -> list[list[bool]]:
     quoter = PassageQuoter(embeddings=MiniLMEmbeddings())
     rights = []
     for record in records:
-        pairs = [(b["answer"], b["evidence"].split("\n", 1)[1] if b["title"] and "\n" in b["evidence"]
-                  else b["evidence"]) for b in record["branches"]]
+        pairs = [(b["answer"], passage_body(b)) for b in record["branches"]]
         quotes = quoter.quotes(record["question"], pairs)
         record["quotes"] = quotes
         rights.append([match(q or b["answer"], record["answers"]) for q, b in zip(quotes, record["branches"],
@@ -233,6 +247,9 @@ def main() -> None:
     quoted = quoted_rights(records) if args.quote else None
     if quoted is not None:
         print(line("RAG, top-1 passage, quoted", [bool(x and x[0]) for x in quoted], wheres))
+        print(line("the top-1 passage's first sentence (a control of a quote's length)",
+                   [bool(r["branches"]) and match(first_sentence(r["branches"][0]), r["answers"]) for r in records],
+                   wheres))
         print(line("ceiling, quoted", [any(x) for x in quoted], wheres))
     judges: dict[str, Reflector] = {}
     for item in args.judge or ["shipped"]:

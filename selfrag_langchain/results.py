@@ -99,6 +99,9 @@ class SelfRAGResult(BaseModel):
             mark = "*" if b.index == self.selected else " "
             state = f" ({b.dropped})" if b.dropped else ""
             lines.append(f"{mark} [{b.index}] {title}: {judged or 'not judged'}; score {b.scores.total:.3f}{state}")
+        if self.quoted and self.selected is not None:
+            lines.append(f"quoted from its passage; branch [{self.selected}] wrote: "
+                         f"{' '.join(self.branches[self.selected].answer.split())}")
         return lines
 
 

@@ -121,3 +121,11 @@ def test_the_settings_and_the_command_line_switch_quoting() -> None:
     assert settings_from_args(parser.parse_args(["--quote"])).quote is True
     assert build_quoter(PipelineSettings(quote=False)) is None
     assert isinstance(build_quoter(PipelineSettings(quote=True)), PassageQuoter)
+
+
+def test_the_reflection_lines_say_the_answer_is_quoted_and_what_the_branch_wrote() -> None:
+    generated = "The real name of the pirate Blackbeard was Edward Teach the Blackbeard."
+    question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
+    lines = _short_form(PassageQuoter(embeddings=BagOfWords()), generated).invoke(question).summary_lines()
+    assert lines[-1] == f"quoted from its passage; branch [0] wrote: {generated}"
+    assert not any("quoted" in line for line in _short_form(None, generated).invoke(question).summary_lines())

@@ -1,0 +1,55 @@
+"""Quoted answers on the real models: all-MiniLM-L6-v2 finds the sentence that states a generation (worded
+differently, or garbled), and the default pipeline answers with a sentence of the passage it cites."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.documents import Document
+
+from selfrag_langchain import CalibratedReflector, SelfRAG
+from selfrag_langchain.chains.quotes import PassageQuoter
+from selfrag_langchain.embeddings import MiniLMEmbeddings
+from selfrag_langchain.llms.transformers import TransformersLLM
+from selfrag_langchain.text.sentences import split_sentences
+
+pytestmark = pytest.mark.slow
+
+ORWELL = ("George Orwell was an English novelist, essayist and critic. His real name was Eric Arthur Blair. He wrote "
+          "the allegorical novella Animal Farm and the dystopian novel Nineteen Eighty-Four.")
+DANUBE = ("The Danube is the second-longest river in Europe. It rises in the Black Forest in Germany. It flows "
+          "into the Black Sea through a wide delta in Romania and Ukraine.")
+IRON = ("Iron is a chemical element. Its symbol is Fe, from the Latin ferrum, and its atomic number is 26. It is the "
+        "most common element on Earth by mass.")
+
+# (question, generation, passage, the sentence it states): each generation is worded otherwise than its
+# sentence, and the last two share words with a sentence that does not state them.
+CASES = [
+    ("What was the real name of the writer George Orwell?", "George Orwell's real name was Eric Blair, a writer.",
+     ORWELL, "His real name was Eric Arthur Blair."),
+    ("Where does the Danube end?", "The Danube ends in the Black Sea.", DANUBE,
+     "It flows into the Black Sea through a wide delta in Romania and Ukraine."),
+    ("Which element has the chemical symbol Fe?", "The chemical symbol Fe comes from ferrum, a Latin word for the "
+     "element.", IRON, "Its symbol is Fe, from the Latin ferrum, and its atomic number is 26."),
+]
+
+
+@pytest.fixture(scope="module")
+def quoter() -> PassageQuoter:
+    return PassageQuoter(embeddings=MiniLMEmbeddings())
+
+
+@pytest.mark.parametrize(("question", "generation", "passage", "stated"), CASES)
+def test_minilm_finds_the_sentence_a_generation_states(quoter: PassageQuoter, question: str, generation: str,
+                                                       passage: str, stated: str) -> None:
+    assert quoter.quote(question, generation, passage) == stated
+
+
+def test_the_answer_is_a_sentence_of_the_cited_passage(smollm2: TransformersLLM, quoter: PassageQuoter) -> None:
+    rag = SelfRAG(generator=smollm2, reflector=CalibratedReflector(), mode="always", k=2, quoter=quoter,
+                  max_new_tokens=24)
+    passages = [Document(page_content=DANUBE, metadata={"title": "Danube"}),
+                Document(page_content=ORWELL, metadata={"title": "George Orwell"})]
+    result = rag.invoke({"question": "What was George Orwell's real name?", "passages": passages})
+    assert result.quoted and not result.declined
+    assert result.citations[0].metadata["title"] == "George Orwell"
+    assert result.answer in split_sentences(ORWELL)
