@@ -44,6 +44,9 @@ class BranchTrace(BaseModel):
     scores: ScoreTerms
     dropped: str | None = None
     """Why a hard constraint removed this branch, if one did."""
+    quote: str | None = None
+    """With a quoter: the sentence of this branch's passage that states its answer, the answer it gives when
+    chosen (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`)."""
     notes: list[str] = Field(default_factory=list)
 
 
@@ -70,8 +73,8 @@ class SelfRAGResult(BaseModel):
     selected: int | None
     """Index of the chosen branch in ``branches``; None if every branch was dropped."""
     quoted: bool = False
-    """The answer is the cited passage's sentence that states the chosen branch's generation (which stays in
-    ``branches[selected].answer``): see :class:`~selfrag_langchain.chains.quotes.PassageQuoter`."""
+    """The answer is the cited passage's sentence that states the chosen branch's generation
+    (``branches[selected].quote``; the generation stays in ``branches[selected].answer``)."""
     option_scores: dict[str, float] | None = None
     """Closed-set questions: the summed score of the branches per option."""
     declined: bool = False

@@ -96,9 +96,12 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             citations.append(Document(page_content=chosen.passage.page_content,
                                       metadata={**chosen.passage.metadata, "citation": 1}))
         answer = selection.option or (chosen.answer if chosen is not None else "")
-        quote = None
-        if not selection.option and chosen is not None and chosen.passage is not None:
-            (quote,) = self.quoted(q.question, [(chosen.answer, chosen.passage)])
+        if not q.choices:  # every branch's quote, so a re-selection from the trace answers as this run would
+            with_passage = [t for t in selection.traces if t.passage is not None]
+            for trace, found in zip(with_passage, self.quoted(q.question, [(t.answer, t.passage)
+                                                                           for t in with_passage]), strict=True):
+                trace.quote = found
+        quote = chosen.quote if chosen is not None and not selection.option else None
         evidence = [p.evidence for p in passages] if passages else [None] * len(selection.traces)
         declined = self.decline and not q.choices and declines(q.question, chosen, evidence, self.min_name_coverage)
         if declined:

@@ -51,8 +51,9 @@ def reselect(
     """The answer ``result``'s branches give under ``weights`` and ``constraints``.
 
     Closed-set tasks sum the branch scores per answer option (ARC's choices, PubHealth's true / false)
-    and return the winning option's label; other tasks return the best branch's answer, as the short-form
-    Runnable does, or :data:`DECLINED` when the run declined unfounded answers and this one is.
+    and return the winning option's label; other tasks return the best branch's answer (its quote when the run
+    quoted), as the short-form Runnable does, or :data:`DECLINED` when the run declined unfounded answers and
+    this one is.
     """
     if not result.branches:
         return result.answer
@@ -69,4 +70,7 @@ def reselect(
     if result.settings.get("decline") and not task.options(example) and declines(
             result.question, chosen, evidence, constraints.min_name_coverage):
         return DECLINED  # as the run itself would have, scored without the closest passages' titles
-    return result.branches[selection.selected].answer if selection.selected is not None else ""
+    if selection.selected is None:
+        return ""
+    picked = result.branches[selection.selected]
+    return picked.quote or picked.answer  # quoted, as the run answers when it quotes

@@ -129,3 +129,20 @@ def test_the_reflection_lines_say_the_answer_is_quoted_and_what_the_branch_wrote
     lines = _short_form(PassageQuoter(embeddings=BagOfWords()), generated).invoke(question).summary_lines()
     assert lines[-1] == f"quoted from its passage; branch [0] wrote: {generated}"
     assert not any("quoted" in line for line in _short_form(None, generated).invoke(question).summary_lines())
+
+
+def test_every_branch_records_its_quote_and_a_reselection_from_the_trace_answers_with_it() -> None:
+    from selfrag_langchain.eval.examples import EvalExample
+    from selfrag_langchain.eval.rescoring import reselect
+    from selfrag_langchain.eval.tasks import TASKS
+
+    rag = SelfRAG(generator=FakeListLLM(responses=["Blackbeard was Edward Teach.", "The tower stands in Paris."]),
+                  reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always", k=2, decline=False,
+                  min_name_coverage=0.0, quoter=PassageQuoter(embeddings=BagOfWords()))
+    result = rag.invoke({"question": "Who was Blackbeard?", "passages": [BLACKBEARD, EIFFEL]})
+    assert [b.quote for b in result.branches] == ["Edward Teach, better known as Blackbeard, was an English pirate.",
+                                                  "The Eiffel Tower is a wrought-iron tower in Paris."]
+    assert result.answer == result.branches[result.selected].quote
+    example = EvalExample(key="q", line=1, question="Who was Blackbeard?", answers=("Edward Teach",))
+    again = reselect(result, TASKS["questions"], example, weights=rag.weights(), constraints=rag.constraints())
+    assert again == result.answer
