@@ -70,14 +70,16 @@ def check_absent(rows: list[dict[str, Any]]) -> None:
 
 def undeclined_answer(result: LongFormResult | SelfRAGResult) -> str:
     """The answer the run would have given without declining: its own when it was not declined (a quoted answer
-    is not in the trace's generations), else the chosen generations from its trace (unquoted)."""
+    is not in the trace's generations), else the chosen branch's quote or generation (long form: the
+    generations, unquoted)."""
     if not result.declined:
         return result.answer
     if isinstance(result, LongFormResult):
         if result.selected is None:
             return ""
         return " ".join(result.candidate(i).answer for i in result.beams[result.selected].segments)
-    return result.branches[result.selected].answer if result.selected is not None else ""
+    chosen = result.branches[result.selected] if result.selected is not None else None
+    return (chosen.quote or chosen.answer) if chosen is not None else ""
 
 
 def main() -> None:

@@ -47,7 +47,7 @@ def match_task(records: list[dict[str, Any]]) -> None:
             continue
         retrieved += 1
         branches = trace["branches"]
-        right = [match(b["answer"], gold) for b in branches]
+        right = [match(b.get("quote") or b["answer"], gold) for b in branches]  # each as the run would answer
         for b, ok in zip(branches, right, strict=True):
             passage = b["passage"]["page_content"] if b["passage"] else ""
             s = b["scores"]

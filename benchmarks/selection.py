@@ -163,7 +163,6 @@ def quoted_rights(records: list[dict[str, Any]]) -> list[list[bool]]:
     for record in records:
         pairs = [(b["answer"], passage_body(b)) for b in record["branches"]]
         quotes = quoter.quotes(record["question"], pairs)
-        record["quotes"] = quotes
         rights.append([match(q or b["answer"], record["answers"]) for q, b in zip(quotes, record["branches"],
                                                                                  strict=True)])
     return rights
@@ -262,7 +261,7 @@ def main() -> None:
         seconds = (time.perf_counter() - started) / max(len(records), 1)
         for variant, weights in VARIANTS.items():
             rights, declined, rights_quoted = [], [], []
-            for r, crit, rs in zip(records, critiques, right, strict=True):
+            for r, crit, rs, qs in zip(records, critiques, right, quoted or [None] * len(records), strict=True):
                 branches = branches_of(r)
                 if args.rank_prior:
                     chosen = with_rank_prior(branches, crit, weights, args.rank_prior)
@@ -273,8 +272,8 @@ def main() -> None:
                                        name_coverage=name_coverages(r["question"], evidence, args.min_name_coverage))
                     chosen, traces = selection.selected, selection.traces
                 rights.append(bool(chosen is not None and rs[chosen]))
-                if quoted is not None:
-                    rights_quoted.append(bool(chosen is not None and quoted[len(rights) - 1][chosen]))
+                if qs is not None:
+                    rights_quoted.append(bool(chosen is not None and qs[chosen]))
                 declined.append(chosen is not None and (
                     declines(r["question"], traces[chosen], evidence, args.min_name_coverage) if traces is not None
                     else not grounded(crit[chosen].distributions())))

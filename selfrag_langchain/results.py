@@ -148,7 +148,8 @@ class CitedSegment(BaseModel):
     """The segment's id in the trace (``LongFormResult.candidates``)."""
     support: str | None = None
     """The judge's verdict on the segment against its passage: ``supported``, ``partially supported`` or
-    ``not supported``; None for a segment written without a passage (or a declined answer's lines)."""
+    ``not supported`` (for a quote of the passage, ``supported`` unless the passage was judged irrelevant);
+    None for a segment written without a passage (or a declined answer's lines)."""
 
     def marked(self) -> str:
         """The text with its ``[n]`` marker, as it appears in the answer."""
@@ -219,6 +220,9 @@ class LongFormResult(BaseModel):
     """No segment of the best beam was judged relevant and supported from a passage holding enough of the
     question's names (``min_name_coverage``): ``segments`` say the sources do not answer the question and list
     the closest passages (``citations``); ``beams[selected]`` is still the beam that lost."""
+    quoted: bool = False
+    """The segments written from passages are the passages' sentences that state them (each candidate's
+    ``quote``; the generations stay in ``candidates``)."""
     selected: int | None
     """Index of the winning beam in ``beams``; None if nothing was generated."""
     beams: list[BeamTrace]
@@ -262,4 +266,6 @@ class LongFormResult(BaseModel):
             mark = "*" if i == self.selected else " "
             lines.append(f"{mark} beam {' > '.join(beam.segments) or '(empty)'}: score {beam.score:.3f}; "
                          f"{beam.finished or 'still growing'}")
+        if self.quoted:
+            lines.append("the segments are quoted from their passages (each candidate's quote; above, what it wrote)")
         return lines

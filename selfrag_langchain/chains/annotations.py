@@ -23,7 +23,7 @@ from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.content import Citation, TextContentBlock, create_citation
 
-from selfrag_langchain.chains.declining import DECLINED, verdict
+from selfrag_langchain.chains.declining import DECLINED, quote_verdict, verdict
 from selfrag_langchain.results import CitedSegment, LongFormResult, SelfRAGResult, join_segments
 
 
@@ -100,7 +100,8 @@ def annotations_for(result: LongFormResult | SelfRAGResult) -> list[Citation]:
     if result.declined:
         return declined_annotations(result.answer, result.citations)
     chosen = result.branches[result.selected] if result.selected is not None else None
-    support = verdict(chosen.distributions) if chosen is not None and chosen.passage is not None else None
+    judge = quote_verdict if result.quoted else verdict
+    support = judge(chosen.distributions) if chosen is not None and chosen.passage is not None else None
     return [citation(doc, 0, len(result.answer), support=support) for doc in result.citations]
 
 

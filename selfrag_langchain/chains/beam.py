@@ -25,7 +25,13 @@ from langchain_core.outputs import LLMResult
 
 from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
 from selfrag_langchain.chains.citations import CitationNumbers
-from selfrag_langchain.chains.declining import closest_passages, declined_segments, grounded, verdict
+from selfrag_langchain.chains.declining import (
+    closest_passages,
+    declined_segments,
+    grounded,
+    quote_verdict,
+    verdict,
+)
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.names import name_coverages, names_enough
 from selfrag_langchain.chains.segments import (
@@ -55,7 +61,7 @@ from selfrag_langchain.results import (
 )
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights, argmax
 from selfrag_langchain.text.boundary import Boundary
-from selfrag_langchain.tokens import CONTINUE_EVIDENCE, FULLY_SUPPORTED, Group, parse_generation
+from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group, parse_generation
 
 
 class SearchHost(Protocol):
@@ -80,7 +86,7 @@ class SearchHost(Protocol):
 
     def windowed(self, query: str, docs: list[Document]) -> list[Document]: ...
 
-    def quoted(self, question: str, pairs: list[tuple[str, Document]]) -> list[str | None]: ...
+    def quotes_for(self, question: str, pairs: list[tuple[str, str]]) -> list[str | None]: ...
 
     def boundary(self) -> Boundary: ...
 
@@ -529,23 +535,25 @@ class BeamSearch:
             quote = self._quote(node)
             if quote is not None and quote in {self._quote(earlier) for earlier in node.path()[:-1]}:
                 continue
-            judged = self._judged(node)
-            if quote is not None:  # the passage states it word for word; whether the passage is relevant stands
-                judged = {**judged, str(Group.ISSUP): {FULLY_SUPPORTED: 1.0}}
+            judge = quote_verdict if quote is not None else verdict
             n = self.numbers.number(doc)
             segments.append(CitedSegment(text=quote or node.text, citation=n,
                                          source=self.numbers.document(n) if n is not None else None,
                                          segment_id=node.id or "",
-                                         support=verdict(judged) if doc is not None else None))
+                                         support=judge(self._judged(node)) if doc is not None else None))
         return segments
 
     def _quote(self, node: Node) -> str | None:
-        """The sentence of ``node``'s passage that states its segment (None without a quoter or a passage),
-        found once per segment."""
+        """The sentence of ``node``'s passage that states its segment (None without a quoter or a passage, and
+        for a question with answer choices, whose answer is an option), found once per segment and kept in its
+        trace."""
         key = node.id or ""
         if key not in self._quotes:
-            pairs = [(node.text, node.passage.document)] if node.passage is not None else []
-            self._quotes[key] = next(iter(self.rag.quoted(self.q.question, pairs)), None)
+            pairs = [(node.text, node.passage.body)] if node.passage is not None and not self.q.choices else []
+            self._quotes[key] = next(iter(self.rag.quotes_for(self.q.question, pairs)), None)
+            for candidate in self.candidates:
+                if candidate.id == key:
+                    candidate.quote = self._quotes[key]
         return self._quotes[key]
 
     def _beam_summary(self, beam: Node) -> dict[str, Any]:
@@ -563,6 +571,7 @@ class BeamSearch:
             else list(self.numbers.documents),
             retrievals=self.retrievals,
             declined=declined is not None,
+            quoted=declined is None and any(self._quotes.get(s.segment_id) for s in segments),
             selected=0 if winner else None,
             beams=[BeamTrace(segments=[n.id or "" for n in b.path()], finished=b.finished,
                              score=b.score(self.rag.beam_score) if b.count else 0.0) for b in beams],

@@ -25,6 +25,13 @@ class PreparedPassage:
     evidence: str
     note: str | None = None
 
+    @property
+    def body(self) -> str:
+        """The text the models read without the title line :func:`format_passage` puts first: what an answer
+        may quote."""
+        title = self.document.metadata.get("title")
+        return self.evidence.split("\n", 1)[1] if title and "\n" in self.evidence else self.evidence
+
 
 def prepare_passages(
     docs: Sequence[Document], generator: Any, *, instruction: str, max_new_tokens: int, max_tokens: int | None,

@@ -179,13 +179,12 @@ class SelfRAGControls(LoopSettings):
         docs = docs[: self.k]
         return self.passage_window.views(query, docs) if self.passage_window is not None else docs
 
-    def quoted(self, question: str, pairs: list[tuple[str, Document]]) -> list[str | None]:
-        """For each (generated text, passage) pair, the passage's sentence that states the text, read from the
-        passage as the models read it (neutralised); None for every pair without a :attr:`quoter`."""
+    def quotes_for(self, question: str, pairs: list[tuple[str, str]]) -> list[str | None]:
+        """For each (generated text, passage text as the models read it) pair, the passage's sentence that
+        states the text; None for every pair without a :attr:`quoter`."""
         if self.quoter is None or not pairs:
             return [None] * len(pairs)
-        clean = self.boundary().clean
-        return self.quoter.quotes(question, [(text, clean(doc.page_content)) for text, doc in pairs])
+        return self.quoter.quotes(question, pairs)
 
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window

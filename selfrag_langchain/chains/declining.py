@@ -42,6 +42,12 @@ def verdict(distributions: Mapping[str, Mapping[str, float] | None]) -> Verdict 
     return VERDICTS.get(argmax(support))
 
 
+def quote_verdict(distributions: Mapping[str, Mapping[str, float] | None]) -> Verdict | None:
+    """The verdict on a quote of its passage: the passage states it word for word, so only whether the passage
+    was judged relevant stands."""
+    return verdict({**distributions, str(Group.ISSUP): {FULLY_SUPPORTED: 1.0}})
+
+
 def grounded(distributions: Mapping[str, Mapping[str, float] | None]) -> bool:
     """Whether the judge found the passage relevant and the claim (fully or partially) supported by it."""
     relevance = distributions.get(str(Group.ISREL))

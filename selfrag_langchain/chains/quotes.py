@@ -7,9 +7,10 @@ that sentence, by meaning and by the words it adds to the question, even where i
 answer can be the passage's sentence the generation points at: a claim the cited passage states word for word,
 which no judge has to check for a changed name or number.
 
-The sentence is the one with the best sum of two signals, each in [0, 1] and equally weighted: the cosine
-similarity between it and the question followed by the generation's first sentence (by embedding), and the
-share of that first sentence's new words (content words the question does not hold) that it contains.
+The sentence is the one with the best sum of two signals, equally weighted: the cosine similarity between it
+and the question followed by the generation's first sentence (by embedding), and the share (0 to 1) of that
+first sentence's new words (content words the question does not hold) that it contains. An empty generation
+points at nothing and is not quoted.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ class PassageQuoter(BaseModel):
 
     def quotes(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
         """For each (answer, passage) pair, the passage's sentence that states the answer (None for a passage
-        without text), with one embedding call for them all."""
-        sentences = [split_sentences(passage) for _, passage in pairs]
+        without text or an empty answer), with one embedding call for them all."""
+        sentences = [split_sentences(passage) if answer.strip() else [] for answer, passage in pairs]
         queries = [f"{question} {_first_sentence(answer)}" for answer, _ in pairs]
         vectors = self.embeddings.embed_documents([*queries, *(s for parts in sentences for s in parts)])
         query_vectors, sentence_vectors = vectors[: len(queries)], iter(vectors[len(queries):])

@@ -96,10 +96,10 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             citations.append(Document(page_content=chosen.passage.page_content,
                                       metadata={**chosen.passage.metadata, "citation": 1}))
         answer = selection.option or (chosen.answer if chosen is not None else "")
-        if not q.choices:  # every branch's quote, so a re-selection from the trace answers as this run would
-            with_passage = [t for t in selection.traces if t.passage is not None]
-            for trace, found in zip(with_passage, self.quoted(q.question, [(t.answer, t.passage)
-                                                                           for t in with_passage]), strict=True):
+        if passages and not q.choices:  # every branch's quote: a re-selection from the trace answers as this run
+            read = [(t, passages[t.index].body) for t in selection.traces if t.passage is not None]
+            for (trace, _), found in zip(read, self.quotes_for(q.question, [(t.answer, body) for t, body in read]),
+                                         strict=True):
                 trace.quote = found
         quote = chosen.quote if chosen is not None and not selection.option else None
         evidence = [p.evidence for p in passages] if passages else [None] * len(selection.traces)

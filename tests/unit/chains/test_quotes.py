@@ -44,6 +44,7 @@ def test_only_the_answers_first_sentence_points_and_every_pair_is_found_in_one_e
     ])
     assert found == ["Edward Teach, better known as Blackbeard, was an English pirate.", None]
     assert len(embeddings.calls) == 1
+    assert quoter.quote("Who was Blackbeard?", "  ", BLACKBEARD.page_content) is None  # nothing to point with
 
 
 def _short_form(quoter: PassageQuoter | None, answer: str) -> SelfRAG:
@@ -104,10 +105,33 @@ def test_long_form_quotes_each_segment_once_and_streams_what_it_answers() -> Non
     assert [s.text for s in streamed if isinstance(s, CitedSegment)] == [s.text for s in result.segments]
     assert [c.answer for c in result.candidates] == ["The tower stands in Paris, France.",
                                                    "It was made for the World's Fair of 1889.", "It is in Paris."]
-    assert result.settings["quote"] is True
+    assert result.settings["quote"] is True and result.quoted
+    assert [c.quote for c in result.candidates] == [result.segments[0].text, result.segments[1].text,
+                                                    result.segments[0].text]
 
     plain = _long_form(None).invoke(QUESTION)
-    assert [s.text for s in plain.segments] == [c.answer for c in plain.candidates]
+    assert [s.text for s in plain.segments] == [c.answer for c in plain.candidates] and not plain.quoted
+
+
+def test_the_async_paths_quote_as_the_sync_ones() -> None:
+    import asyncio
+
+    generated = "The real name of the pirate Blackbeard was Edward Teach the Blackbeard."
+    question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
+    short = asyncio.run(_short_form(PassageQuoter(embeddings=BagOfWords()), generated).ainvoke(question))
+    assert short.quoted and short.answer == "Edward Teach, better known as Blackbeard, was an English pirate."
+    long = asyncio.run(_long_form(PassageQuoter(embeddings=BagOfWords())).ainvoke(QUESTION))
+    assert long.quoted and [s.text for s in long.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris.",
+                                                               "It was built for the World's Fair of 1889."]
+
+
+def test_a_quote_is_supported_by_its_passage_unless_the_passage_was_judged_irrelevant() -> None:
+    from selfrag_langchain.chains.declining import quote_verdict, verdict
+    from tests.fakes.scripted_long_form import IRR, NOSUP
+
+    assert verdict({"IsRel": REL, "IsSup": NOSUP}) == "not supported"
+    assert quote_verdict({"IsRel": REL, "IsSup": NOSUP}) == "supported"
+    assert quote_verdict({"IsRel": IRR, "IsSup": FULL}) == "not supported"
 
 
 def test_the_settings_and_the_command_line_switch_quoting() -> None:
