@@ -44,6 +44,7 @@ from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.eval.metrics import match
 from selfrag_langchain.judging import Branch, Reflector
 from selfrag_langchain.llms.base import GenerationStats
+from selfrag_langchain.prompts import passage_body
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights, score_branch
 from selfrag_langchain.tokens import ParsedGeneration
 
@@ -132,24 +133,23 @@ def sentence_candidates(records: list[dict[str, Any]], sentences: int) -> list[d
     for record in records:
         added = []
         for b in record["branches"]:
-            ((parts, start),) = window.starts(record["question"], [Document(page_content=passage_body(b))])
+            ((parts, start),) = window.starts(record["question"], [Document(page_content=body_of(b))])
             answer = " ".join(parts[start:start + sentences]) if start is not None else " ".join(parts)
             added.append({**b, "answer": answer, "mean_logprob": None})
         extra.append({**record, "branches": added})
     return extra
 
 
-def passage_body(branch: dict[str, Any]) -> str:
+def body_of(branch: dict[str, Any]) -> str:
     """The branch's passage as the generator read it, without the title line."""
-    evidence = branch["evidence"]
-    return evidence.split("\n", 1)[1] if branch["title"] and "\n" in evidence else evidence
+    return passage_body(branch["evidence"], branch["title"])
 
 
 def first_sentence(branch: dict[str, Any]) -> str:
     """The first sentence of the branch's passage (without its title)."""
     from selfrag_langchain.text.sentences import split_sentences
 
-    return next(iter(split_sentences(passage_body(branch))), "")
+    return next(iter(split_sentences(body_of(branch))), "")
 
 
 def quoted_rights(records: list[dict[str, Any]]) -> list[list[bool]]:
@@ -161,7 +161,7 @@ def quoted_rights(records: list[dict[str, Any]]) -> list[list[bool]]:
     quoter = PassageQuoter(embeddings=MiniLMEmbeddings())
     rights = []
     for record in records:
-        pairs = [(b["answer"], passage_body(b)) for b in record["branches"]]
+        pairs = [(b["answer"], body_of(b)) for b in record["branches"]]
         quotes = quoter.quotes(record["question"], pairs)
         rights.append([match(q or b["answer"], record["answers"]) for q, b in zip(quotes, record["branches"],
                                                                                  strict=True)])

@@ -63,6 +63,11 @@ def format_passage(title: str | None, text: str, boundary: Boundary = DEFAULT_BO
     return boundary.clean(body)
 
 
+def passage_body(evidence: str, title: str | None) -> str:
+    """What :func:`format_passage` made of a passage with ``title``, without the title line: its text."""
+    return evidence.split("\n", 1)[1] if title and "\n" in evidence else evidence
+
+
 def selfrag_branch_prompt(instruction: str, passage: str | None) -> str:
     """A branch of the fine-tuned generator: retrieval with one passage, or no retrieval."""
     base = generator_prompt(instruction)

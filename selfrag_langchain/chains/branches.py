@@ -12,7 +12,7 @@ from langchain_core.outputs import LLMResult
 
 from selfrag_langchain.judging import Branch
 from selfrag_langchain.llms.base import stats_of
-from selfrag_langchain.prompts import format_passage, rag_prompt, selfrag_branch_prompt
+from selfrag_langchain.prompts import format_passage, passage_body, rag_prompt, selfrag_branch_prompt
 from selfrag_langchain.text.boundary import DEFAULT_BOUNDARY, Boundary
 from selfrag_langchain.tokens import parse_generation
 
@@ -29,8 +29,7 @@ class PreparedPassage:
     def body(self) -> str:
         """The text the models read without the title line :func:`format_passage` puts first: what an answer
         may quote."""
-        title = self.document.metadata.get("title")
-        return self.evidence.split("\n", 1)[1] if title and "\n" in self.evidence else self.evidence
+        return passage_body(self.evidence, self.document.metadata.get("title"))
 
 
 def prepare_passages(

@@ -97,9 +97,9 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                                       metadata={**chosen.passage.metadata, "citation": 1}))
         answer = selection.option or (chosen.answer if chosen is not None else "")
         if passages and not q.choices:  # every branch's quote: a re-selection from the trace answers as this run
-            read = [(t, passages[t.index].body) for t in selection.traces if t.passage is not None]
-            for (trace, _), found in zip(read, self.quotes_for(q.question, [(t.answer, body) for t, body in read]),
-                                         strict=True):
+            read = [t for t in selection.traces if t.passage is not None]
+            quotes = self.quotes_for(q.question, [(t.answer, passages[t.index].body) for t in read])
+            for trace, found in zip(read, quotes, strict=True):
                 trace.quote = found
         quote = chosen.quote if chosen is not None and not selection.option else None
         evidence = [p.evidence for p in passages] if passages else [None] * len(selection.traces)
