@@ -162,7 +162,7 @@ def quoted_rights(records: list[dict[str, Any]]) -> list[list[bool]]:
     rights = []
     for record in records:
         pairs = [(b["answer"], body_of(b)) for b in record["branches"]]
-        quotes = quoter.quotes(record["question"], pairs)
+        quotes = quoter.quotes(record["question"], pairs, titles=[b["title"] for b in record["branches"]])
         rights.append([match(q or b["answer"], record["answers"]) for q, b in zip(quotes, record["branches"],
                                                                                  strict=True)])
     return rights

@@ -86,7 +86,8 @@ class SearchHost(Protocol):
 
     def windowed(self, query: str, docs: list[Document]) -> list[Document]: ...
 
-    def quotes_for(self, question: str, pairs: list[tuple[str, str]]) -> list[str | None]: ...
+    def quotes_for(self, question: str, pairs: list[tuple[str, str]], titles: list[str | None]
+                   ) -> list[str | None]: ...
 
     def boundary(self) -> Boundary: ...
 
@@ -549,8 +550,10 @@ class BeamSearch:
         trace."""
         key = node.id or ""
         if key not in self._quotes:
-            pairs = [(node.text, node.passage.body)] if node.passage is not None and not self.q.choices else []
-            self._quotes[key] = next(iter(self.rag.quotes_for(self.q.question, pairs)), None)
+            passage = node.passage if not self.q.choices else None
+            pairs = [(node.text, passage.body)] if passage is not None else []
+            titles = [passage.document.metadata.get("title")] if passage is not None else []
+            self._quotes[key] = next(iter(self.rag.quotes_for(self.q.question, pairs, titles)), None)
             for candidate in self.candidates:
                 if candidate.id == key:
                     candidate.quote = self._quotes[key]

@@ -179,12 +179,14 @@ class SelfRAGControls(LoopSettings):
         docs = docs[: self.k]
         return self.passage_window.views(query, docs) if self.passage_window is not None else docs
 
-    def quotes_for(self, question: str, pairs: list[tuple[str, str]]) -> list[str | None]:
+    def quotes_for(self, question: str, pairs: list[tuple[str, str]], titles: list[str | None]
+                   ) -> list[str | None]:
         """For each (generated text, passage text as the models read it) pair, the passage's sentence that
-        states the text; None for every pair without a :attr:`quoter`."""
+        states the text, an opening pronoun named from the passage's title (one per pair); None for every pair
+        without a :attr:`quoter`."""
         if self.quoter is None or not pairs:
             return [None] * len(pairs)
-        return self.quoter.quotes(question, pairs)
+        return self.quoter.quotes(question, pairs, titles=titles)
 
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window

@@ -11,10 +11,17 @@ The sentence is the one with the best sum of two signals, equally weighted: the 
 and the question followed by the generation's first sentence (by embedding), and the share (0 to 1) of that
 first sentence's new words (content words the question does not hold) that it contains. An empty generation
 points at nothing and is not quoted.
+
+A sentence from the middle of an article often opens with a pronoun ("He shared the 1903 Nobel Prize ..."),
+which says nothing once the sentence stands alone. Given the passage's title, an opening "He", "She", "It" or
+"They" becomes the title's subject ("the" kept where the first sentence says it), and "His", "Her", "Its" or
+"Their" its possessive ("Pierre Curie shared the 1903 Nobel Prize ..."), when the passage's first sentence
+names that subject (the article is about it) and the "It" is not an empty one ("It is believed that ...").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from langchain_core.embeddings import Embeddings
@@ -46,19 +53,26 @@ class PassageQuoter(BaseModel):
     """Embeds the question with the answer, and the passages' sentences (the retriever's model is a good
     choice); the vectors are compared by their dot product, so the model should return unit vectors."""
 
-    def quote(self, question: str, answer: str, passage: str) -> str | None:
-        """The sentence of ``passage`` that states ``answer`` to ``question``; None for a passage without text."""
-        return self.quotes(question, [(answer, passage)])[0]
+    def quote(self, question: str, answer: str, passage: str, title: str | None = None) -> str | None:
+        """The sentence of ``passage`` that states ``answer`` to ``question``, an opening pronoun named from
+        ``title``; None for a passage without text."""
+        return self.quotes(question, [(answer, passage)], titles=[title])[0]
 
-    def quotes(self, question: str, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
+    def quotes(self, question: str, pairs: Sequence[tuple[str, str]],
+               titles: Sequence[str | None] | None = None) -> list[str | None]:
         """For each (answer, passage) pair, the passage's sentence that states the answer (None for a passage
-        without text or an empty answer), with one embedding call for them all."""
+        without text or an empty answer), with one embedding call for them all; ``titles`` (one per pair, or
+        None) name the subject an opening pronoun stands for."""
+        if titles is not None and len(titles) != len(pairs):
+            msg = f"{len(titles)} titles for {len(pairs)} passages"
+            raise ValueError(msg)
         sentences = [split_sentences(passage) if answer.strip() else [] for answer, passage in pairs]
         queries = [f"{question} {_first_sentence(answer)}" for answer, _ in pairs]
         vectors = self.embeddings.embed_documents([*queries, *(s for parts in sentences for s in parts)])
         query_vectors, sentence_vectors = vectors[: len(queries)], iter(vectors[len(queries):])
         found: list[str | None] = []
-        for (answer, _), parts, query in zip(pairs, sentences, query_vectors, strict=True):
+        for (answer, _), parts, query, title in zip(pairs, sentences, query_vectors, titles or [None] * len(pairs),
+                                                    strict=True):
             added = set(novel_words(folded(_first_sentence(answer)), folded(question)))
             best, best_score = None, float("-inf")
             for sentence in parts:
@@ -67,8 +81,32 @@ class PassageQuoter(BaseModel):
                 score = sum(a * b for a, b in zip(query, vector, strict=True)) + held
                 if score > best_score:
                     best, best_score = sentence, score
-            found.append(best)
+            found.append(named(best, title, parts[0]) if best is not None else None)
         return found
+
+
+_PRONOUN = re.compile(r"(He|She|It|They|His|Her|Its|Their)\b")
+_EMPTY_IT = re.compile(r"It (?:is|was) (?:not until|(?:widely |generally |commonly )?(?:believed|thought|estimated|"
+                       r"said|reported|unclear|likely|possible|probable|unknown|uncertain)\b)")
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def named(sentence: str, title: str | None, first: str) -> str:
+    """``sentence`` with an opening pronoun replaced by the subject ``title`` names ("Guernica" for "Guernica
+    (Picasso)"), when the passage's ``first`` sentence names it too; otherwise ``sentence`` unchanged."""
+    subject = _DISAMBIGUATION.sub("", title or "").strip()
+    match = _PRONOUN.match(sentence)
+    if not subject or match is None or _EMPTY_IT.match(sentence) or sentence == first:
+        return sentence
+    named_words = content_words(folded(subject))
+    if not named_words or named_words[0] not in content_words(folded(first)):
+        return sentence
+    if not subject.lower().startswith("the ") and re.search(rf"\bthe {re.escape(subject)}\b", first, re.IGNORECASE):
+        subject = f"the {subject}"  # "The Eiffel Tower was built ...", as the article calls it
+    subject = subject[0].upper() + subject[1:]
+    if match.group(1) in ("His", "Her", "Its", "Their"):
+        subject += "'" if subject.endswith("s") else "'s"
+    return subject + sentence[match.end():]
 
 
 def _first_sentence(text: str) -> str:

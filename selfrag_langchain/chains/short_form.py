@@ -98,7 +98,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         answer = selection.option or (chosen.answer if chosen is not None else "")
         if passages and not q.choices:  # every branch's quote: a re-selection from the trace answers as this run
             read = [t for t in selection.traces if t.passage is not None]
-            quotes = self.quotes_for(q.question, [(t.answer, passages[t.index].body) for t in read])
+            quotes = self.quotes_for(q.question, [(t.answer, passages[t.index].body) for t in read],
+                                     [passages[t.index].document.metadata.get("title") for t in read])
             for trace, found in zip(read, quotes, strict=True):
                 trace.quote = found
         quote = chosen.quote if chosen is not None and not selection.option else None

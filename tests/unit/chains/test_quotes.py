@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
 from langchain_core.documents import Document
 from langchain_core.language_models import FakeListLLM
 
@@ -47,6 +48,44 @@ def test_only_the_answers_first_sentence_points_and_every_pair_is_found_in_one_e
     assert quoter.quote("Who was Blackbeard?", "  ", BLACKBEARD.page_content) is None  # nothing to point with
 
 
+def test_an_opening_pronoun_is_named_from_the_title_when_the_article_is_about_it() -> None:
+    from selfrag_langchain.chains.quotes import named
+
+    first = "Pierre Curie was a French physicist."
+    assert named("He shared the 1903 Nobel Prize in Physics.", "Pierre Curie", first) == (
+        "Pierre Curie shared the 1903 Nobel Prize in Physics.")
+    assert named("His wife was Marie Curie.", "Pierre Curie", first) == "Pierre Curie's wife was Marie Curie."
+    # The title's disambiguation is dropped, "the" kept as the first sentence says it, "'" after a plural.
+    assert named("It is exhibited in Madrid.", "Guernica (Picasso)", "Guernica is a painting by Picasso.") == (
+        "Guernica is exhibited in Madrid.")
+    assert named("They flew in 1903.", "Wright brothers", "The Wright brothers were American aviators.") == (
+        "The Wright brothers flew in 1903.")
+    assert named("Their plane was the Flyer.", "Wright brothers", "The Wright brothers were aviators.") == (
+        "The Wright brothers' plane was the Flyer.")
+    # Unchanged: an empty "It", a pronoun inside the sentence, no title, an article about something else, and
+    # a first sentence (nothing before it for a pronoun to stand for).
+    unchanged = [("It is believed that he was born in Paris.", "Pierre Curie", first),
+                 ("Later he shared the prize.", "Pierre Curie", first),
+                 ("He shared the prize.", None, first),
+                 ("He shared the prize.", "Nobel Prize", first),
+                 ("He was a physicist.", "Pierre Curie", "He was a physicist.")]
+    for sentence, title, lead in unchanged:
+        assert named(sentence, title, lead) == sentence
+
+
+def test_the_quoter_names_the_subject_from_each_pairs_title() -> None:
+    passage = "Pierre Curie was a French physicist. He shared the 1903 Nobel Prize in Physics with Marie Curie."
+    quoter = PassageQuoter(embeddings=BagOfWords())
+    question = "With whom did Marie Curie share the 1903 Nobel Prize?"
+    answer = "Marie Curie shared the 1903 Nobel Prize in Physics with her husband."
+    assert quoter.quotes(question, [(answer, passage)] * 2, titles=["Pierre Curie", None]) == [
+        "Pierre Curie shared the 1903 Nobel Prize in Physics with Marie Curie.",
+        "He shared the 1903 Nobel Prize in Physics with Marie Curie."]
+    assert quoter.quote(question, answer, passage, "Pierre Curie").startswith("Pierre Curie shared")
+    with pytest.raises(ValueError, match="1 titles for 2 passages"):
+        quoter.quotes(question, [(answer, passage)] * 2, titles=["Pierre Curie"])
+
+
 def _short_form(quoter: PassageQuoter | None, answer: str) -> SelfRAG:
     return SelfRAG(generator=FakeListLLM(responses=[answer]), reflector=CalibratedReflector(embeddings=BagOfWords()),
                    mode="always", k=1, quoter=quoter, min_name_coverage=0.0, decline=False)
@@ -63,6 +102,16 @@ def test_short_form_answers_with_the_quote_and_keeps_the_generation_in_the_trace
 
     plain = _short_form(None, generated).invoke(question)
     assert plain.answer == generated and not plain.quoted and plain.settings["quote"] is False
+
+
+def test_short_form_names_the_subject_from_the_cited_documents_title() -> None:
+    curie = Document(page_content="Pierre Curie was a French physicist. He shared the 1903 Nobel Prize in Physics "
+                                  "with his wife, Marie Curie.", metadata={"title": "Pierre Curie"})
+    question = {"question": "With which husband did Marie Curie share the 1903 Nobel Prize?", "passages": [curie]}
+    result = _short_form(PassageQuoter(embeddings=BagOfWords()), "She shared it with her husband Pierre.").invoke(
+        question)
+    assert result.answer == "Pierre Curie shared the 1903 Nobel Prize in Physics with his wife, Marie Curie."
+    assert result.branches[0].quote == result.answer
 
 
 def test_a_declined_answer_or_one_written_without_a_passage_is_not_quoted() -> None:
@@ -97,9 +146,10 @@ def test_long_form_quotes_each_segment_once_and_streams_what_it_answers() -> Non
     streamed = list(rag.stream(QUESTION))
     result = streamed[-1]
     assert isinstance(result, LongFormResult)
-    # The third segment points at the first segment's sentence again: it is left out, not repeated.
+    # The third segment points at the first segment's sentence again: it is left out, not repeated. The second
+    # sentence's opening "It" is named from the passage's title, as its first sentence calls it.
     assert [s.text for s in result.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris.",
-                                                 "It was built for the World's Fair of 1889."]
+                                                 "The Eiffel Tower was built for the World's Fair of 1889."]
     assert [s.support for s in result.segments] == ["supported", "supported"]
     assert [s.citation for s in result.segments] == [1, 1]
     assert [s.text for s in streamed if isinstance(s, CitedSegment)] == [s.text for s in result.segments]
@@ -121,8 +171,9 @@ def test_the_async_paths_quote_as_the_sync_ones() -> None:
     short = asyncio.run(_short_form(PassageQuoter(embeddings=BagOfWords()), generated).ainvoke(question))
     assert short.quoted and short.answer == "Edward Teach, better known as Blackbeard, was an English pirate."
     long = asyncio.run(_long_form(PassageQuoter(embeddings=BagOfWords())).ainvoke(QUESTION))
-    assert long.quoted and [s.text for s in long.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris.",
-                                                               "It was built for the World's Fair of 1889."]
+    assert long.quoted
+    assert [s.text for s in long.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris.",
+                                               "The Eiffel Tower was built for the World's Fair of 1889."]
 
 
 def test_a_quote_is_supported_by_its_passage_unless_the_passage_was_judged_irrelevant() -> None:
