@@ -163,14 +163,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _print_table(summaries: list[dict[str, Any]]) -> None:
-    emit(f"\n{'method':<14}{'accuracy':>10}{'retrieval':>11}{'answered':>10}{'s/q':>8}  output")
+    emit(f"\n{'method':<16}{'accuracy':>10}{'retrieval':>11}{'answered':>10}{'s/q':>8}  output")
     for s in summaries:
         acc = f"{s['accuracy']:.3f}" if s["accuracy"] is not None else "-"
         ret = f"{s['retrieval_frequency']:.2f}" if s["retrieval_frequency"] is not None else "-"
         spq = f"{s['seconds_per_question']:.1f}" if s["seconds_per_question"] is not None else "-"
-        emit(f"{s['method']:<14}{acc:>10}{ret:>11}{s['answered']:>5}/{s['questions']:<4}{spq:>8}  {s['output']}")
+        emit(f"{s['method']:<16}{acc:>10}{ret:>11}{s['answered']:>5}/{s['questions']:<4}{spq:>8}  {s['output']}")
         for name, value in s["metrics"].items():
-            emit(f"{'':<14}{name}: {value:.3f}")
+            emit(f"{'':<16}{name}: {value:.3f}")
 
 
 def _print_sweeps(result: dict[str, Any]) -> None:

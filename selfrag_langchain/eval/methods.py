@@ -5,6 +5,8 @@
 - ``no_retrieval``: the same generator answering from the question alone.
 - ``rag_top1``: standard RAG, the top passage in the prompt.
 - ``rag_topk``: standard RAG, the top k passages concatenated into one prompt.
+- ``rag_top1_quoted``: ``rag_top1`` with its answer quoted from the top passage as Self-RAG quotes its own
+  (beyond the paper): beside a quoting Self-RAG it leaves the judge's choice as the only difference.
 
 The baselines use the prompt format the Self-RAG run would use (plain RAG prompt for instruct models,
 the released generator's format with the inline reflector), so the comparison isolates the method.
@@ -28,6 +30,7 @@ from selfrag_langchain.chains.branches import (
     to_branches,
 )
 from selfrag_langchain.chains.declining import DECLINED
+from selfrag_langchain.chains.quotes import PassageQuoter
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
@@ -35,7 +38,7 @@ from selfrag_langchain.eval.tasks import Task
 from selfrag_langchain.prompts import build_instruction
 from selfrag_langchain.text.boundary import boundary_for
 
-BASELINES = ("no_retrieval", "rag_top1", "rag_topk")
+BASELINES = ("no_retrieval", "rag_top1", "rag_topk", "rag_top1_quoted")
 METHODS = ("selfrag", *BASELINES)
 
 
@@ -122,9 +125,10 @@ def _premise(doc: Document) -> str:
 
 @dataclass
 class BaselineMethod:
-    """One generation with the same generator: no passage, the top passage, or the top k concatenated."""
+    """One generation with the same generator: no passage, the top passage (its answer quoted from it, for
+    ``rag_top1_quoted``), or the top k concatenated."""
 
-    name: Literal["no_retrieval", "rag_top1", "rag_topk"]
+    name: Literal["no_retrieval", "rag_top1", "rag_topk", "rag_top1_quoted"]
     generator: BaseLanguageModel
     k: int = 5
     max_new_tokens: int = 100
@@ -136,6 +140,13 @@ class BaselineMethod:
     """Read each passage's window (as Self-RAG's branches do) instead of the whole passage; a window that keeps
     the whole passages leaves them whole here (plain RAG reads the retrieved passages)."""
     models: dict[str, Any] = field(default_factory=dict)
+    quoter: PassageQuoter | None = None
+    """Quotes ``rag_top1_quoted``'s answer (required for it; the other baselines answer as generated)."""
+
+    def __post_init__(self) -> None:
+        if self.name == "rag_top1_quoted" and self.quoter is None:
+            msg = "rag_top1_quoted needs a quoter"
+            raise ValueError(msg)
 
     def settings(self) -> dict[str, Any]:
         window = self.passage_window.sentences if self.passage_window is not None and \
@@ -154,7 +165,7 @@ class BaselineMethod:
         else:
             docs = []
         docs = [d for d in docs if d.page_content.strip()]
-        docs = docs[:1] if self.name == "rag_top1" else docs[: self.k]
+        docs = docs[:1] if self.name in ("rag_top1", "rag_top1_quoted") else docs[: self.k]
         if self.passage_window is None or self.passage_window.keep_whole:
             return docs  # windows that keep the whole passages leave plain RAG's passages as they are
         return self.passage_window.narrow(example.question, docs)
@@ -177,4 +188,10 @@ class BaselineMethod:
         (branch,) = to_branches(result, prepared)
         trace = {"prompt": prompts[0], "raw_generation": branch.raw, "passages": passage_summary(docs),
                  "notes": branch.notes}
-        return Outcome(branch.answer, bool(docs), None, trace)
+        quote = None
+        if self.quoter is not None and self.name == "rag_top1_quoted" and prepared and not choices \
+                and not task.options(example):  # an answer among options is the option, as Self-RAG's is
+            quote = self.quoter.quote(example.question, branch.answer, prepared[0].body,
+                                      prepared[0].document.metadata.get("title"))
+            trace |= {"generation": branch.answer, "quote": quote}
+        return Outcome(quote or branch.answer, bool(docs), None, trace)

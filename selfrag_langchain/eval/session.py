@@ -13,6 +13,7 @@ from selfrag_langchain.pipeline import (
     build_generator,
     build_long_form,
     build_passage_window,
+    build_quoter,
     build_reflector,
     build_retriever,
     build_selfrag,
@@ -75,10 +76,11 @@ class EvalSession:
                 return LongFormMethod(self.long_form(), models=self.models(judges=True))
             return SelfRAGMethod(self.selfrag(), models=self.models(judges=True))
         prompt_format = "selfrag" if self.settings.reflector == "inline" else "rag"
+        quoter = build_quoter(self.settings.with_changes(quote=True)) if name == "rag_top1_quoted" else None
         return BaselineMethod(name, self.generator, k=self.settings.k, max_new_tokens=self.settings.max_new_tokens,
                               prompt_format=prompt_format, retriever=self.retriever,
                               passage_window=build_passage_window(self.settings),
-                              models=self.models(judges=False))
+                              models=self.models(judges=False), quoter=quoter)
 
     def models(self, *, judges: bool) -> dict[str, Any]:
         """The model settings a result depends on: the generator's, and the judge's when ``judges``."""

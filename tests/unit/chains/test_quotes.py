@@ -221,3 +221,26 @@ def test_every_branch_records_its_quote_and_a_reselection_from_the_trace_answers
     example = EvalExample(key="q", line=1, question="Who was Blackbeard?", answers=("Edward Teach",))
     again = reselect(result, TASKS["questions"], example, weights=rag.weights(), constraints=rag.constraints())
     assert again == result.answer
+
+
+def test_the_quoted_top1_baseline_quotes_its_passage_but_not_an_answer_among_options() -> None:
+    from selfrag_langchain.eval.examples import EvalExample
+    from selfrag_langchain.eval.methods import BaselineMethod
+    from selfrag_langchain.eval.tasks import TASKS
+
+    quoter = PassageQuoter(embeddings=BagOfWords())
+    generated = "The real name of the pirate Blackbeard was Edward Teach the Blackbeard."
+    rag = BaselineMethod(name="rag_top1_quoted", generator=FakeListLLM(responses=[generated]), quoter=quoter)
+    example = EvalExample(key="q", line=1, question="What was the real name of the pirate Blackbeard?",
+                          answers=("Edward Teach",), passages=[BLACKBEARD, EIFFEL])
+    outcome = rag.answer(example, TASKS["popqa"])
+    assert outcome.prediction == "Edward Teach, better known as Blackbeard, was an English pirate."
+    assert outcome.trace["generation"] == generated and [p["title"] for p in outcome.trace["passages"]] == [
+        "Blackbeard"]
+
+    options = EvalExample(key="a", line=2, question="Blackbeard was a", choices={"A": "pirate", "B": "king"},
+                          label="A", passages=[BLACKBEARD])
+    arc = BaselineMethod(name="rag_top1_quoted", generator=FakeListLLM(responses=["A"]), quoter=quoter)
+    assert arc.answer(options, TASKS["arc_c"]).prediction == "A"
+    with pytest.raises(ValueError, match="needs a quoter"):
+        BaselineMethod(name="rag_top1_quoted", generator=FakeListLLM(responses=["A"]))

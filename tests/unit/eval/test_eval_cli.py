@@ -50,12 +50,12 @@ def test_every_method_writes_its_lines_and_summary(popqa_file: Path, tmp_path: P
                  "--out", str(out), "--no-progress", "--k", "2"])
     assert code == 0
     printed = capsys.readouterr().out
-    for method in ("selfrag", "no_retrieval", "rag_top1", "rag_topk"):
+    for method in ("selfrag", "no_retrieval", "rag_top1", "rag_topk", "rag_top1_quoted"):
         summary = json.loads((out / f"{method}.summary.json").read_text())
         assert summary["answered"] == 3 and summary["complete"] is True
         assert summary["settings"]["method"] == method and summary["settings"]["task"] == "popqa"
         assert len(read_lines(out / f"{method}.jsonl")) == 3
-        assert f"\n{method:<14}" in printed
+        assert f"\n{method:<16}" in printed
     selfrag = read_lines(out / "selfrag.jsonl")[0]
     # Quoted (the pipeline's default): the passage's sentence that states "Gustave Eiffel's company built it."
     assert selfrag["prediction"] == "The Eiffel Tower was built by Gustave Eiffel's company." and selfrag["correct"]
@@ -65,6 +65,10 @@ def test_every_method_writes_its_lines_and_summary(popqa_file: Path, tmp_path: P
     top1 = read_lines(out / "rag_top1.jsonl")[0]
     assert [p["title"] for p in top1["trace"]["passages"]] == ["Louvre"]
     assert top1["correct"] is False  # the top passage is the wrong one
+    quoted = read_lines(out / "rag_top1_quoted.jsonl")[0]
+    # The same generation, answered with the top passage's sentence that states it.
+    assert quoted["trace"]["generation"] == top1["prediction"] == "Louis XIV built it."
+    assert quoted["prediction"] == quoted["trace"]["quote"] == "The Louvre is a museum in Paris."
     topk = read_lines(out / "rag_topk.jsonl")[0]
     assert [p["title"] for p in topk["trace"]["passages"]] == ["Louvre", "Eiffel Tower"]
     assert "Louvre is a museum" in topk["trace"]["prompt"] and "Gustave Eiffel's company." in topk["trace"]["prompt"]
