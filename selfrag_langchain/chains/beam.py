@@ -1,10 +1,10 @@
 """Segment-level beam search of long-form Self-RAG (paper §3.3, Algorithm 1), free of I/O.
 
 :class:`BeamSearch.run` is a generator of *effects*: it yields what it needs done (judge the retrieve
-decisions, retrieve, generate, critique, report an event, hand out final segments) and receives the
-outcome. The Runnable drives it with sync calls, async calls, or as a stream, so the three share every
-line of the control logic, and a stream that its reader stops is a suspended generator: nothing more
-is generated.
+decisions, retrieve, generate, critique, quote final segments, report an event, hand out final segments)
+and receives the outcome. The Runnable drives it with sync calls, async calls, or as a stream, so the three
+share every line of the control logic, and a stream that its reader stops is a suspended generator:
+nothing more is generated.
 
 At each depth every live beam decides whether to retrieve (from the Retrieve token its last segment
 ended with, or by asking the judge with the answer so far), retrieves for the question and its previous
@@ -34,6 +34,7 @@ from selfrag_langchain.chains.declining import (
 )
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.names import name_coverages, names_enough
+from selfrag_langchain.chains.quotes import PassageQuoter, QuoteRequest
 from selfrag_langchain.chains.segments import (
     RETRIEVE_STOPS,
     CutSegment,
@@ -79,15 +80,13 @@ class SearchHost(Protocol):
     max_segment_tokens: int
     max_passage_tokens: int | None
     stop_at_segment_end: bool
+    quoter: PassageQuoter | None
 
     def weights(self) -> ScoringWeights: ...
 
     def constraints(self) -> HardConstraints: ...
 
     def windowed(self, query: str, docs: list[Document]) -> list[Document]: ...
-
-    def quotes_for(self, question: str, pairs: list[tuple[str, str]], titles: list[str | None]
-                   ) -> list[str | None]: ...
 
     def boundary(self) -> Boundary: ...
 
@@ -142,6 +141,14 @@ class CritiqueBatches:
 
 
 @dataclass(frozen=True)
+class Quote:
+    """Quote each final segment from its passage; the reply is one quote (or None) per pair of the request."""
+
+    request: QuoteRequest
+    run_name = "quote"
+
+
+@dataclass(frozen=True)
 class Report:
     """A custom event for callbacks and ``astream_events``."""
 
@@ -156,7 +163,7 @@ class Final:
     segments: list[CitedSegment]
 
 
-Effect = Decide | Retrieve | Generate | CritiqueBatches | Report | Final
+Effect = Decide | Retrieve | Generate | CritiqueBatches | Quote | Report | Final
 
 
 # ---------------------------------------------------------------------- search state
@@ -254,7 +261,7 @@ class BeamSearch:
             yield from self._judge(depth, plans)
             beams = self._prune(depth, beams, plans)
             yield Report("selfrag_beams", {"depth": depth, "beams": [self._beam_summary(b) for b in beams]})
-            final = self._newly_final(beams)
+            final = yield from self._newly_final(beams)
             if final:
                 yield Final(final)
         for beam in beams:
@@ -267,6 +274,7 @@ class BeamSearch:
             declined = declined_segments(closest_passages(self.candidates), self.rag.boundary())
             yield Final(declined)
             return self._result(beams, declined)
+        yield from self._quote_paths(winner)
         rest = self._cite(winner[self.emitted :])
         self.emitted = len(winner)
         if rest:
@@ -500,7 +508,7 @@ class BeamSearch:
 
     # ------------------------------------------------------------------ final segments and the result
 
-    def _newly_final(self, beams: list[Node]) -> list[CitedSegment]:
+    def _newly_final(self, beams: list[Node]) -> Generator[Effect, Any, list[CitedSegment]]:
         """Segments every surviving beam shares: no later step can change them."""
         paths = [b.path() for b in beams]
         shared = 0
@@ -510,6 +518,7 @@ class BeamSearch:
             self.standing = True
         if not self.standing:
             return []
+        yield from self._quote_paths(paths[0][:shared])
         final = self._cite(paths[0][self.emitted : shared])
         self.emitted = shared
         return final
@@ -546,18 +555,27 @@ class BeamSearch:
 
     def _quote(self, node: Node) -> str | None:
         """The sentence of ``node``'s passage that states its segment (None without a quoter or a passage, and
-        for a question with answer choices, whose answer is an option), found once per segment and kept in its
-        trace."""
-        key = node.id or ""
-        if key not in self._quotes:
-            passage = node.passage if not self.q.choices else None
-            pairs = [(node.text, passage.body)] if passage is not None else []
-            titles = [passage.document.metadata.get("title")] if passage is not None else []
-            self._quotes[key] = next(iter(self.rag.quotes_for(self.q.question, pairs, titles)), None)
-            for candidate in self.candidates:
-                if candidate.id == key:
-                    candidate.quote = self._quotes[key]
-        return self._quotes[key]
+        for a question with answer choices, whose answer is an option), as :meth:`_quote_paths` found it."""
+        return self._quotes.get(node.id or "")
+
+    def _quote_paths(self, nodes: list[Node]) -> Generator[Effect, Any, None]:
+        """Quote each segment of ``nodes`` not quoted yet, in one request, and keep each quote in its
+        candidate's trace."""
+        new = [n for n in nodes if (n.id or "") not in self._quotes]
+        wanted = [n for n in new if n.passage is not None] if self.rag.quoter is not None and not self.q.choices \
+            else []
+        quotes: list[str | None] = []
+        if wanted:
+            request = QuoteRequest([(n.text, n.passage.body) for n in wanted if n.passage is not None],
+                                   [n.passage.document.metadata.get("title") for n in wanted if n.passage is not None])
+            quotes = yield Quote(request)
+        found = {n.id or "": quote for n, quote in zip(wanted, quotes, strict=True)}
+        traces = {c.id: c for c in self.candidates}
+        for node in new:
+            key = node.id or ""
+            self._quotes[key] = found.get(key)
+            if key in traces:
+                traces[key].quote = self._quotes[key]
 
     def _beam_summary(self, beam: Node) -> dict[str, Any]:
         return {"segments": [n.id for n in beam.path()], "text": " ".join(n.text for n in beam.path()),

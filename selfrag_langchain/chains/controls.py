@@ -188,6 +188,13 @@ class SelfRAGControls(LoopSettings):
             return [None] * len(pairs)
         return self.quoter.quotes(question, pairs, titles=titles)
 
+    async def aquotes_for(self, question: str, pairs: list[tuple[str, str]], titles: list[str | None]
+                          ) -> list[str | None]:
+        """:meth:`quotes_for` with the quoter's async embedding call."""
+        if self.quoter is None or not pairs:
+            return [None] * len(pairs)
+        return await self.quoter.aquotes(question, pairs, titles=titles)
+
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window
         cannot hold beside a prompt: a run that would only fail, or write nothing, after minutes."""

@@ -12,17 +12,29 @@ from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
 from pydantic import Field, PrivateAttr
 
-from selfrag_langchain.chains.beam import BeamSearch, CritiqueBatches, Decide, Effect, Final, Generate, Report, Retrieve
+from selfrag_langchain.chains.beam import (
+    BeamSearch,
+    CritiqueBatches,
+    Decide,
+    Effect,
+    Final,
+    Generate,
+    Quote,
+    Report,
+    Retrieve,
+)
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.controls import BeamSettings, SelfRAGControls
 from selfrag_langchain.chains.inputs import Question, to_question
+from selfrag_langchain.chains.quotes import QuoteRequest
 from selfrag_langchain.chains.segments import raw_continuation
 from selfrag_langchain.chains.streaming import ItemStreaming
 from selfrag_langchain.judging import Critique
 from selfrag_langchain.results import CitedSegment, LongFormResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_segments", "critique")
-"""Names of the child runs of each depth, as callbacks and ``astream_events`` see them."""
+"""Names of the child runs of each depth, as callbacks and ``astream_events`` see them (with a quoter, a
+``quote`` run before each group of segments becomes final)."""
 
 EVENTS = ("selfrag_retrieve_decision", "selfrag_retrieval", "selfrag_beams", "selfrag_segment")
 """Custom events the search dispatches (``on_custom_event``), in the order of one depth."""
@@ -150,6 +162,11 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                         for preceding, branches in batches]
 
             return RunnableLambda(judge, name=effect.run_name).invoke(effect.batches, config)
+        if isinstance(effect, Quote):
+            def quote(request: QuoteRequest) -> list[str | None]:
+                return self.quotes_for(search.q.question, request.pairs, request.titles)
+
+            return RunnableLambda(quote, name=effect.run_name).invoke(effect.request, config)
         raise TypeError(f"unknown effect {effect!r}")
 
     def _items(self, value: Any, config: RunnableConfig, run_manager: CallbackManagerForChainRun
@@ -207,6 +224,11 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                         for preceding, branches in batches]
 
             return await RunnableLambda(judge, name=effect.run_name).ainvoke(effect.batches, config)
+        if isinstance(effect, Quote):
+            async def aquote(request: QuoteRequest) -> list[str | None]:
+                return await self.aquotes_for(search.q.question, request.pairs, request.titles)
+
+            return await RunnableLambda(aquote, name=effect.run_name).ainvoke(effect.request, config)
         raise TypeError(f"unknown effect {effect!r}")
 
     async def _aitems(self, value: Any, config: RunnableConfig, run_manager: AsyncCallbackManagerForChainRun

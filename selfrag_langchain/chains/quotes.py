@@ -23,12 +23,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
 from selfrag_langchain.judging.signals import content_words, folded, novel_words
 from selfrag_langchain.text.sentences import split_sentences
+
+
+@dataclass(frozen=True)
+class QuoteRequest:
+    """What a Runnable asks its quoter for: each generated text with the passage it was written from (as the
+    models read it), and that passage's title."""
+
+    pairs: list[tuple[str, str]]
+    titles: list[str | None]
 
 
 class PassageQuoter(BaseModel):
@@ -63,17 +73,37 @@ class PassageQuoter(BaseModel):
         """For each (answer, passage) pair, the passage's sentence that states the answer (None for a passage
         without text or an empty answer), with one embedding call for them all; ``titles`` (one per pair, or
         None) name the subject an opening pronoun stands for."""
+        found = _Found(question, pairs, titles)
+        return found.quotes(self.embeddings.embed_documents(found.texts))
+
+    async def aquotes(self, question: str, pairs: Sequence[tuple[str, str]],
+                      titles: Sequence[str | None] | None = None) -> list[str | None]:
+        """:meth:`quotes` with the embeddings' async call."""
+        found = _Found(question, pairs, titles)
+        return found.quotes(await self.embeddings.aembed_documents(found.texts))
+
+
+class _Found:
+    """One :meth:`PassageQuoter.quotes` call: the texts to embed, then the sentence each pair points at."""
+
+    def __init__(self, question: str, pairs: Sequence[tuple[str, str]], titles: Sequence[str | None] | None
+                 ) -> None:
         if titles is not None and len(titles) != len(pairs):
             msg = f"{len(titles)} titles for {len(pairs)} passages"
             raise ValueError(msg)
-        sentences = [split_sentences(passage) if answer.strip() else [] for answer, passage in pairs]
-        queries = [f"{question} {_first_sentence(answer)}" for answer, _ in pairs]
-        vectors = self.embeddings.embed_documents([*queries, *(s for parts in sentences for s in parts)])
-        query_vectors, sentence_vectors = vectors[: len(queries)], iter(vectors[len(queries):])
+        self.question, self.pairs = question, pairs
+        self.titles = list(titles) if titles is not None else [None] * len(pairs)
+        self.sentences = [split_sentences(passage) if answer.strip() else [] for answer, passage in pairs]
+        self.queries = [f"{question} {_first_sentence(answer)}" for answer, _ in pairs]
+        self.texts = [*self.queries, *(s for parts in self.sentences for s in parts)]
+
+    def quotes(self, vectors: list[list[float]]) -> list[str | None]:
+        """The quotes, given the embeddings of :attr:`texts`."""
+        query_vectors, sentence_vectors = vectors[: len(self.queries)], iter(vectors[len(self.queries):])
         found: list[str | None] = []
-        for (answer, _), parts, query, title in zip(pairs, sentences, query_vectors, titles or [None] * len(pairs),
+        for (answer, _), parts, query, title in zip(self.pairs, self.sentences, query_vectors, self.titles,
                                                     strict=True):
-            added = set(novel_words(folded(_first_sentence(answer)), folded(question)))
+            added = set(novel_words(folded(_first_sentence(answer)), folded(self.question)))
             best, best_score = None, float("-inf")
             for sentence in parts:
                 vector = next(sentence_vectors)

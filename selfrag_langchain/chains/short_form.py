@@ -22,10 +22,11 @@ from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.declining import declined_answer, declines
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.names import name_coverages
+from selfrag_langchain.chains.quotes import QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
-from selfrag_langchain.results import RetrieveDecision, SelfRAGResult
+from selfrag_langchain.results import BranchTrace, RetrieveDecision, SelfRAGResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_branches", "critique", "select")
 """Names of the child runs one question goes through, as callbacks and ``astream_events`` see them."""
@@ -96,12 +97,6 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             citations.append(Document(page_content=chosen.passage.page_content,
                                       metadata={**chosen.passage.metadata, "citation": 1}))
         answer = selection.option or (chosen.answer if chosen is not None else "")
-        if passages and not q.choices:  # every branch's quote: a re-selection from the trace answers as this run
-            read = [t for t in selection.traces if t.passage is not None]
-            quotes = self.quotes_for(q.question, [(t.answer, passages[t.index].body) for t in read],
-                                     [passages[t.index].document.metadata.get("title") for t in read])
-            for trace, found in zip(read, quotes, strict=True):
-                trace.quote = found
         quote = chosen.quote if chosen is not None and not selection.option else None
         evidence = [p.evidence for p in passages] if passages else [None] * len(selection.traces)
         declined = self.decline and not q.choices and declines(q.question, chosen, evidence, self.min_name_coverage)
@@ -123,6 +118,17 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             notes=[*notes, *selection.notes],
             settings=self.settings(),
         )
+
+    def _quoted(self, q: Question, passages: list[PreparedPassage] | None, selection: Selection
+                ) -> tuple[list[BranchTrace], QuoteRequest] | None:
+        """Every branch read from a passage and what quoting them asks (every branch, so that a re-selection
+        from the trace answers as this run does); None without a quoter, without passages, or for a question
+        with answer choices."""
+        if self.quoter is None or not passages or q.choices:
+            return None
+        read = [t for t in selection.traces if t.passage is not None]
+        return read, QuoteRequest([(t.answer, passages[t.index].body) for t in read],
+                                  [passages[t.index].document.metadata.get("title") for t in read])
 
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique]) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
@@ -169,6 +175,12 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         critiques = RunnableLambda(lambda b: self.reflector.critique(instruction, b), name="critique").invoke(
             branches, child)
         selection = RunnableLambda(lambda c: self._select(q, branches, c), name="select").invoke(critiques, child)
+        wanted = self._quoted(q, passages, selection)
+        if wanted is not None:
+            read, request = wanted
+            quotes = RunnableLambda(lambda r: self.quotes_for(q.question, r.pairs, r.titles), name="quote").invoke(
+                request, child)
+            _record(read, quotes)
         return self._result(q, decision, passages, selection, notes)
 
     # ------------------------------------------------------------------ async
@@ -215,4 +227,19 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         critiques = await RunnableLambda(critique, name="critique").ainvoke(branches, child)
         selection = await RunnableLambda(lambda c: self._select(q, branches, c), name="select").ainvoke(
             critiques, child)
+        wanted = self._quoted(q, passages, selection)
+        if wanted is not None:
+            read, request = wanted
+
+            async def aquote(r: QuoteRequest) -> list[str | None]:
+                return await self.aquotes_for(q.question, r.pairs, r.titles)
+
+            quotes = await RunnableLambda(aquote, name="quote").ainvoke(request, child)
+            _record(read, quotes)
         return self._result(q, decision, passages, selection, notes)
+
+
+def _record(read: list[BranchTrace], quotes: list[str | None]) -> None:
+    """Put each branch's quote in its trace."""
+    for trace, found in zip(read, quotes, strict=True):
+        trace.quote = found

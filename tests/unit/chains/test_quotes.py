@@ -163,17 +163,53 @@ def test_long_form_quotes_each_segment_once_and_streams_what_it_answers() -> Non
     assert [s.text for s in plain.segments] == [c.answer for c in plain.candidates] and not plain.quoted
 
 
-def test_the_async_paths_quote_as_the_sync_ones() -> None:
+class AsyncBagOfWords(BagOfWords):
+    """Records whether each embedding call came through the async API."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.modes: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.modes.append("sync")
+        return super().embed_documents(texts)
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.modes.append("async")
+        return super().embed_documents(texts)
+
+
+def test_the_async_paths_quote_as_the_sync_ones_through_the_async_embedding_call() -> None:
     import asyncio
 
     generated = "The real name of the pirate Blackbeard was Edward Teach the Blackbeard."
     question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
-    short = asyncio.run(_short_form(PassageQuoter(embeddings=BagOfWords()), generated).ainvoke(question))
+    embeddings = AsyncBagOfWords()
+    short = asyncio.run(_short_form(PassageQuoter(embeddings=embeddings), generated).ainvoke(question))
     assert short.quoted and short.answer == "Edward Teach, better known as Blackbeard, was an English pirate."
-    long = asyncio.run(_long_form(PassageQuoter(embeddings=BagOfWords())).ainvoke(QUESTION))
+    assert embeddings.modes == ["async"]
+
+    embeddings = AsyncBagOfWords()
+    long = asyncio.run(_long_form(PassageQuoter(embeddings=embeddings)).ainvoke(QUESTION))
     assert long.quoted
     assert [s.text for s in long.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris.",
                                                "The Eiffel Tower was built for the World's Fair of 1889."]
+    assert embeddings.modes and set(embeddings.modes) == {"async"}
+    assert long.model_dump() == _long_form(PassageQuoter(embeddings=BagOfWords())).invoke(QUESTION).model_dump()
+
+
+async def test_quoting_is_a_run_of_its_own_in_both_forms_only_when_there_is_a_quoter() -> None:
+    question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
+    for quoter, expected in ((PassageQuoter(embeddings=BagOfWords()), True), (None, False)):
+        short = [e["name"] async for e in _short_form(quoter, "Edward Teach.").astream_events(question, version="v2")
+                 if e["event"] == "on_chain_end"]
+        assert ("quote" in short) is expected
+        long = [e["name"] async for e in _long_form(quoter).astream_events(QUESTION, version="v2")
+                if e["event"] == "on_chain_end"]
+        assert ("quote" in long) is expected
+        if expected:  # after the search that wrote the quoted segments
+            assert short.index("quote") > short.index("select")
+            assert long.index("quote") > long.index("critique")
 
 
 def test_a_quote_is_supported_by_its_passage_unless_the_passage_was_judged_irrelevant() -> None:
