@@ -133,7 +133,8 @@ def named(sentence: str, title: str | None, first: str) -> str:
         return sentence
     if not subject.lower().startswith("the ") and re.search(rf"\bthe {re.escape(subject)}\b", first, re.IGNORECASE):
         subject = f"the {subject}"  # "The Eiffel Tower was built ...", as the article calls it
-    subject = subject[0].upper() + subject[1:]
+    if subject.startswith("the ") or not any(c.isupper() for c in subject[1:]):  # not "iPhone"
+        subject = subject[0].upper() + subject[1:]
     if match.group(1) in ("His", "Her", "Its", "Their"):
         subject += "'" if subject.endswith("s") else "'s"
     return subject + sentence[match.end():]

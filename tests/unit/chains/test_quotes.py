@@ -62,6 +62,9 @@ def test_an_opening_pronoun_is_named_from_the_title_when_the_article_is_about_it
         "The Wright brothers flew in 1903.")
     assert named("Their plane was the Flyer.", "Wright brothers", "The Wright brothers were aviators.") == (
         "The Wright brothers' plane was the Flyer.")
+    assert named("It was released in 2007.", "iPhone", "The iPhone is a smartphone.") == (
+        "The iPhone was released in 2007.")
+    assert named("It was founded in 1995.", "eBay", "eBay is a company.") == "eBay was founded in 1995."
     # Unchanged: an empty "It", a pronoun inside the sentence, no title, an article about something else, and
     # a first sentence (nothing before it for a pronoun to stand for).
     unchanged = [("It is believed that he was born in Paris.", "Pierre Curie", first),
