@@ -76,6 +76,11 @@ def selfrag_branch_prompt(instruction: str, passage: str | None) -> str:
     return f"{base}{RETRIEVAL}{PARAGRAPH_START}{passage}{PARAGRAPH_END}"
 
 
+FROM_THE_PASSAGE = "Read the passage and answer the question with its words."
+"""What a plain prompt tells an instruct model before the passage (:func:`rag_prompt`, and long form's
+``rag_step_prompt``)."""
+
+
 def rag_prompt(instruction: str, passage: str | None) -> str:
     """A plain prompt for any instruct model: answer in a sentence, from the passage if one is given.
 
@@ -88,8 +93,7 @@ def rag_prompt(instruction: str, passage: str | None) -> str:
     if passage is None:
         return f"Question: {instruction}\nAnswer the question in one short sentence."
     return (
-        "Read the passage and answer the question with its words.\n\n"
-        f"Passage: {passage}\n\nQuestion: {instruction}\nAnswer in one short sentence."
+        f"{FROM_THE_PASSAGE}\n\nPassage: {passage}\n\nQuestion: {instruction}\nAnswer in one short sentence."
     )
 
 

@@ -3,6 +3,7 @@ raw text, and the critic asked about each segment with the preceding sentences (
 
 from __future__ import annotations
 
+from selfrag_langchain.prompts import FROM_THE_PASSAGE
 from tests.fakes.volcano import FIRST, QUESTION, volcano_long_form
 
 
@@ -13,7 +14,7 @@ def test_plain_generator_writes_one_sentence_per_segment_and_retrieves_per_segme
     assert retriever.queries == [QUESTION, f"{QUESTION} {FIRST}"]
     assert result.retrievals == 2 and [s.action for s in result.steps[:2]] == ["retrieve", "retrieve"]
     # The reply is continued as raw text: the generator's own rendering of the request, then the answer so far.
-    assert all(p.startswith("<user>Passage: ") for p in generator.calls[1])
+    assert all(p.startswith(f"<user>{FROM_THE_PASSAGE}\n\nPassage: ") for p in generator.calls[1])
     assert all(p.endswith(f"</user><assistant>{FIRST}") for p in generator.calls[1])
     # A reply that ends after one sentence ends the answer.
     assert result.beams[0].finished == "the generator ended its answer"

@@ -80,3 +80,16 @@ def test_a_generator_that_cannot_stop_at_a_sentence_is_not_asked_to() -> None:
     assert not generator.sentence_stop
     rag.invoke(QUESTION)
     assert generator.asked_sentence_stop and not any(generator.asked_sentence_stop)
+
+
+def test_a_plain_generator_is_asked_to_answer_from_each_passage_in_its_words_as_short_form_asks() -> None:
+    from selfrag_langchain.prompts import FROM_THE_PASSAGE, rag_prompt
+
+    rag, generator, _, _ = volcano_long_form()
+    rag.invoke(QUESTION)
+    first_step = generator.calls[0]
+    assert len(first_step) == 2  # one prompt per passage
+    for prompt in first_step:
+        assert prompt.startswith(f"<user>{FROM_THE_PASSAGE}\n\nPassage: ")
+        assert prompt.count("Question: What is a volcano?") == 1
+    assert rag_prompt(QUESTION, "A passage.").startswith(FROM_THE_PASSAGE)
