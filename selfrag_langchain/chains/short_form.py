@@ -29,7 +29,8 @@ from selfrag_langchain.prompts import build_instruction
 from selfrag_langchain.results import BranchTrace, RetrieveDecision, SelfRAGResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_branches", "critique", "select")
-"""Names of the child runs one question goes through, as callbacks and ``astream_events`` see them."""
+"""Names of the child runs one question goes through, as callbacks and ``astream_events`` see them (with a
+quoter, a ``quote`` run after ``select``)."""
 
 
 class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):

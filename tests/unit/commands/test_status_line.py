@@ -44,6 +44,17 @@ def test_each_step_of_a_question_rewrites_one_line_in_order() -> None:
     assert out.getvalue().endswith(CLEAR)
 
 
+def test_a_quoting_question_says_so_last() -> None:
+    from selfrag_langchain.chains.quotes import PassageQuoter
+
+    out = io.StringIO()
+    rag = _rag().model_copy(update={"quoter": PassageQuoter(embeddings=BagOfWords())})
+    rag.invoke({"question": "Who painted the Mona Lisa?", "passages": _docs()}, config={"callbacks": [StatusLine(
+        out, enabled=True)]})
+    lines = [part for part in out.getvalue().split(CLEAR) if part]
+    assert lines[-2:] == ["selfrag: choosing the answer...", "selfrag: quoting the passage..."]
+
+
 def test_nothing_is_written_off_a_terminal() -> None:
     out = io.StringIO()  # isatty() is False, as for a pipe or a file
     status = StatusLine(out)
