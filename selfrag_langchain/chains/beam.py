@@ -562,14 +562,10 @@ class BeamSearch:
         """Quote each segment of ``nodes`` not quoted yet, in one request, and keep each quote in its
         candidate's trace."""
         new = [n for n in nodes if (n.id or "") not in self._quotes]
-        wanted = [n for n in new if n.passage is not None] if self.rag.quoter is not None and not self.q.choices \
-            else []
-        quotes: list[str | None] = []
-        if wanted:
-            request = QuoteRequest([(n.text, n.passage.body) for n in wanted if n.passage is not None],
-                                   [n.passage.document.metadata.get("title") for n in wanted if n.passage is not None])
-            quotes = yield Quote(request)
-        found = {n.id or "": quote for n, quote in zip(wanted, quotes, strict=True)}
+        quoting = self.rag.quoter is not None and not self.q.choices
+        wanted = [(n, p) for n in new if quoting and (p := n.passage) is not None]
+        quotes: list[str | None] = (yield Quote(QuoteRequest.of([(n.text, p) for n, p in wanted]))) if wanted else []
+        found = {n.id or "": quote for (n, _), quote in zip(wanted, quotes, strict=True)}
         traces = {c.id: c for c in self.candidates}
         for node in new:
             key = node.id or ""

@@ -29,7 +29,12 @@ class PreparedPassage:
     def body(self) -> str:
         """The text the models read without the title line :func:`format_passage` puts first: what an answer
         may quote."""
-        return passage_body(self.evidence, self.document.metadata.get("title"))
+        return passage_body(self.evidence, self.title)
+
+    @property
+    def title(self) -> str | None:
+        """The passage's title, from its document's metadata: what names its subject."""
+        return self.document.metadata.get("title")
 
 
 def prepare_passages(

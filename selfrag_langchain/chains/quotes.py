@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
+from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.judging.signals import content_words, folded, novel_words
 from selfrag_langchain.text.sentences import split_sentences
 
@@ -39,6 +40,11 @@ class QuoteRequest:
 
     pairs: list[tuple[str, str]]
     titles: list[str | None]
+
+    @classmethod
+    def of(cls, written: Sequence[tuple[str, PreparedPassage]]) -> QuoteRequest:
+        """The request for each (generated text, passage it was written from) pair."""
+        return cls([(text, passage.body) for text, passage in written], [passage.title for _, passage in written])
 
 
 class PassageQuoter(BaseModel):

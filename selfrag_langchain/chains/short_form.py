@@ -128,8 +128,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         if self.quoter is None or not passages or q.choices:
             return None
         read = [t for t in selection.traces if t.passage is not None]
-        return read, QuoteRequest([(t.answer, passages[t.index].body) for t in read],
-                                  [passages[t.index].document.metadata.get("title") for t in read])
+        return read, QuoteRequest.of([(t.answer, passages[t.index]) for t in read])
 
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique]) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),

@@ -191,7 +191,6 @@ class BaselineMethod:
         quote = None
         if self.quoter is not None and self.name == "rag_top1_quoted" and prepared and not choices \
                 and not task.options(example):  # an answer among options is the option, as Self-RAG's is
-            quote = self.quoter.quote(example.question, branch.answer, prepared[0].body,
-                                      prepared[0].document.metadata.get("title"))
+            quote = self.quoter.quote(example.question, branch.answer, prepared[0].body, prepared[0].title)
             trace |= {"generation": branch.answer, "quote": quote}
         return Outcome(quote or branch.answer, bool(docs), None, trace)
