@@ -10,14 +10,14 @@ and runs the SelfRAG Runnable with the inline reflector (mode always, the questi
 counting branches whose IsRel, IsSup and IsUse were read from the generator's own tokens. With
 ``--baseline`` the same is measured on the base model with the tokens added but untrained.
 
-With ``--rows FILE --skip N`` it also reads held-out generator rows (those after the first N, which
-training did not see): each row's prompt is continued after the row's own retrieval prefix
-(``[Retrieval]<paragraph>…</paragraph>``, the passage given as inference gives it) or after
-``[No Retrieval]``, and the continuation must be well-formed in the same sense as above.
+With ``--rows FILE --skip N`` (repeatable, one ``--skip`` per ``--rows``) it also reads held-out generator
+rows (those after the first N of each file, which training did not see): each row's prompt is continued
+after the row's own retrieval prefix (``[Retrieval]<paragraph>…</paragraph>``, the passage given as
+inference gives it) or after ``[No Retrieval]``, and the continuation must be well-formed in the same sense as above.
 
     python benchmarks/train_generator_check.py --model /tmp/e2e/generator --questions 5 --baseline
-    python benchmarks/train_generator_check.py --model selfrag-train/generator_smollm2 --questions 50 \
-        --rows ../shared/data/generator_train_1k.jsonl --skip 900
+    python benchmarks/train_generator_check.py --model selfrag-train/generator_smollm2 --questions 20 \
+        --rows ../shared/data/generator_train_1k.jsonl --skip 900 --rows selfrag-train/generator_extra.jsonl --skip 975
 """
 
 from __future__ import annotations
@@ -117,14 +117,18 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=48)
     parser.add_argument("--baseline", action="store_true", help="also measure the untrained base with the tokens")
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--rows", type=Path, default=None, help="generator rows (JSON Lines) to check, held out")
-    parser.add_argument("--skip", type=int, default=0, help="rows of --rows that training saw (the first N)")
+    parser.add_argument("--rows", type=Path, action="append", default=[],
+                        help="generator rows (JSON Lines) to check, held out (repeatable)")
+    parser.add_argument("--skip", type=int, action="append", default=[],
+                        help="rows of the matching --rows that training saw (the first N)")
     parser.add_argument("--max-rows", type=int, default=100)
     args = parser.parse_args()
-    held_out = []
-    if args.rows:
-        held_out = [json.loads(line) for line in args.rows.read_text(encoding="utf-8").split("\n") if line.strip()]
-        held_out = held_out[args.skip : args.skip + args.max_rows]
+    if len(args.skip) != len(args.rows):
+        parser.error("give one --skip for each --rows")
+    held_out: dict[str, list[dict]] = {}
+    for path, skip in zip(args.rows, args.skip, strict=True):
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+        held_out[path.name] = rows[skip : skip + args.max_rows]
     questions = [json.loads(line) for line in DATA.read_text().splitlines()[: args.questions]]
     models = {"trained": args.model}
     report = {}
@@ -137,8 +141,8 @@ def main() -> None:
         for name, model in models.items():
             llm = TransformersLLM(model=model).load()
             report[name] = check(llm, questions, args.max_new_tokens)
-            if held_out:
-                report[name]["held_out_rows"] = check_rows(llm, held_out, args.max_new_tokens)
+            report[name]["held_out_rows"] = {file: check_rows(llm, rows, args.max_new_tokens)
+                                             for file, rows in held_out.items()}
     n = args.questions
     print("| model | free: opens with a Retrieve token | passage branch: opens with IsRel / has IsSup / ends with "
           "IsUse / all (well-formed) | no-passage branch: answer + IsUse | inline branches: IsRel / IsSup / IsUse "
@@ -151,13 +155,13 @@ def main() -> None:
               f"{c['passage']} of {n} | {c['no_passage']}/{n} | {c['inline_isrel']} / {c['inline_issup']} / "
               f"{c['inline_isuse']} / {c['inline_judged']} of {b} |")
     if held_out:
-        print("\n| model | held-out rows | free: opens with a Retrieve token | after their passage: well-formed | "
-              "after [No Retrieval]: answer + IsUse |")
-        print("|---|---|---|---|---|")
+        print("\n| model | held-out rows of | rows | free: opens with a Retrieve token | after their passage: "
+              "well-formed | after [No Retrieval]: answer + IsUse |")
+        print("|---|---|---|---|---|---|")
         for name, r in report.items():
-            h = r["held_out_rows"]
-            print(f"| {name} | {h['rows']} | {h['free_retrieve_first']}/{h['rows']} | {h['retrieval_ok']}/"
-                  f"{h['retrieval_rows']} | {h['no_retrieval_ok']}/{h['no_retrieval_rows']} |")
+            for file, h in r["held_out_rows"].items():
+                print(f"| {name} | {file} | {h['rows']} | {h['free_retrieve_first']}/{h['rows']} | "
+                      f"{h['retrieval_ok']}/{h['retrieval_rows']} | {h['no_retrieval_ok']}/{h['no_retrieval_rows']} |")
     for sample in report["trained"]["samples"][:3]:
         print(json.dumps(sample, ensure_ascii=False)[:600])
     if args.out:

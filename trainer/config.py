@@ -46,6 +46,13 @@ def _help(text: str, **extra: object) -> dict[str, object]:
     return {"help": text, **extra}
 
 
+def _as_lists(config: object, *names: str) -> None:
+    """Let a list field be given as one string (a single file from Python or a config file)."""
+    for name in names:
+        if isinstance(getattr(config, name), str):
+            setattr(config, name, [getattr(config, name)])
+
+
 def _required(text: str) -> dict[str, object]:
     """Metadata of a field the command line must get (as a flag or in the ``--config`` file)."""
     return {"help": text, "required": True}
@@ -97,8 +104,7 @@ class TrainingConfig:
     device: str | None = field(default=None, metadata=_help("cpu forces the CPU (default: the GPU if there is one)"))
 
     def __post_init__(self) -> None:
-        if isinstance(self.data, str):
-            self.data = [self.data]
+        _as_lists(self, "data")
         positive = {"batch_size": self.batch_size, "gradient_accumulation_steps": self.gradient_accumulation_steps,
                     "max_length": self.max_length, "lora_r": self.lora_r, "save_steps": self.save_steps,
                     "logging_steps": self.logging_steps, "save_total_limit": self.save_total_limit}
@@ -177,6 +183,15 @@ class CriticConfig(TrainingConfig):
 @dataclass
 class GeneratorConfig(TrainingConfig):
     """Generator training (paper Eq. 2): output and reflection tokens, passages masked out of the loss."""
+
+    held_out: int = field(default=0, metadata=_help(
+        "the last N rows of each data file stay out of training, for checking the generator on rows it did not see"))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.held_out < 0:
+            msg = f"held_out must be >= 0, got {self.held_out}"
+            raise ConfigurationError(msg)
 
 
 @dataclass
@@ -259,8 +274,7 @@ class JudgeConfig:
     seed: int = field(default=0, metadata=_help("seed of the fold split and of the per-label draw"))
 
     def __post_init__(self) -> None:
-        if isinstance(self.data, str):
-            self.data = [self.data]
+        _as_lists(self, "data")
         if self.folds < 2:
             msg = f"folds must be >= 2, got {self.folds}"
             raise ConfigurationError(msg)
@@ -284,13 +298,35 @@ class JudgeDataConfig:
     seed: int = field(default=0, metadata=_help("seed of every choice"))
 
     def __post_init__(self) -> None:
-        if isinstance(self.critic, str):
-            self.critic = [self.critic]
-        if isinstance(self.passages, str):
-            self.passages = [self.passages]
+        _as_lists(self, "critic", "passages")
         if self.per_kind < 1:
             msg = f"per_kind must be >= 1, got {self.per_kind}"
             raise ConfigurationError(msg)
+
+
+@dataclass
+class GeneratorPairsConfig:
+    """(x, y) pairs for generator data, made with a fixed seed from training-side files: critic rows' whole
+    outputs, and questions about passages' entities answered by a sentence of the passage that names them."""
+
+    critic: list[str] = field(default_factory=list, metadata=_required(
+        "critic files (JSON Lines) on the training side: their instructions, outputs and evidence are read"))
+    out: str = field(default="", metadata=_required("JSON Lines file for the pairs (instruction, output, id, "
+                                                    "dataset_name)"))
+    passages: list[str] = field(default_factory=list, metadata=_help(
+        "eval files in Self-RAG's format whose passages (ctxs) are read too; each row's own subject is skipped"))
+    passages_out: str | None = field(default=None, metadata=_help(
+        "also write the passages as JSON Lines (title, text) for `selfrag index`"))
+    per_kind: int = field(default=600, metadata=_help("pairs of each kind (critic, entity) at most"))
+    max_words: int = field(default=60, metadata=_help("critic outputs longer than this are left out"))
+    seed: int = field(default=0, metadata=_help("seed of every choice"))
+
+    def __post_init__(self) -> None:
+        _as_lists(self, "critic", "passages")
+        for name in ("per_kind", "max_words"):
+            if getattr(self, name) < 1:
+                msg = f"{name} must be >= 1, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
 
 
 @dataclass
@@ -320,8 +356,7 @@ class JudgeEncoderConfig:
                                                 "order of the rows"))
 
     def __post_init__(self) -> None:
-        if isinstance(self.data, str):
-            self.data = [self.data]
+        _as_lists(self, "data")
         if not 1 <= self.trained_layers <= 6:
             msg = f"trained_layers must be between 1 and 6 (MiniLM's layers), got {self.trained_layers}"
             raise ConfigurationError(msg)
@@ -344,6 +379,9 @@ class GeneratorDataConfig:
                                                 "re-run skips items already there"))
     critic: str = field(default=DEFAULT_MODEL, metadata=_help("the critic model (a trained critic directory, ...)"))
     critic_prompts: str = field(default="paper", metadata=_help("critic prompt set", choices=("paper", "zero_shot")))
+    calibration: str | None = field(default=None, metadata=_help(
+        "judge with the calibrated judge instead of a critic model: 'shipped' (the embedded default's) or a file "
+        "written by `selfrag train judge`"))
     store: str | None = field(default=None, metadata=_help(
         "Chroma store to retrieve from (default: the store `selfrag index` fills, else the demo corpus)"))
     k: int = field(default=3, metadata=_help("passages retrieved per sentence"))

@@ -47,14 +47,17 @@ def build_examples(records: list[dict[str, Any]], tokenizer: Any, max_length: in
     return examples, dropped
 
 
-def read_generator_records(paths: list[str], limit: int | None = None) -> list[dict[str, Any]]:
-    """Records with ``instruction`` and ``output`` (``input`` optional) from one or more files.
+def read_generator_records(paths: list[str], limit: int | None = None, held_out: int = 0) -> list[dict[str, Any]]:
+    """Records with ``instruction`` and ``output`` (``input`` optional) from one or more files, each file's last
+    ``held_out`` rows left out, then the first ``limit``.
 
     Raises:
         InputError: naming the file and line of a bad record, or an empty file.
     """
-    records = [r for path in paths for r in read_jsonl(path, required=("instruction", "output"),
-                                                         optional_text=("input",))]
+    records = []
+    for path in paths:
+        rows = read_jsonl(path, required=("instruction", "output"), optional_text=("input",))
+        records.extend(rows[: len(rows) - held_out] if held_out else rows)
     return records[:limit] if limit is not None else records
 
 
@@ -65,7 +68,7 @@ def train_generator(config: GeneratorConfig) -> TrainingResult:
         InputError: for bad data. ModelLoadError: for a base that cannot be loaded.
         ConfigurationError: for settings that do not fit together.
     """
-    records = read_generator_records(config.data, config.limit)
+    records = read_generator_records(config.data, config.limit, config.held_out)
     config.deepspeed_file()
     model, tokenizer = load_base(config)
     new_ids = prepare_vocabulary(model, tokenizer, add_tokens=True)

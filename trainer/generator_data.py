@@ -24,6 +24,7 @@ are appended one by one; a re-run skips ids already written.
 
 Example:
     selfrag train generator-data --input pairs.jsonl --out generator_extra.jsonl --critic critic-smollm2
+    selfrag train generator-data --input pairs.jsonl --out generator_extra.jsonl --calibration shipped
 """
 
 from __future__ import annotations
@@ -202,6 +203,10 @@ def create(config: GeneratorDataConfig, critic: Reflector | None = None, retriev
 
 
 def _load_critic(config: GeneratorDataConfig) -> Reflector:
+    if config.calibration:
+        from selfrag_langchain.judging import CalibratedReflector
+
+        return CalibratedReflector(None if config.calibration == "shipped" else config.calibration)
     from selfrag_langchain.judging import CriticReflector
     from selfrag_langchain.llms.transformers import TransformersLLM
 

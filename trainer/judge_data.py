@@ -187,7 +187,7 @@ def swap(sentence: str, pool: dict[str, list[str]], rng: random.Random) -> tuple
     return None
 
 
-def _sentences(passage: Passage) -> list[str]:
+def passage_sentences(passage: Passage) -> list[str]:
     """Whole sentences of a passage (not a fragment cut at the passage's start), 6 to 45 words."""
     return [s for s in split_sentences(passage.text) if 6 <= len(s.split()) <= 45 and s[0].isupper()]
 
@@ -220,7 +220,7 @@ def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
     if not passages:
         msg = "no passages with a title line found in the given files"
         raise InputError(msg)
-    sentences_of = {p: _sentences(p) for p in passages}  # pysbd once per passage
+    sentences_of = {p: passage_sentences(p) for p in passages}  # pysbd once per passage
     pool: dict[str, list[str]] = defaultdict(list)
     for p in passages:
         for sentence in sentences_of[p]:

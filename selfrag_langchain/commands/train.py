@@ -11,6 +11,7 @@ Examples:
     selfrag train critic-eval --data critic_dev.jsonl      # the default judge, as SelfRAG uses it
     selfrag train judge-data --critic critic_train.jsonl --passages popqa.jsonl --out judge_synthetic.jsonl
     selfrag train judge --data critic_train.jsonl judge_synthetic.jsonl --per-label 1000 --out judge.json
+    selfrag train generator-pairs --critic critic_train.jsonl --out pairs.jsonl --passages-out passages.jsonl
     selfrag train generator-data --input pairs.jsonl --out generator_extra.jsonl --critic critic
     selfrag train generator --data generator_train.jsonl generator_extra.jsonl --out generator --lora
     accelerate launch --num_processes 4 -m selfrag_langchain.cli train generator --deepspeed zero3 ...
@@ -31,6 +32,7 @@ from selfrag_langchain.trainer.config import (
     CriticEvalConfig,
     GeneratorConfig,
     GeneratorDataConfig,
+    GeneratorPairsConfig,
     JudgeConfig,
     JudgeDataConfig,
     JudgeEncoderConfig,
@@ -85,6 +87,16 @@ def _judge_data(config: JudgeDataConfig) -> None:
     print(f"selfrag: {sum(counts.values())} synthetic rows ({counts}) -> {config.out}", file=sys.stderr)
 
 
+def _generator_pairs(config: GeneratorPairsConfig) -> None:
+    from selfrag_langchain.trainer.generator_pairs import create
+
+    counts = create(config)
+    print(f"selfrag: {sum(counts.values())} pairs ({counts}) -> {config.out}", file=sys.stderr)
+    if config.passages_out:
+        print(f"selfrag: their passages -> {config.passages_out} (index them with `selfrag index --store DIR "
+              f"{config.passages_out}`)", file=sys.stderr)
+
+
 def _generator_data(config: GeneratorDataConfig) -> None:
     from selfrag_langchain.corpus.store import has_store
     from selfrag_langchain.trainer.generator_data import create
@@ -122,6 +134,8 @@ SUBCOMMANDS: dict[str, tuple[type, Callable[[Any], None], str]] = {
                       "in about 25 minutes on 2 CPU cores"),
     "judge-data": (JudgeDataConfig, _judge_data,
                    "make synthetic judgements (swapped facts, neighbouring entities, added claims) from passages"),
+    "generator-pairs": (GeneratorPairsConfig, _generator_pairs,
+                        "make (x, y) pairs whose answers rest on a passage from critic files, for generator-data"),
     "generator-data": (GeneratorDataConfig, _generator_data,
                        "insert reflection tokens and passages into (x, y) pairs with a critic (Algorithm 3)"),
     "generator": (GeneratorConfig, _generator, "train a Self-RAG generator (paper Eq. 2)"),

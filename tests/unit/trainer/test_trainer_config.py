@@ -11,7 +11,7 @@ import pytest
 from selfrag_langchain.cli import main
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
-from selfrag_langchain.trainer.config import CriticConfig, GeneratorConfig, TrainingConfig
+from selfrag_langchain.trainer.config import CONFIG_DIR, CriticConfig, GeneratorConfig, TrainingConfig
 from selfrag_langchain.trainer.training import (
     TRAINER_STATE,
     _resume_point,
@@ -239,3 +239,16 @@ def test_a_flag_keeps_its_former_name() -> None:
     for flag in ("--calibration", "--judge"):
         config = config_from_args(CriticEvalConfig, parser.parse_args(["--data", "d.jsonl", flag, "mine.json"]))
         assert config.calibration == "mine.json"
+
+
+@pytest.mark.parametrize(("name", "step"), [
+    ("critic_smollm2", "critic"), ("generator_smollm2", "generator"), ("generator_pairs", "generator-pairs"),
+    ("generator_data", "generator-data"), ("judge", "judge"), ("judge_data", "judge-data"),
+    ("judge_encoder", "judge-encoder"),
+])
+def test_every_shipped_config_is_read_by_its_step(name: str, step: str) -> None:
+    from selfrag_langchain.commands.train import SUBCOMMANDS
+
+    path = CONFIG_DIR / f"{name}.yaml"
+    config = _parse(SUBCOMMANDS[step][0], ["--config", str(path)])
+    assert config.out.startswith("selfrag-train/"), "every shipped config writes under selfrag-train/"

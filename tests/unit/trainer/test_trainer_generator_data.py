@@ -131,3 +131,15 @@ def test_create_writes_the_released_format_and_resumes(tmp_path: Path) -> None:
     critic = ScriptedCritic(mona_lisa)
     again = create(config, critic, retriever, progress=False)
     assert again.items == 0 and again.already_done == 2 and critic.queries == []
+
+
+def test_calibration_judges_with_the_calibrated_judge(tmp_path: Path) -> None:
+    from selfrag_langchain.judging import CalibratedReflector
+    from selfrag_langchain.trainer.generator_data import _load_critic
+
+    config = GeneratorDataConfig(input="pairs.jsonl", out=str(tmp_path / "out.jsonl"), calibration="shipped")
+    judge = _load_critic(config)
+    assert isinstance(judge, CalibratedReflector)
+    evidence = "Mona Lisa\nThe Mona Lisa is a portrait painted by Leonardo da Vinci."
+    (dist,) = judge.judge([CriticQuery(Group.ISREL, "Who painted the Mona Lisa?", evidence=evidence)])
+    assert dist[RELEVANT] > 0.5
