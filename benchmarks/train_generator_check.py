@@ -89,8 +89,8 @@ def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int) -> d
     """Held-out generator rows continued after their own Retrieve decision (and passage)."""
     from selfrag_langchain.trainer.generator import training_prompt
 
-    counts = {"rows": len(rows), "retrieval_rows": 0, "retrieval_ok": 0, "no_retrieval_rows": 0,
-              "no_retrieval_ok": 0, "free_retrieve_first": 0}
+    counts: dict = {"rows": len(rows), "retrieval_rows": 0, "retrieval_ok": 0, "no_retrieval_rows": 0,
+                    "no_retrieval_ok": 0, "free_retrieve_first": 0, "not_well_formed": []}
     for row in rows:
         prompt = training_prompt(row)
         output = row["output"]
@@ -101,12 +101,17 @@ def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int) -> d
                                                            max_new_tokens=max_new_tokens).generations)
         counts["free_retrieve_first"] += first_group(free) is Group.RETRIEVE
         if retrieval:
+            ok = passage_ok(continued)
             counts["retrieval_rows"] += 1
-            counts["retrieval_ok"] += passage_ok(continued)
         else:
             parsed = parse_generation(continued)
+            ok = bool(parsed.answer) and parsed.utility is not None
             counts["no_retrieval_rows"] += 1
-            counts["no_retrieval_ok"] += bool(parsed.answer) and parsed.utility is not None
+        counts["retrieval_ok" if retrieval else "no_retrieval_ok"] += ok
+        if not ok:
+            expected = output[len(prefix):] if retrieval else output
+            counts["not_well_formed"].append({"instruction": row["instruction"][:200], "prefix": prefix[:80],
+                                              "continued": continued, "expected": expected[:300]})
     return counts
 
 

@@ -1,7 +1,7 @@
 """(x, y) pairs for generator data (Algorithm 3), made from training-side critic files with a fixed seed.
 
 Self-RAG's released generator rows are mostly instructions that need no passage: in the first 1,000, 118
-open with ``[Retrieval]`` and 52 hold one supported segment that ends the answer. A generator trained on
+open with ``[Retrieval]`` and 52 of those hold exactly one IsSup. A generator trained on
 them rarely learns to close a one-sentence answer after a passage with IsSup and IsUse. This module makes
 pairs whose answers rest on a passage, for :mod:`~selfrag_langchain.trainer.generator_data` to judge and
 wrap, from what the critic files already hold:
