@@ -148,6 +148,11 @@ def _readable(path: Path) -> Iterator[None]:
         raise InputError(msg) from e
 
 
+def jsonl_text(records: Iterable[dict[str, Any]]) -> str:
+    """Records as JSON Lines text, one object a line, for a file written whole."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
 def stable_id(*parts: str | None) -> str:
     """A short id that is the same for the same content on every run (for resuming)."""
     digest = hashlib.sha256("\x1f".join(p or "" for p in parts).encode("utf-8")).hexdigest()

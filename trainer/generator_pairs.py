@@ -24,10 +24,8 @@ Example:
 
 from __future__ import annotations
 
-import json
 import random
 import re
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -36,12 +34,13 @@ from selfrag_langchain.errors import InputError
 from selfrag_langchain.files.durable import write_text_atomic
 from selfrag_langchain.trainer.config import GeneratorPairsConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
-from selfrag_langchain.trainer.data import stable_id
+from selfrag_langchain.trainer.data import jsonl_text, stable_id
 from selfrag_langchain.trainer.judge_data import (
     QUESTION_TEMPLATES,
     Passage,
     critic_passages,
     eval_file_passages,
+    kind_counts,
     passage_sentences,
 )
 
@@ -115,19 +114,10 @@ def generate(config: GeneratorPairsConfig) -> tuple[list[dict[str, Any]], list[P
     return out, passages
 
 
-def kind_counts(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
-    """Pairs per kind, for the data card."""
-    return dict(sorted(Counter(str(r["dataset_name"]) for r in rows).items()))
-
-
-def _jsonl(records: Iterable[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-
-
 def create(config: GeneratorPairsConfig) -> dict[str, int]:
     """Write the pairs (and the passages, when asked) whole; returns pairs per kind."""
     rows, passages = generate(config)
     if config.passages_out:
-        write_text_atomic(config.passages_out, _jsonl({"title": p.title, "text": p.text} for p in passages))
-    write_text_atomic(config.out, _jsonl(rows))
-    return kind_counts(rows)
+        write_text_atomic(config.passages_out, jsonl_text({"title": p.title, "text": p.text} for p in passages))
+    write_text_atomic(config.out, jsonl_text(rows))
+    return kind_counts(rows, key="dataset_name")

@@ -28,7 +28,6 @@ Examples:
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections import Counter, defaultdict
@@ -51,7 +50,7 @@ from selfrag_langchain.tokens import (
 )
 from selfrag_langchain.trainer.config import TASK_GROUPS, JudgeDataConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
-from selfrag_langchain.trainer.data import read_jsonl
+from selfrag_langchain.trainer.data import jsonl_text, read_jsonl
 
 TASK_OF = {group: task for task, group in TASK_GROUPS.items() if group is not Group.RETRIEVE}
 """The critic-data task of each group a synthetic row judges."""
@@ -279,13 +278,13 @@ def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
     return rows
 
 
-def kind_counts(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
-    """Rows per kind, for the data card."""
-    return dict(sorted(Counter(str(r["kind"]) for r in rows).items()))
+def kind_counts(rows: Iterable[dict[str, Any]], key: str = "kind") -> dict[str, int]:
+    """Rows per kind (the ``key`` field), for the data card."""
+    return dict(sorted(Counter(str(r[key]) for r in rows).items()))
 
 
 def create(config: JudgeDataConfig) -> dict[str, int]:
     """Generate the rows and write them whole (a temporary file and a rename); returns rows per kind."""
     rows = generate(config)
-    write_text_atomic(config.out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    write_text_atomic(config.out, jsonl_text(rows))
     return kind_counts(rows)
