@@ -42,11 +42,13 @@ from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.eval.metrics import match
+from selfrag_langchain.files.durable import write_text_atomic
 from selfrag_langchain.judging import Branch, Reflector
 from selfrag_langchain.llms.base import GenerationStats
 from selfrag_langchain.prompts import passage_body
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights, score_branch
 from selfrag_langchain.tokens import ParsedGeneration
+from selfrag_langchain.trainer.data import jsonl_text
 
 VARIANTS: dict[str, ScoringWeights] = {
     "paper score (sequence term on)": ScoringWeights(),
@@ -118,8 +120,7 @@ def generate(items: list[dict[str, Any]], k: int, max_new_tokens: int, cache: Pa
                                   "evidence": b.evidence, "answer": b.answer,
                                   "mean_logprob": b.stats.mean_logprob if b.stats else None} for b in branches]})
     print(f"generated {len(out)} questions in {time.perf_counter() - started:.0f} s", flush=True)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+    write_text_atomic(cache, jsonl_text(out))
     return out
 
 

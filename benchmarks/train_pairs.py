@@ -10,11 +10,11 @@ instruction: …\\nOutput: …``); this writes them as ``{"instruction", "output
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from selfrag_langchain.files.durable import write_text_atomic
 from selfrag_langchain.trainer.critic_rows import read_critic_rows
-from selfrag_langchain.trainer.data import stable_id
+from selfrag_langchain.trainer.data import jsonl_text, stable_id
 
 
 def main() -> None:
@@ -35,7 +35,7 @@ def main() -> None:
         pairs.append({"instruction": instruction, "output": output, "id": stable_id(instruction, output)})
         if len(pairs) == args.limit:
             break
-    args.out.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8")
+    write_text_atomic(args.out, jsonl_text(pairs))
     print(f"{len(pairs)} pairs -> {args.out}")
 
 
