@@ -8,10 +8,11 @@ relevant. Names are the question's capitalised words and numbers
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
   that much (a question that compares two things may find each in a passage of its own);
-- an answer is declined when the passages found hold less than that share together, or leave out a rare name
-  of the question (one that all-MiniLM-L6-v2's vocabulary of common words splits into pieces: "Mahomes",
-  "Brexit", not "English" or "Nintendo"), and unless a claim of it comes from a passage that holds that share
-  (or, when no passage found holds it, from any of them).
+- an answer is declined when the passages found hold less than that share together, or leave out a rare term
+  of the question (:func:`rare_terms`: a word that all-MiniLM-L6-v2's vocabulary of common words splits into
+  pieces, "Mahomes", "Brexit", "axolotl", not "English" or "Nintendo", among the question's names and the
+  lower-case words that name what it asks about), and unless a claim of it comes from a passage that holds that
+  share (or, when no passage found holds it, from any of them).
 
 Both apply to open questions; a question with answer choices always gets one of them.
 """
@@ -19,7 +20,7 @@ Both apply to open questions; a question with answer choices always gets one of 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from selfrag_langchain.judging.signals import content_words, folded, name_coverage, name_words
@@ -36,15 +37,56 @@ def _vocabulary() -> Any:
 
 
 def rare(word: str) -> bool:
-    """Whether a (lower-cased) name is rare: not a number, and not one piece of MiniLM's vocabulary of 30,000
+    """Whether a (lower-cased) word is rare: not a number, and not one piece of MiniLM's vocabulary of 30,000
     common words and word pieces ("mahomes" is "ma", "##hom", "##es"; "english" is itself)."""
     return not word.isdigit() and len(_vocabulary().tokenize(word)) > 1
 
 
-def missing_rare_names(question: str, text: str) -> list[str]:
-    """The question's rare names that ``text`` does not hold."""
+@functools.cache
+def _lemma(word: str) -> str:
+    """The word read as a noun, in its dictionary form ("narwhals" is "narwhal", "Zulus" "zulu")."""
+    from lemminflect import getLemma
+
+    return str(getLemma(word, upos="NOUN")[0])
+
+
+def noun_words(question: str) -> list[str]:
+    """The question's content words other than its names that English's lexicon knows only as nouns, or does not
+    know at all (LemmInflect's word lists): a question names what it asks about in lower case too ("where does
+    the axolotl live?", "what nuts are used in baklava?"), where
+    :func:`~selfrag_langchain.judging.signals.name_words` sees no name. A word the lexicon also knows as a verb
+    or a modifier ("overthrew", "ageing", "corkscrew") is left out: it may describe rather than name."""
+    from lemminflect import getAllLemmas
+
+    names = set(name_words(question))
+    words = []
+    for word in content_words(folded(question)):
+        if word in names or word.isdigit():
+            continue
+        kinds = getAllLemmas(word)
+        if set(kinds) <= {"NOUN"}:
+            words.append(word)
+    return words
+
+
+def rare_terms(question: str) -> list[str]:
+    """The question's rare names (:func:`~selfrag_langchain.judging.signals.name_words`) and rare
+    :func:`noun_words`, each once: words a passage that answers it has to hold."""
+    return [word for word in dict.fromkeys([*name_words(question), *noun_words(question)]) if rare(word)]
+
+
+def holds(word: str, words: Collection[str]) -> bool:
+    """Whether a text whose content words are ``words`` holds ``word``: as it is, in another form of it
+    ("narwhals" for "narwhal"), or as the two words of a compound ("chess" and "board" for "chessboard")."""
+    if word in words or _lemma(word) in {_lemma(w) for w in words}:
+        return True
+    return any(word[:i] in words and word[i:] in words for i in range(3, len(word) - 2))
+
+
+def missing_rare_terms(question: str, text: str) -> list[str]:
+    """The question's :func:`rare_terms` that ``text`` does not hold."""
     held = set(content_words(folded(text)))
-    return [name for name in dict.fromkeys(name_words(question)) if name not in held and rare(name)]
+    return [term for term in rare_terms(question) if not holds(term, held)]
 
 
 def name_coverages(question: str, passages: Sequence[str | None], minimum: float) -> list[float | None] | None:
@@ -61,13 +103,13 @@ def name_coverages(question: str, passages: Sequence[str | None], minimum: float
 
 
 def names_found(question: str, passages: Iterable[str | None], minimum: float) -> bool:
-    """Whether the passages together hold at least ``minimum`` of the question's names and every rare one
-    (always, when the rule is off or there is no passage)."""
+    """Whether the passages together hold at least ``minimum`` of the question's names and every one of its
+    :func:`rare_terms` (always, when the rule is off or there is no passage)."""
     texts = [p for p in passages if p is not None]
     if minimum <= 0.0 or not texts:
         return True
     found = "\n".join(texts)
-    return name_coverage(question, found) >= minimum and not missing_rare_names(question, found)
+    return name_coverage(question, found) >= minimum and not missing_rare_terms(question, found)
 
 
 def names_enough(question: str, passage: str | None, found: Sequence[str | None], minimum: float) -> bool:

@@ -9,7 +9,16 @@ import asyncio
 from selfrag_langchain import InlineReflector, SelfRAGLongForm
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.declining import DECLINED
-from selfrag_langchain.chains.names import missing_rare_names, name_coverages, names_enough, names_found, rare
+from selfrag_langchain.chains.names import (
+    holds,
+    missing_rare_terms,
+    name_coverages,
+    names_enough,
+    names_found,
+    noun_words,
+    rare,
+    rare_terms,
+)
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
 from selfrag_langchain.eval.tasks import get_task
@@ -48,7 +57,7 @@ def test_a_rare_name_no_passage_holds_means_the_sources_do_not_name_the_subject(
     assert rare("mahomes") and not rare("english") and not rare("1998")
     question = "Which team did Patrick Mahomes join in Kansas City?"
     kansas = "Kansas City\nKansas City is a city in Missouri. Patrick Henry visited it."
-    assert missing_rare_names(question, kansas) == ["mahomes"]
+    assert missing_rare_terms(question, kansas) == ["mahomes"]
     assert name_coverages(question, [kansas], 0.6) == [0.75]  # three of its four names: enough for selection
     assert not names_found(question, [kansas], 0.6)  # but the passages found never name Mahomes
     assert names_found(question, [kansas], 0.0)
@@ -56,6 +65,35 @@ def test_a_rare_name_no_passage_holds_means_the_sources_do_not_name_the_subject(
     assert names_found(question, [kansas, mahomes], 0.6)
     assert names_enough(question, mahomes, [kansas, mahomes], 0.6)
     assert not names_enough(question, kansas, [kansas], 0.6)
+
+
+def test_what_a_question_asks_about_in_lower_case_is_a_noun() -> None:
+    assert noun_words("where does the axolotl live in the wild?") == ["axolotl"]  # "wild" is also a modifier
+    assert noun_words("What illness is the drug velostamine used to treat?") == ["illness", "velostamine"]
+    # Not a verb or a modifier, nor a word also known as one, nor a name (names are names).
+    assert noun_words("Who did Catherine the Great overthrew in a coup?") == ["coup"]
+    assert noun_words("Who is the ageing salesman in the play?") == ["salesman"]
+    assert noun_words("Who painted the Mona Lisa?") == []
+    assert rare_terms("where does the axolotl live in the wild?") == ["axolotl"]
+    assert rare_terms("Which team did Patrick Mahomes join?") == ["mahomes"]
+
+
+def test_a_passage_holds_a_term_in_another_form_or_as_the_words_of_a_compound() -> None:
+    assert holds("narwhal", {"narwhals", "arctic"})
+    assert holds("zulus", {"zulu", "war"})
+    assert holds("chessboard", {"chess", "square", "board"})
+    assert not holds("chessboard", {"chess", "square"})
+    assert not holds("axolotl", {"salamander", "mexico"})
+
+
+def test_a_rare_lower_case_subject_no_passage_holds_means_the_sources_do_not_answer() -> None:
+    question = "In the wild, where does the axolotl live?"
+    salamander = "Salamander\nSalamanders are amphibians that live in the wild near water."
+    assert missing_rare_terms(question, salamander) == ["axolotl"]
+    assert not names_found(question, [salamander], 0.6)
+    assert names_found(question, [salamander], 0.0)  # the rule off
+    axolotl = "Axolotl\nThe axolotls live in lakes near Mexico City."
+    assert names_found(question, [salamander, axolotl], 0.6)
 
 
 def test_the_constraint_names_its_reason() -> None:
