@@ -99,8 +99,8 @@ class LoopSettings(BaseModel):
     found hold too few of the question's names (min_name_coverage), say that the sources do not answer and
     list the closest passages instead (closed-set questions always get an option)."""
     min_name_coverage: float = 0.6
-    """The share of the question's names (capitalised words and numbers) a passage must hold: selection drops
-    a branch whose passage holds less, unless none holds this much, and an answer is declined when the
+    """The share of the question's names (capitalised words and numbers, chains/names.py) a passage must hold:
+    selection drops a branch whose passage holds less, unless none holds this much, and an answer is declined when the
     passages found hold less together or leave out one of its rare terms (chains/names.py). 0 turns both
     off. 0.6 asks for more than half: on PopQA's training-side passages it rejects 80% of those about another
     entity and keeps all about the asked one (benchmarks/RESULTS.md, "Names the question names")."""

@@ -2,8 +2,8 @@
 
 A question about Greta Thunberg is not answered by a passage about Greta Garbo, however close its topic:
 the judge's IsRel reads topic and wording, so a passage that names nothing the question names can still look
-relevant. Names are the question's capitalised words and numbers
-(:func:`~selfrag_langchain.judging.signals.name_words`). Two rules read them, with one threshold
+relevant. Names are the question's capitalised words and numbers, or, in a question typed without capitals,
+its numbers and the words English's lexicon does not know (:func:`asked_names`). Two rules read them, with one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
@@ -23,7 +23,7 @@ import functools
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from selfrag_langchain.judging.signals import content_words, folded, name_coverage, name_words
+from selfrag_langchain.judging.signals import content_words, coverage, folded, name_words
 
 
 @functools.cache
@@ -50,29 +50,44 @@ def _lemma(word: str) -> str:
     return str(getLemma(word, upos="NOUN")[0])
 
 
+def _known(word: str) -> dict[str, tuple[str, ...]]:
+    """What English's lexicon (LemmInflect's word lists) knows the word as: its parts of speech, none for a name
+    or a word it does not know."""
+    from lemminflect import getAllLemmas
+
+    return dict(getAllLemmas(word))
+
+
+def asked_names(question: str) -> list[str]:
+    """The names the question names (:func:`~selfrag_langchain.judging.signals.name_words`: capitalised words
+    and numbers); for a question typed without capitals, whose names show no capital, its numbers and the
+    words English's lexicon does not know ("who was otto von bismarck's wife": "otto", "von", "bismarck")."""
+    if any(c.isupper() for c in question):
+        return name_words(question)
+    return [word for word in content_words(folded(question)) if word.isdigit() or not _known(word)]
+
+
+def name_share(question: str, text: str) -> float:
+    """The share of :func:`asked_names` that ``text`` holds (1 when the question names nothing)."""
+    names = asked_names(question)
+    return coverage(names, content_words(folded(text))) if names else 1.0
+
+
 def noun_words(question: str) -> list[str]:
     """The question's content words other than its names that English's lexicon knows only as nouns, or does not
     know at all (LemmInflect's word lists): a question names what it asks about in lower case too ("where does
     the axolotl live?", "what nuts are used in baklava?"), where
     :func:`~selfrag_langchain.judging.signals.name_words` sees no name. A word the lexicon also knows as a verb
     or a modifier ("overthrew", "ageing", "corkscrew") is left out: it may describe rather than name."""
-    from lemminflect import getAllLemmas
-
-    names = set(name_words(question))
-    words = []
-    for word in content_words(folded(question)):
-        if word in names or word.isdigit():
-            continue
-        kinds = getAllLemmas(word)
-        if set(kinds) <= {"NOUN"}:
-            words.append(word)
-    return words
+    names = set(asked_names(question))
+    return [word for word in content_words(folded(question))
+            if word not in names and not word.isdigit() and set(_known(word)) <= {"NOUN"}]
 
 
 def rare_terms(question: str) -> list[str]:
-    """The question's rare names (:func:`~selfrag_langchain.judging.signals.name_words`) and rare
-    :func:`noun_words`, each once: words a passage that answers it has to hold."""
-    return [word for word in dict.fromkeys([*name_words(question), *noun_words(question)]) if rare(word)]
+    """The question's rare names (:func:`asked_names`) and rare :func:`noun_words`, each once: words a passage
+    that answers it has to hold."""
+    return [word for word in dict.fromkeys([*asked_names(question), *noun_words(question)]) if rare(word)]
 
 
 def holds(word: str, words: Collection[str]) -> bool:
@@ -96,7 +111,7 @@ def name_coverages(question: str, passages: Sequence[str | None], minimum: float
     text the boundary removes cannot change a decision."""
     if minimum <= 0.0:
         return None
-    shares = [name_coverage(question, p) if p is not None else None for p in passages]
+    shares = [name_share(question, p) if p is not None else None for p in passages]
     if not any(share is not None and share >= minimum for share in shares):
         return None
     return shares
@@ -109,7 +124,7 @@ def names_found(question: str, passages: Iterable[str | None], minimum: float) -
     if minimum <= 0.0 or not texts:
         return True
     found = "\n".join(texts)
-    return name_coverage(question, found) >= minimum and not missing_rare_terms(question, found)
+    return name_share(question, found) >= minimum and not missing_rare_terms(question, found)
 
 
 def names_enough(question: str, passage: str | None, found: Sequence[str | None], minimum: float) -> bool:
@@ -120,4 +135,4 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
         return True
     if not names_found(question, found, minimum):
         return False
-    return name_coverage(question, passage) >= minimum or name_coverages(question, found, minimum) is None
+    return name_share(question, passage) >= minimum or name_coverages(question, found, minimum) is None

@@ -10,6 +10,7 @@ from selfrag_langchain import InlineReflector, SelfRAGLongForm
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.names import (
+    asked_names,
     holds,
     missing_rare_terms,
     name_coverages,
@@ -68,7 +69,7 @@ def test_a_rare_name_no_passage_holds_means_the_sources_do_not_name_the_subject(
 
 
 def test_what_a_question_asks_about_in_lower_case_is_a_noun() -> None:
-    assert noun_words("where does the axolotl live in the wild?") == ["axolotl"]  # "wild" is also a modifier
+    assert noun_words("Where does the axolotl live in the wild?") == ["axolotl"]  # "wild" is also a modifier
     assert noun_words("What illness is the drug velostamine used to treat?") == ["illness", "velostamine"]
     # Not a verb or a modifier, nor a word also known as one, nor a name (names are names).
     assert noun_words("Who did Catherine the Great overthrew in a coup?") == ["coup"]
@@ -76,6 +77,16 @@ def test_what_a_question_asks_about_in_lower_case_is_a_noun() -> None:
     assert noun_words("Who painted the Mona Lisa?") == []
     assert rare_terms("where does the axolotl live in the wild?") == ["axolotl"]
     assert rare_terms("Which team did Patrick Mahomes join?") == ["mahomes"]
+
+
+def test_a_question_typed_without_capitals_still_names_what_it_asks_about() -> None:
+    assert asked_names("Who was Otto von Bismarck's wife?") == ["otto", "bismarck"]  # "von": not capitalised
+    assert asked_names("who was otto von bismarck's wife") == ["otto", "von", "bismarck"]
+    assert asked_names("when was greta thunberg born in 2003") == ["greta", "thunberg", "2003"]
+    curie = "Pierre Curie\nPierre Curie was a French physicist. His wife was Marie Curie."
+    assert not names_found("who was otto von bismarck's wife", [curie], 0.6)
+    assert names_found("who was pierre curie's wife", [curie], 0.6)
+    assert name_coverages("when was greta thunberg born", [GARBO.lower(), THUNBERG], 0.6) == [0.5, 1.0]
 
 
 def test_a_passage_holds_a_term_in_another_form_or_as_the_words_of_a_compound() -> None:
