@@ -23,7 +23,7 @@ import functools
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from selfrag_langchain.judging.signals import content_words, coverage, folded, name_words
+from selfrag_langchain.judging.signals import STOPWORDS, content_words, folded, name_words
 
 
 @functools.cache
@@ -58,19 +58,28 @@ def _known(word: str) -> dict[str, tuple[str, ...]]:
     return dict(getAllLemmas(word))
 
 
+def _function_word(word: str) -> bool:
+    """A function word typed without its apostrophe ("whats", "whos", "isnt", "dont"), which is no name."""
+    return _lemma(word) in STOPWORDS or (word.endswith("nt") and word[:-2] in STOPWORDS)
+
+
 def asked_names(question: str) -> list[str]:
     """The names the question names (:func:`~selfrag_langchain.judging.signals.name_words`: capitalised words
     and numbers); for a question typed without capitals, whose names show no capital, its numbers and the
     words English's lexicon does not know ("who was otto von bismarck's wife": "otto", "von", "bismarck")."""
     if any(c.isupper() for c in question):
         return name_words(question)
-    return [word for word in content_words(folded(question)) if word.isdigit() or not _known(word)]
+    return [word for word in content_words(folded(question))
+            if word.isdigit() or not (_known(word) or _function_word(word))]
 
 
 def name_share(question: str, text: str) -> float:
-    """The share of :func:`asked_names` that ``text`` holds (1 when the question names nothing)."""
+    """The share of :func:`asked_names` that ``text`` :func:`holds` (1 when the question names nothing)."""
     names = asked_names(question)
-    return coverage(names, content_words(folded(text))) if names else 1.0
+    if not names:
+        return 1.0
+    words = set(content_words(folded(text)))
+    return sum(holds(name, words) for name in names) / len(names)
 
 
 def noun_words(question: str) -> list[str]:
@@ -81,7 +90,7 @@ def noun_words(question: str) -> list[str]:
     or a modifier ("overthrew", "ageing", "corkscrew") is left out: it may describe rather than name."""
     names = set(asked_names(question))
     return [word for word in content_words(folded(question))
-            if word not in names and not word.isdigit() and set(_known(word)) <= {"NOUN"}]
+            if word not in names and not word.isdigit() and set(_known(word)) <= {"NOUN"} and not _function_word(word)]
 
 
 def rare_terms(question: str) -> list[str]:

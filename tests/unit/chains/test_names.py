@@ -87,6 +87,11 @@ def test_a_question_typed_without_capitals_still_names_what_it_asks_about() -> N
     assert not names_found("who was otto von bismarck's wife", [curie], 0.6)
     assert names_found("who was pierre curie's wife", [curie], 0.6)
     assert name_coverages("when was greta thunberg born", [GARBO.lower(), THUNBERG], 0.6) == [0.5, 1.0]
+    # Typed quickly: a function word without its apostrophe is no name, a possessive without one is the name.
+    assert asked_names("whats the capital of benin") == ["benin"]
+    assert asked_names("which church is based on martin luthers beliefs") == ["luthers"]  # a martin is a bird
+    luther = "Martin Luther\nMartin Luther was a German priest whose beliefs founded Lutheranism."
+    assert names_found("which church is based on martin luthers beliefs", [luther], 0.6)
 
 
 def test_a_passage_holds_a_term_in_another_form_or_as_the_words_of_a_compound() -> None:
