@@ -2,16 +2,17 @@
 
 A question about Greta Thunberg is not answered by a passage about Greta Garbo, however close its topic:
 the judge's IsRel reads topic and wording, so a passage that names nothing the question names can still look
-relevant. Names are the question's capitalised words and numbers, or, in a question typed without capitals,
-its numbers and the words English's lexicon does not know (:func:`asked_names`). Two rules read them, with one threshold
+relevant. Names are the question's capitalised words and numbers, or, in a question that capitalises none,
+its numbers and the words English's lexicon does not know (:func:`asked_names`). Two rules read them, with
+one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
   that much (a question that compares two things may find each in a passage of its own);
 - an answer is declined when the passages found hold less than that share together, or leave out a rare term
   of the question (:func:`rare_terms`: a word that all-MiniLM-L6-v2's vocabulary of common words splits into
-  pieces, "Mahomes", "Brexit", "axolotl", not "English" or "Nintendo", among the question's names and the
-  lower-case words that name what it asks about), and unless a claim of it comes from a passage that holds that
+  pieces, "Mahomes", "Brexit", "axolotl", not "English" or "Nintendo", among the question's names and its
+  nouns, :func:`noun_words`), and unless a claim of it comes from a passage that holds that
   share (or, when no passage found holds it, from any of them).
 
 Both apply to open questions; a question with answer choices always gets one of them.
@@ -20,10 +21,10 @@ Both apply to open questions; a question with answer choices always gets one of 
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from selfrag_langchain.judging.signals import STOPWORDS, content_words, folded, name_words
+from selfrag_langchain.judging.signals import content_words, folded, name_words
 
 
 @functools.cache
@@ -42,55 +43,83 @@ def rare(word: str) -> bool:
     return not word.isdigit() and len(_vocabulary().tokenize(word)) > 1
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1 << 16)
 def _lemma(word: str) -> str:
     """The word read as a noun, in its dictionary form ("narwhals" is "narwhal", "Zulus" "zulu")."""
     from lemminflect import getLemma
 
-    return str(getLemma(word, upos="NOUN")[0])
+    return str(next(iter(getLemma(word, upos="NOUN")), word))
 
 
-def _known(word: str) -> dict[str, tuple[str, ...]]:
-    """What English's lexicon (LemmInflect's word lists) knows the word as: its parts of speech, none for a name
-    or a word it does not know."""
+def _parts_of_speech(word: str) -> frozenset[str]:
+    """What English's lexicon (LemmInflect's word lists) knows the word as: none for a name or a word it does
+    not know."""
     from lemminflect import getAllLemmas
 
-    return dict(getAllLemmas(word))
+    return frozenset(getAllLemmas(word))
 
 
-def _function_word(word: str) -> bool:
-    """A function word typed without its apostrophe ("whats", "whos", "isnt", "dont"), which is no name."""
-    return _lemma(word) in STOPWORDS or (word.endswith("nt") and word[:-2] in STOPWORDS)
+_CONTRACTION_TEXT = (
+    "whats whos wheres whens hows whys thats theres heres hes shes theyre youre ive youve weve theyve im youll "
+    "theyll youd theyd isnt arent wasnt werent dont doesnt didnt hasnt havent hadnt couldnt wouldnt shouldnt aint"
+)
+_CONTRACTIONS = frozenset(_CONTRACTION_TEXT.split())
+"""Function words typed without their apostrophe, which are no names ("whats", "isnt"); those that are words
+of their own ("its", "well", "shell") are left to the lexicon."""
+
+
+def _lexical(word: str) -> bool:
+    """Whether the lexicon can speak to a (lower-cased) word: written in a script with case, and not a function
+    word typed without its apostrophe."""
+    return any(c.islower() for c in word) and word not in _CONTRACTIONS
 
 
 def asked_names(question: str) -> list[str]:
     """The names the question names (:func:`~selfrag_langchain.judging.signals.name_words`: capitalised words
-    and numbers); for a question typed without capitals, whose names show no capital, its numbers and the
-    words English's lexicon does not know ("who was otto von bismarck's wife": "otto", "von", "bismarck")."""
-    if any(c.isupper() for c in question):
-        return name_words(question)
+    and numbers); for a question that capitalises none (typed in lower case, or with only its first letter
+    capitalised), its numbers and the words of a cased script that English's lexicon does not know ("who was otto
+    von bismarck's wife": "otto", "von", "bismarck"; a word in a script without case is left out)."""
+    names = name_words(question)
+    if not all(name.isdigit() for name in names):
+        return names
     return [word for word in content_words(folded(question))
-            if word.isdigit() or not (_known(word) or _function_word(word))]
+            if word.isdigit() or (_lexical(word) and not _parts_of_speech(word))]
+
+
+class _Held:
+    """The content words of a text and their noun forms, read once for every word looked up in it."""
+
+    def __init__(self, text: str) -> None:
+        self.words = set(content_words(folded(text)))
+        self.forms = {_lemma(w) for w in self.words}
+
+    def holds(self, word: str) -> bool:
+        """:func:`holds` against this text."""
+        if word in self.words or _lemma(word) in self.forms:
+            return True
+        return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 
 
 def name_share(question: str, text: str) -> float:
-    """The share of :func:`asked_names` that ``text`` :func:`holds` (1 when the question names nothing)."""
+    """The share of :func:`asked_names` that ``text`` :func:`holds` (1 when the question names nothing); unlike
+    :func:`~selfrag_langchain.judging.signals.name_coverage`, which the judge reads, it also reads names typed
+    in lower case and finds a name in any form of it."""
     names = asked_names(question)
     if not names:
         return 1.0
-    words = set(content_words(folded(text)))
-    return sum(holds(name, words) for name in names) / len(names)
+    held = _Held(text)
+    return sum(held.holds(name) for name in names) / len(names)
 
 
 def noun_words(question: str) -> list[str]:
     """The question's content words other than its names that English's lexicon knows only as nouns, or does not
-    know at all (LemmInflect's word lists): a question names what it asks about in lower case too ("where does
-    the axolotl live?", "what nuts are used in baklava?"), where
+    know at all (LemmInflect's word lists): a question names what it asks about in lower case too ("Where does
+    the axolotl live in Mexico?", "Which nuts go into Turkish baklava?"), where
     :func:`~selfrag_langchain.judging.signals.name_words` sees no name. A word the lexicon also knows as a verb
     or a modifier ("overthrew", "ageing", "corkscrew") is left out: it may describe rather than name."""
     names = set(asked_names(question))
     return [word for word in content_words(folded(question))
-            if word not in names and not word.isdigit() and set(_known(word)) <= {"NOUN"} and not _function_word(word)]
+            if word not in names and _lexical(word) and _parts_of_speech(word) <= {"NOUN"}]
 
 
 def rare_terms(question: str) -> list[str]:
@@ -99,18 +128,17 @@ def rare_terms(question: str) -> list[str]:
     return [word for word in dict.fromkeys([*asked_names(question), *noun_words(question)]) if rare(word)]
 
 
-def holds(word: str, words: Collection[str]) -> bool:
-    """Whether a text whose content words are ``words`` holds ``word``: as it is, in another form of it
-    ("narwhals" for "narwhal"), or as the two words of a compound ("chess" and "board" for "chessboard")."""
-    if word in words or _lemma(word) in {_lemma(w) for w in words}:
-        return True
-    return any(word[:i] in words and word[i:] in words for i in range(3, len(word) - 2))
+def holds(word: str, text: str) -> bool:
+    """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal"), or as the
+    two words of a compound ("chess" and "board" for "chessboard"; the words anywhere in the text, each of at
+    least three letters)."""
+    return _Held(text).holds(word)
 
 
 def missing_rare_terms(question: str, text: str) -> list[str]:
     """The question's :func:`rare_terms` that ``text`` does not hold."""
-    held = set(content_words(folded(text)))
-    return [term for term in rare_terms(question) if not holds(term, held)]
+    held = _Held(text)
+    return [term for term in rare_terms(question) if not held.holds(term)]
 
 
 def name_coverages(question: str, passages: Sequence[str | None], minimum: float) -> list[float | None] | None:

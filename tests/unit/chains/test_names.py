@@ -69,8 +69,10 @@ def test_a_rare_name_no_passage_holds_means_the_sources_do_not_name_the_subject(
 
 
 def test_what_a_question_asks_about_in_lower_case_is_a_noun() -> None:
-    assert noun_words("Where does the axolotl live in the wild?") == ["axolotl"]  # "wild" is also a modifier
-    assert noun_words("What illness is the drug velostamine used to treat?") == ["illness", "velostamine"]
+    assert noun_words("Where does the axolotl live in Mexico's wild?") == ["axolotl"]  # "wild" is also a modifier
+    assert noun_words("What illness is the drug velostamine used by Anna to treat?") == ["illness", "velostamine"]
+    # Without a capitalised name, a word the lexicon does not know is the question's name instead.
+    assert asked_names("What illness is the drug velostamine used to treat?") == ["velostamine"]
     # Not a verb or a modifier, nor a word also known as one, nor a name (names are names).
     assert noun_words("Who did Catherine the Great overthrew in a coup?") == ["coup"]
     assert noun_words("Who is the ageing salesman in the play?") == ["salesman"]
@@ -87,19 +89,27 @@ def test_a_question_typed_without_capitals_still_names_what_it_asks_about() -> N
     assert not names_found("who was otto von bismarck's wife", [curie], 0.6)
     assert names_found("who was pierre curie's wife", [curie], 0.6)
     assert name_coverages("when was greta thunberg born", [GARBO.lower(), THUNBERG], 0.6) == [0.5, 1.0]
+    # Only the first letter capitalised: still no name capitalised, so the lexicon names them.
+    assert asked_names("Who was otto von bismarck's wife?") == ["otto", "von", "bismarck"]
+    assert not names_found("Who was otto von bismarck's wife?", [curie], 0.6)
+    # A script without case names nothing this way (such a question was never declined for its names).
+    assert asked_names("毛泽东是谁") == []
+    assert names_found("毛泽东是谁", [curie], 0.6)
     # Typed quickly: a function word without its apostrophe is no name, a possessive without one is the name.
     assert asked_names("whats the capital of benin") == ["benin"]
+    assert asked_names("youre sure benin isnt in asia") == ["benin", "asia"]
+    assert noun_words("Where do ants live?") == ["ants"]  # a word, not a contraction
     assert asked_names("which church is based on martin luthers beliefs") == ["luthers"]  # a martin is a bird
     luther = "Martin Luther\nMartin Luther was a German priest whose beliefs founded Lutheranism."
     assert names_found("which church is based on martin luthers beliefs", [luther], 0.6)
 
 
 def test_a_passage_holds_a_term_in_another_form_or_as_the_words_of_a_compound() -> None:
-    assert holds("narwhal", {"narwhals", "arctic"})
-    assert holds("zulus", {"zulu", "war"})
-    assert holds("chessboard", {"chess", "square", "board"})
-    assert not holds("chessboard", {"chess", "square"})
-    assert not holds("axolotl", {"salamander", "mexico"})
+    assert holds("narwhal", "Narwhals live in the Arctic.")
+    assert holds("zulus", "The Zulu War")
+    assert holds("chessboard", "Chess is played on a square board.")
+    assert not holds("chessboard", "Chess is played on squares.")
+    assert not holds("axolotl", "Salamanders of Mexico")
 
 
 def test_a_rare_lower_case_subject_no_passage_holds_means_the_sources_do_not_answer() -> None:
