@@ -104,11 +104,11 @@ def name_share(question: str, text: str) -> float:
     """The share of :func:`asked_names` that ``text`` :func:`holds` (1 when the question names nothing); unlike
     :func:`~selfrag_langchain.judging.signals.name_coverage`, which the judge reads, it also reads names typed
     in lower case and finds a name in any form of it."""
-    names = asked_names(question)
-    if not names:
-        return 1.0
-    held = _Held(text)
-    return sum(held.holds(name) for name in names) / len(names)
+    return _share(asked_names(question), _Held(text))
+
+
+def _share(names: list[str], held: _Held) -> float:
+    return sum(held.holds(name) for name in names) / len(names) if names else 1.0
 
 
 def noun_words(question: str) -> list[str]:
@@ -137,7 +137,10 @@ def holds(word: str, text: str) -> bool:
 
 def missing_rare_terms(question: str, text: str) -> list[str]:
     """The question's :func:`rare_terms` that ``text`` does not hold."""
-    held = _Held(text)
+    return _missing(question, _Held(text))
+
+
+def _missing(question: str, held: _Held) -> list[str]:
     return [term for term in rare_terms(question) if not held.holds(term)]
 
 
@@ -160,8 +163,8 @@ def names_found(question: str, passages: Iterable[str | None], minimum: float) -
     texts = [p for p in passages if p is not None]
     if minimum <= 0.0 or not texts:
         return True
-    found = "\n".join(texts)
-    return name_share(question, found) >= minimum and not missing_rare_terms(question, found)
+    held = _Held("\n".join(texts))  # read once for the share and the rare terms
+    return _share(asked_names(question), held) >= minimum and not _missing(question, held)
 
 
 def names_enough(question: str, passage: str | None, found: Sequence[str | None], minimum: float) -> bool:
