@@ -232,8 +232,8 @@ class BeamSearch:
         self.notes: list[str] = []
         self.steps: list[BeamStep] = []
         self.candidates: list[SegmentTrace] = []
-        self._judgements: dict[str, dict[str, dict[str, float] | None]] = {}
-        """Each candidate's distributions by id, for the segments' verdicts."""
+        self._traces: dict[str, SegmentTrace] = {}
+        """Each candidate's trace by id: its distributions give the segments' verdicts, and its quote is kept in it."""
         self.retrievals = 0
         self.numbers = CitationNumbers()
         self.emitted = 0
@@ -433,7 +433,7 @@ class BeamSearch:
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
                 self._evidence.append(branch.evidence)
                 self.candidates.append(self._segment_trace(plan, branch, cut, trace, cid, depth))
-                self._judgements[cid] = self.candidates[-1].distributions
+                self._traces[cid] = self.candidates[-1]
 
     def _name_coverage(self, plans: list[_Plan]) -> list[float | None] | None:
         """Each of this step's candidates' share of the question's names, in order, for the selection
@@ -524,7 +524,7 @@ class BeamSearch:
         return final
 
     def _judged(self, node: Node) -> dict[str, dict[str, float] | None]:
-        return self._judgements[node.id or ""]
+        return self._traces[node.id or ""].distributions
 
     def _grounded(self, node: Node) -> bool:
         """Whether ``node`` lets the answer stand: its passage was judged relevant and its claim supported, and
@@ -566,12 +566,11 @@ class BeamSearch:
         wanted = [(n, p) for n in new if quoting and (p := n.passage) is not None]
         quotes: list[str | None] = (yield Quote(QuoteRequest.of([(n.text, p) for n, p in wanted]))) if wanted else []
         found = {n.id or "": quote for (n, _), quote in zip(wanted, quotes, strict=True)}
-        traces = {c.id: c for c in self.candidates}
         for node in new:
             key = node.id or ""
             self._quotes[key] = found.get(key)
-            if key in traces:
-                traces[key].quote = self._quotes[key]
+            if key in self._traces:
+                self._traces[key].quote = self._quotes[key]
 
     def _beam_summary(self, beam: Node) -> dict[str, Any]:
         return {"segments": [n.id for n in beam.path()], "text": " ".join(n.text for n in beam.path()),
