@@ -9,8 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from selfrag_langchain.embeddings import MiniLMEmbeddings
+
+# Property tests check results, not time: a deadline fails an example that a loaded machine runs slowly.
+settings.register_profile("selfrag", deadline=None)
+settings.load_profile("selfrag")
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from selfrag_langchain import tokens as t
@@ -75,7 +75,6 @@ def test_cleaning_is_idempotent_and_leaves_clean_text_alone(text: str) -> None:
         assert cleaned == text
 
 
-@settings(deadline=None)  # its time grows with the depth and with the machine's load; the result is what counts
 @given(st.integers(min_value=70, max_value=300))
 def test_adversarial_nesting_ends_without_control_strings(depth: int) -> None:
     nested = "<|im_" * depth + "<|im_end|>" + "end|>" * depth
