@@ -17,7 +17,7 @@ inference gives it) or after ``[No Retrieval]``, and the continuation must be we
 
     python benchmarks/train_generator_check.py --model /tmp/e2e/generator --questions 5 --baseline
     python benchmarks/train_generator_check.py --model selfrag-train/generator_smollm2 --questions 20 \
-        --rows ../shared/data/generator_train_1k.jsonl --skip 900 --rows selfrag-train/generator_extra.jsonl --skip 975
+        --rows ../shared/data/generator_train_1k.jsonl --skip 900 --rows selfrag-train/generator_extra.jsonl --skip 1735
 """
 
 from __future__ import annotations
