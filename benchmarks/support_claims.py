@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from judges import rows_of
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import StratifiedKFold
@@ -37,12 +38,10 @@ from selfrag_langchain.judging.signals import (
     content_words,
     coverage,
     name_coverage,
-    name_words,
     novel_words,
 )
 from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.tokens import FULLY_SUPPORTED, NO_SUPPORT, Group
-from selfrag_langchain.trainer.critic_rows import CriticRow
 
 MAX_SENTENCES = 12
 PER_SENTENCE = ("words", "new_words", "pairs", "names", "cosine")
@@ -52,15 +51,8 @@ C_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 
 def support_rows(path: Path, limit: int | None = None) -> list[tuple[CriticQuery, str]]:
     """The file's groundedness rows as the judge is asked them, with their labels."""
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line) if line.strip() else None
-        if not record or record["task"] != "groundedness":
-            continue
-        query = CriticRow(record["instruction"], record["input"], record["output"], record["task"]).query()
-        if query is not None and query.output and query.evidence:
-            rows.append((query, record["output"]))
-    return rows[:limit]
+    asked = [(row.query(), row.output) for row in rows_of(path)[0] if row.task == "groundedness"]
+    return [(q, label) for q, label in asked if q is not None and q.output and q.evidence][:limit]
 
 
 class ClaimReader:
@@ -89,7 +81,7 @@ class ClaimReader:
             per.append({"words": coverage(content_words(claim), words) if content_words(claim) else 1.0,
                         "new_words": coverage(new, words) if new else 1.0,
                         "pairs": coverage(content_bigrams(claim), pairs) if content_bigrams(claim) else 1.0,
-                        "names": name_coverage(claim, evidence) if name_words(claim) else 1.0,
+                        "names": name_coverage(claim, evidence),
                         "cosine": float((passage @ vector).max())})
         if self.encoder is not None:
             judged = self.encoder.distributions(

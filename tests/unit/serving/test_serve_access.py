@@ -140,20 +140,21 @@ def test_conversations_unused_past_the_retention_are_deleted_with_their_messages
 # ---------------------------------------------------------------------- limits
 
 
+LIMITS = ServerLimits(max_body_bytes=20_000, max_question_chars=200, max_messages=4)
+
+
 @pytest.fixture
 def limited(tmp_path: Path) -> Iterator[str]:
-    limits = ServerLimits(max_body_bytes=20_000, max_question_chars=200, max_messages=4)
-    with serving(create_app(chat_model()[0], history=tmp_path / "chats.sqlite3", limits=limits)) as url:
+    with serving(create_app(chat_model()[0], history=tmp_path / "chats.sqlite3", limits=LIMITS)) as url:
         yield url
 
 
 def test_a_long_question_and_too_many_messages_are_400_before_the_model_is_asked(tmp_path: Path) -> None:
     chat, retriever, condense = chat_model()
-    limits = ServerLimits(max_body_bytes=20_000, max_question_chars=200, max_messages=4)
     long_question = [{"role": "user", "content": "Who painted " + "the Mona Lisa " * 20 + "?"}]
     many = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}] * 2 + [
         {"role": "user", "content": FIRST}]
-    with serving(create_app(chat, history=tmp_path / "chats.sqlite3", limits=limits)) as limited:
+    with serving(create_app(chat, history=tmp_path / "chats.sqlite3", limits=LIMITS)) as limited:
         for messages, message in ((long_question, "the server admits at most 200"), (many, "at most 4 messages")):
             reply = httpx.post(f"{limited}/v1/chat/completions", json={"messages": messages}, timeout=30)
             assert reply.status_code == 400 and message in reply.json()["error"]["message"]
