@@ -48,12 +48,15 @@ def first_group(text: str) -> Group | None:
     return TOKEN_GROUP[match.group(0)] if match else None
 
 
-def passage_ok(text: str) -> bool:
+def judges_passage(text: str) -> bool:
+    """Opens with IsRel and, when it says ``[Relevant]``, judges its answer with IsSup."""
     parsed = parse_generation(text)
-    if first_group(text) is not Group.ISREL or parsed.utility is None:
-        return False
     relevance = parsed.first(Group.ISREL)
-    return relevance != RELEVANT or parsed.first(Group.ISSUP) is not None
+    return first_group(text) is Group.ISREL and (relevance != RELEVANT or parsed.first(Group.ISSUP) is not None)
+
+
+def passage_ok(text: str) -> bool:
+    return judges_passage(text) and parse_generation(text).utility is not None
 
 
 def segment_then_retrieval(text: str, after_passage: bool) -> bool:
@@ -63,13 +66,9 @@ def segment_then_retrieval(text: str, after_passage: bool) -> bool:
     if cut <= 0:
         return False
     segment = text[:cut]
-    parsed = parse_generation(segment)
-    if not any(ch.isalnum() for ch in parsed.answer):
+    if not any(ch.isalnum() for ch in parse_generation(segment).answer):
         return False
-    if not after_passage:
-        return True
-    relevance = parsed.first(Group.ISREL)
-    return first_group(segment) is Group.ISREL and (relevance != RELEVANT or parsed.first(Group.ISSUP) is not None)
+    return judges_passage(segment) if after_passage else True
 
 
 def with_segments(counts: dict) -> dict[str, int]:
@@ -161,7 +160,10 @@ def main() -> None:
     if not args.model and not args.reread:
         parser.error("give --model (or --reread a saved report)")
     if args.reread:
-        report = json.loads(args.reread.read_text(encoding="utf-8"))
+        try:
+            report = json.loads(args.reread.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            parser.error(f"cannot read the report {args.reread}: {e}")
         for r in report.values():
             for h in r["held_out_rows"].values():
                 h |= with_segments(h)
