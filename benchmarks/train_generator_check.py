@@ -15,8 +15,9 @@ rows (those after the first N of each file, which training did not see): each ro
 after the row's own retrieval prefix (``[Retrieval]<paragraph>…</paragraph>``, the passage given as
 inference gives it) or after ``[No Retrieval]``, and the continuation must be well-formed in the same sense as above.
 A continuation that ends its first segment and then asks for a passage (``[Retrieval]``, as Self-RAG's multi-segment
-rows do) is also counted apart: the check has no retriever to go on, so that count reads the first segment only.
-``--reread REPORT`` recomputes that count from a saved ``--out`` report without generating.
+rows do) is also counted apart, reading the first segment only; and each row is continued step by step as long
+form goes on, given the row's next passage where it asks for one (:func:`continue_as_inference`).
+``--reread REPORT`` recomputes the first-segment count from a saved ``--out`` report without generating.
 
     python benchmarks/train_generator_check.py --model /tmp/e2e/generator --questions 5 --baseline
     python benchmarks/train_generator_check.py --model selfrag-train/generator_smollm2 --questions 20 \
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -36,11 +38,24 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from langchain_core.documents import Document
 
 from selfrag_langchain import InlineReflector, SelfRAG, TransformersLLM
+from selfrag_langchain.chains.controls import BeamSettings
+from selfrag_langchain.chains.segments import selfrag_step_prefix
 from selfrag_langchain.prompts import format_passage, generator_prompt, selfrag_branch_prompt
 from selfrag_langchain.retrievers.passages import PassageRetriever
-from selfrag_langchain.tokens import RELEVANT, RETRIEVAL, TOKEN_GROUP, Group, find_special, parse_generation
+from selfrag_langchain.tokens import (
+    NO_RETRIEVAL,
+    PARAGRAPH_END,
+    PARAGRAPH_START,
+    RELEVANT,
+    RETRIEVAL,
+    TOKEN_GROUP,
+    Group,
+    find_special,
+    parse_generation,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "popqa_longtail_dev.jsonl"
+PASSAGE_RE = re.compile(re.escape(PARAGRAPH_START) + "(.*?)" + re.escape(PARAGRAPH_END), re.S)
 
 
 def first_group(text: str) -> Group | None:
@@ -63,12 +78,7 @@ def segment_then_retrieval(text: str, after_passage: bool) -> bool:
     """Whether ``text`` writes a whole first segment (after a passage: IsRel, an answer, IsSup when relevant;
     otherwise an answer) and then asks for a passage, where inference would retrieve and go on."""
     cut = text.find(RETRIEVAL)
-    if cut <= 0:
-        return False
-    segment = text[:cut]
-    if not any(ch.isalnum() for ch in parse_generation(segment).answer):
-        return False
-    return judges_passage(segment) if after_passage else True
+    return cut > 0 and segment_whole(text[:cut], after_passage, closing=False)
 
 
 def with_segments(counts: dict) -> dict[str, int]:
@@ -79,6 +89,52 @@ def with_segments(counts: dict) -> dict[str, int]:
         extra[after_passage] += segment_then_retrieval(row["continued"], after_passage)
     return {"retrieval_ok_or_retrieves": counts["retrieval_ok"] + extra[True],
             "no_retrieval_ok_or_retrieves": counts["no_retrieval_ok"] + extra[False]}
+
+
+def first_retrieve_token(text: str) -> re.Match[str] | None:
+    return next((m for m in find_special(text) if TOKEN_GROUP.get(m.group(0)) is Group.RETRIEVE), None)
+
+
+def continue_as_inference(llm: TransformersLLM, prompt: str, prefix: str, first: str, passages: list[str],
+                          max_new_tokens: int, steps: int) -> tuple[str, bool]:
+    """Continue a row after its own opening the way long form does: each step generates up to the next Retrieve
+    token, which opens the next step (``[Retrieval]`` with the row's next passage, or its last again when it
+    holds no more: the check has no retriever). ``first`` is the first step's generation. Well-formed when every
+    segment is whole (after a passage: IsRel, an answer, IsSup when relevant; otherwise an answer) and the last
+    ends with IsUse within ``steps`` steps. A row that asks for a passage and holds none is not well-formed."""
+    context, after_passage, used = prefix, prefix != NO_RETRIEVAL, 1
+    for step in range(steps):
+        text = first if step == 0 else llm.generate([prompt + context],
+                                                    max_new_tokens=max_new_tokens).generations[0][0].text
+        stop = first_retrieve_token(text)
+        segment = text if stop is None else text[: stop.start()]
+        if parse_generation(segment).utility is not None or stop is None:
+            return context + segment, segment_whole(segment, after_passage, closing=True)
+        if not segment_whole(segment, after_passage, closing=False):
+            return context + text, False
+        token = stop.group(0)
+        if token == RETRIEVAL:
+            if not passages:
+                return context + text, False
+            passage = passages[min(used, len(passages) - 1)]
+            used += 1
+            context += segment + selfrag_step_prefix("retrieve", passage)
+            after_passage = True
+        else:
+            context += segment + token
+            after_passage = False
+    return context, False
+
+
+def segment_whole(segment: str, after_passage: bool, *, closing: bool) -> bool:
+    """A segment with an answer (judged as :func:`judges_passage` asks, after a passage) and, if it closes the
+    sequence, an IsUse token."""
+    parsed = parse_generation(segment)
+    if not any(ch.isalnum() for ch in parsed.answer):
+        return False
+    if after_passage and not judges_passage(segment):
+        return False
+    return parsed.utility is not None or not closing
 
 
 def check(llm: TransformersLLM, questions: list[dict], max_new_tokens: int) -> dict:
@@ -113,12 +169,14 @@ def check(llm: TransformersLLM, questions: list[dict], max_new_tokens: int) -> d
     return {"counts": counts, "questions": len(questions), "samples": samples}
 
 
-def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int) -> dict:
-    """Held-out generator rows continued after their own Retrieve decision (and passage)."""
+def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int, steps: int) -> dict:
+    """Held-out generator rows continued after their own Retrieve decision (and passage): in one generation
+    (well-formed or not), and step by step as long form goes on (:func:`continue_as_inference`)."""
     from selfrag_langchain.trainer.generator import training_prompt
 
     counts: dict = {"rows": len(rows), "retrieval_rows": 0, "retrieval_ok": 0, "no_retrieval_rows": 0,
-                    "no_retrieval_ok": 0, "free_retrieve_first": 0, "not_well_formed": []}
+                    "no_retrieval_ok": 0, "free_retrieve_first": 0, "not_well_formed": [],
+                    "retrieval_ok_stepwise": 0, "no_retrieval_ok_stepwise": 0, "not_well_formed_stepwise": []}
     for row in rows:
         prompt = training_prompt(row)
         output = row["output"]
@@ -136,6 +194,12 @@ def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int) -> d
             ok = bool(parsed.answer) and parsed.utility is not None
             counts["no_retrieval_rows"] += 1
         counts["retrieval_ok" if retrieval else "no_retrieval_ok"] += ok
+        passages = PASSAGE_RE.findall(output)
+        sequence, whole = continue_as_inference(llm, prompt, prefix, continued, passages, max_new_tokens, steps)
+        counts["retrieval_ok_stepwise" if retrieval else "no_retrieval_ok_stepwise"] += whole
+        if not whole:
+            counts["not_well_formed_stepwise"].append({"instruction": row["instruction"][:200],
+                                                       "sequence": sequence, "passages": len(passages)})
         if not ok:
             expected = output[len(prefix):] if retrieval else output
             counts["not_well_formed"].append({"instruction": row["instruction"][:200], "prefix": prefix[:80],
@@ -155,6 +219,8 @@ def main() -> None:
     parser.add_argument("--skip", type=int, action="append", default=[],
                         help="rows of the matching --rows that training saw (the first N)")
     parser.add_argument("--max-rows", type=int, default=100)
+    parser.add_argument("--steps", type=int, default=BeamSettings().max_depth,
+                        help="most steps (segments) when continuing held-out rows as long form does")
     parser.add_argument("--reread", type=Path, default=None, help="a saved --out report to recount, no generation")
     args = parser.parse_args()
     if not args.model and not args.reread:
@@ -187,7 +253,7 @@ def main() -> None:
         for name, model in models.items():
             llm = TransformersLLM(model=model).load()
             report[name] = check(llm, questions, args.max_new_tokens)
-            report[name]["held_out_rows"] = {file: check_rows(llm, rows, args.max_new_tokens)
+            report[name]["held_out_rows"] = {file: check_rows(llm, rows, args.max_new_tokens, args.steps)
                                              for file, rows in held_out.items()}
     n = args.questions
     print("| model | free: opens with a Retrieve token | passage branch: opens with IsRel / has IsSup / ends with "
@@ -211,13 +277,17 @@ def main() -> None:
 def print_held_out(report: dict) -> None:
     print("\n| model | held-out rows of | rows | free: opens with a Retrieve token | after their passage: "
           "well-formed (or one whole segment, then [Retrieval]) | after [No Retrieval]: answer + IsUse "
-          "(or an answer, then [Retrieval]) |")
-    print("|---|---|---|---|---|---|")
+          "(or an answer, then [Retrieval]) | step by step as long form goes on: after their passage / after "
+          "[No Retrieval] |")
+    print("|---|---|---|---|---|---|---|")
     for name, r in report.items():
         for file, h in r["held_out_rows"].items():
+            stepwise = (f"{h['retrieval_ok_stepwise']} / {h['retrieval_rows']}, {h['no_retrieval_ok_stepwise']} / "
+                        f"{h['no_retrieval_rows']}" if "retrieval_ok_stepwise" in h else "not measured")
             print(f"| {name} | {file} | {h['rows']} | {h['free_retrieve_first']}/{h['rows']} | "
                   f"{h['retrieval_ok']} ({h['retrieval_ok_or_retrieves']}) / {h['retrieval_rows']} | "
-                  f"{h['no_retrieval_ok']} ({h['no_retrieval_ok_or_retrieves']}) / {h['no_retrieval_rows']} |")
+                  f"{h['no_retrieval_ok']} ({h['no_retrieval_ok_or_retrieves']}) / {h['no_retrieval_rows']} | "
+                  f"{stepwise} |")
 
 
 if __name__ == "__main__":
