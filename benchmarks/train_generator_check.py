@@ -44,8 +44,6 @@ from selfrag_langchain.prompts import format_passage, generator_prompt, selfrag_
 from selfrag_langchain.retrievers.passages import PassageRetriever
 from selfrag_langchain.tokens import (
     NO_RETRIEVAL,
-    PARAGRAPH_END,
-    PARAGRAPH_START,
     RELEVANT,
     RETRIEVAL,
     TOKEN_GROUP,
@@ -55,7 +53,6 @@ from selfrag_langchain.tokens import (
 )
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "popqa_longtail_dev.jsonl"
-PASSAGE_RE = re.compile(re.escape(PARAGRAPH_START) + "(.*?)" + re.escape(PARAGRAPH_END), re.S)
 
 
 def first_group(text: str) -> Group | None:
@@ -194,7 +191,7 @@ def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int, step
             ok = bool(parsed.answer) and parsed.utility is not None
             counts["no_retrieval_rows"] += 1
         counts["retrieval_ok" if retrieval else "no_retrieval_ok"] += ok
-        passages = PASSAGE_RE.findall(output)
+        passages = [segment.passage for segment in parse_generation(output).segments if segment.passage is not None]
         sequence, whole = continue_as_inference(llm, prompt, prefix, continued, passages, max_new_tokens, steps)
         counts["retrieval_ok_stepwise" if retrieval else "no_retrieval_ok_stepwise"] += whole
         if not whole:
@@ -235,6 +232,8 @@ def main() -> None:
                 h |= with_segments(h)
         print_held_out(report)
         return
+    if args.steps < 1:
+        parser.error("--steps must be at least 1")
     if len(args.skip) != len(args.rows):
         parser.error("give one --skip for each --rows")
     held_out: dict[str, list[dict]] = {}
