@@ -16,7 +16,8 @@ after the row's own retrieval prefix (``[Retrieval]<paragraph>…</paragraph>``,
 inference gives it) or after ``[No Retrieval]``, and the continuation must be well-formed in the same sense as above.
 A continuation that ends its first segment and then asks for a passage (``[Retrieval]``, as Self-RAG's multi-segment
 rows do) is also counted apart, reading the first segment only; and each row is continued step by step as long
-form goes on, given the row's next passage where it asks for one (:func:`continue_as_inference`).
+form goes on, given the row's next passage where it asks for one and, with ``--store``, the best passage of that
+store not yet shown once the row holds no more (:func:`continue_as_inference`).
 ``--reread REPORT`` recomputes the first-segment count from a saved ``--out`` report without generating.
 
     python benchmarks/train_generator_check.py --model /tmp/e2e/generator --questions 5 --baseline
@@ -31,6 +32,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -40,6 +42,7 @@ from langchain_core.documents import Document
 from selfrag_langchain import InlineReflector, SelfRAG, TransformersLLM
 from selfrag_langchain.chains.controls import BeamSettings
 from selfrag_langchain.chains.segments import selfrag_step_prefix
+from selfrag_langchain.errors import StoreError
 from selfrag_langchain.prompts import format_passage, generator_prompt, selfrag_branch_prompt
 from selfrag_langchain.retrievers.passages import PassageRetriever
 from selfrag_langchain.tokens import (
@@ -50,6 +53,7 @@ from selfrag_langchain.tokens import (
     Group,
     find_special,
     parse_generation,
+    strip_reflection_tokens,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "popqa_longtail_dev.jsonl"
@@ -93,13 +97,16 @@ def first_retrieve_token(text: str) -> re.Match[str] | None:
 
 
 def continue_as_inference(llm: TransformersLLM, prompt: str, prefix: str, first: str, passages: list[str],
-                          max_new_tokens: int, steps: int) -> tuple[str, bool]:
+                          max_new_tokens: int, steps: int, question: str = "",
+                          retrieve: Callable[[str], list[str]] | None = None) -> tuple[str, bool]:
     """Continue a row after its own opening the way long form does: each step generates up to the next Retrieve
-    token, which opens the next step (``[Retrieval]`` with the row's next passage, or its last again when it
-    holds no more: the check has no retriever). ``first`` is the first step's generation. Well-formed when every
-    segment is whole (after a passage: IsRel, an answer, IsSup when relevant; otherwise an answer) and the last
-    ends with IsUse within ``steps`` steps. A row that asks for a passage and holds none is not well-formed."""
+    token, which opens the next step (``[Retrieval]`` with the row's next passage). Once the row holds no more,
+    ``retrieve`` (the question and the answer so far, as long form asks) gives the best passage not yet shown;
+    without it the row's last passage comes again, and a row that holds none is not well-formed. ``first`` is
+    the first step's generation. Well-formed when every segment is whole (after a passage: IsRel, an answer,
+    IsSup when relevant; otherwise an answer) and the last ends with IsUse within ``steps`` steps."""
     context, after_passage, used = prefix, prefix != NO_RETRIEVAL, 1
+    shown = set(passages[:1]) if prefix != NO_RETRIEVAL else set()
     for step in range(steps):
         text = first if step == 0 else llm.generate([prompt + context],
                                                     max_new_tokens=max_new_tokens).generations[0][0].text
@@ -111,10 +118,19 @@ def continue_as_inference(llm: TransformersLLM, prompt: str, prefix: str, first:
             return context + text, False
         token = stop.group(0)
         if token == RETRIEVAL:
-            if not passages:
+            if used < len(passages):
+                passage = passages[used]
+            elif retrieve is not None:
+                query = f"{question} {strip_reflection_tokens(context + segment)}".strip()
+                passage = next((p for p in retrieve(query) if p not in shown), None)
+                if passage is None:
+                    return context + text, False
+            elif passages:
+                passage = passages[-1]
+            else:
                 return context + text, False
-            passage = passages[min(used, len(passages) - 1)]
             used += 1
+            shown.add(passage)
             context += segment + selfrag_step_prefix("retrieve", passage)
             after_passage = True
         else:
@@ -166,7 +182,8 @@ def check(llm: TransformersLLM, questions: list[dict], max_new_tokens: int) -> d
     return {"counts": counts, "questions": len(questions), "samples": samples}
 
 
-def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int, steps: int) -> dict:
+def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int, steps: int,
+               retrieve: Callable[[str], list[str]] | None = None) -> dict:
     """Held-out generator rows continued after their own Retrieve decision (and passage): in one generation
     (well-formed or not), and step by step as long form goes on (:func:`continue_as_inference`)."""
     from selfrag_langchain.trainer.generator import training_prompt
@@ -192,7 +209,8 @@ def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int, step
             counts["no_retrieval_rows"] += 1
         counts["retrieval_ok" if retrieval else "no_retrieval_ok"] += ok
         passages = [segment.passage for segment in parse_generation(output).segments if segment.passage is not None]
-        sequence, whole = continue_as_inference(llm, prompt, prefix, continued, passages, max_new_tokens, steps)
+        sequence, whole = continue_as_inference(llm, prompt, prefix, continued, passages, max_new_tokens, steps,
+                                                question=row["instruction"], retrieve=retrieve)
         counts["retrieval_ok_stepwise" if retrieval else "no_retrieval_ok_stepwise"] += whole
         if not whole:
             counts["not_well_formed_stepwise"].append({"instruction": row["instruction"][:200],
@@ -219,6 +237,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=BeamSettings().max_depth,
                         help="most steps (segments) when continuing held-out rows as long form does")
     parser.add_argument("--reread", type=Path, default=None, help="a saved --out report to recount, no generation")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="a store to retrieve from once a held-out row asks for more passages than it holds "
+                             "(without it: the row's last passage again, and none for a row that holds none)")
     args = parser.parse_args()
     if not args.model and not args.reread:
         parser.error("give --model (or --reread a saved report)")
@@ -241,6 +262,10 @@ def main() -> None:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
         held_out[path.name] = rows[skip : skip + args.max_rows]
     questions = [json.loads(line) for line in DATA.read_text().splitlines()[: args.questions]]
+    try:
+        retrieve = None if args.store is None else store_retrieval(args.store)
+    except StoreError as e:
+        parser.error(str(e))
     models = {"trained": args.model}
     report = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -252,7 +277,7 @@ def main() -> None:
         for name, model in models.items():
             llm = TransformersLLM(model=model).load()
             report[name] = check(llm, questions, args.max_new_tokens)
-            report[name]["held_out_rows"] = {file: check_rows(llm, rows, args.max_new_tokens, args.steps)
+            report[name]["held_out_rows"] = {file: check_rows(llm, rows, args.max_new_tokens, args.steps, retrieve)
                                              for file, rows in held_out.items()}
     n = args.questions
     print("| model | free: opens with a Retrieve token | passage branch: opens with IsRel / has IsSup / ends with "
@@ -271,6 +296,15 @@ def main() -> None:
         print(json.dumps(sample, ensure_ascii=False)[:600])
     if args.out:
         args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+def store_retrieval(path: Path, k: int = 5) -> Callable[[str], list[str]]:
+    """Passages from a store as the generator reads them, best first (the retriever Algorithm 3 used)."""
+    from selfrag_langchain.corpus.answering import default_retriever
+    from selfrag_langchain.trainer.generator_data import passage_text
+
+    retriever = default_retriever(path, k=k)
+    return lambda query: [passage_text(doc) for doc in retriever.invoke(query)]
 
 
 def print_held_out(report: dict) -> None:
