@@ -237,6 +237,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=BeamSettings().max_depth,
                         help="most steps (segments) when continuing held-out rows as long form does")
     parser.add_argument("--reread", type=Path, default=None, help="a saved --out report to recount, no generation")
+    parser.add_argument("--no-repeat-ngram-size", type=int, default=0, metavar="N",
+                        help="generate with TransformersLLM's loop guard: no N tokens twice in one generation "
+                             "(default: 0, off)")
     parser.add_argument("--store", type=Path, default=None,
                         help="a store to retrieve from once a held-out row asks for more passages than it holds "
                              "(without it: the row's last passage again, and none for a row that holds none)")
@@ -255,6 +258,8 @@ def main() -> None:
         return
     if args.steps < 1:
         parser.error("--steps must be at least 1")
+    if args.no_repeat_ngram_size < 0:
+        parser.error("--no-repeat-ngram-size must be at least 0")
     if len(args.skip) != len(args.rows):
         parser.error("give one --skip for each --rows")
     held_out: dict[str, list[dict]] = {}
@@ -275,7 +280,7 @@ def main() -> None:
             base = TransformersLLM().load()
             models["untrained (tokens added)"] = str(save_with_reflection_tokens(base.hf_model, base.tokenizer, tmp))
         for name, model in models.items():
-            llm = TransformersLLM(model=model).load()
+            llm = TransformersLLM(model=model, no_repeat_ngram_size=args.no_repeat_ngram_size).load()
             report[name] = check(llm, questions, args.max_new_tokens)
             report[name]["held_out_rows"] = {file: check_rows(llm, rows, args.max_new_tokens, args.steps, retrieve)
                                              for file, rows in held_out.items()}

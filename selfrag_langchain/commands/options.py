@@ -72,6 +72,9 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-retries", type=int, default=None,
                        help="openai: retries after a timeout, connection error or HTTP 429/5xx (default: 2)")
     group.add_argument("--concurrency", type=int, default=None, help="openai: requests in flight (default: 4)")
+    group.add_argument("--no-repeat-ngram-size", type=int, default=None, metavar="N",
+                       help="transformers: never write the same N tokens twice in one generation, the prompt "
+                            "aside; for a small trained generator that loops (default: 0, off)")
     group.add_argument("--tokenizer", default=None,
                        help="openai: local tokenizer of the served model, for token counts and its chat template "
                             "(default: the server's tokenize endpoint, no chat template)")
@@ -91,7 +94,7 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
 
 _BACKEND_FLAGS = ("device", "dtype", "base_url", "api_key", "timeout", "max_retries", "concurrency", "tokenizer",
                   "extra_body", "tensor_parallel_size", "gpu_memory_utilization", "max_model_len",
-                  "enable_prefix_caching", "n_ctx", "n_threads", "n_gpu_layers")
+                  "enable_prefix_caching", "n_ctx", "n_threads", "n_gpu_layers", "no_repeat_ngram_size")
 
 
 def _json_object(text: str) -> dict[str, object]:

@@ -68,6 +68,10 @@ class TransformersLLM(HFTokenizerBackend):
     """Torch dtype name (``float32``, ``bfloat16``...); ``auto`` is float32 on CPU, the checkpoint's on GPU."""
     batch_size: int = 16
     """Prompts per forward batch; larger batches are split."""
+    no_repeat_ngram_size: int = 0
+    """Never write the same n tokens twice within one generation; 0 is off. The prompt does not count, so
+    passages and earlier segments can still be quoted. A small generator decoding greedily can loop on a
+    phrase until its budget ends, and never write the reflection tokens that close its answer."""
 
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
@@ -81,6 +85,7 @@ class TransformersLLM(HFTokenizerBackend):
     @model_validator(mode="after")
     def _check_ranges(self) -> TransformersLLM:
         require_at_least(self, 1, "batch_size")
+        require_at_least(self, 0, "no_repeat_ngram_size")
         return self
 
     @property
@@ -89,7 +94,8 @@ class TransformersLLM(HFTokenizerBackend):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model": self.model, "device": self.device, "dtype": self.dtype}
+        params = {"model": self.model, "device": self.device, "dtype": self.dtype}
+        return params | ({"no_repeat_ngram_size": self.no_repeat_ngram_size} if self.no_repeat_ngram_size else {})
 
     # ----------------------------------------------------------------- loading and vocabulary
 
@@ -166,6 +172,9 @@ class TransformersLLM(HFTokenizerBackend):
             gen_kwargs.update(stop_strings=list(stop), tokenizer=tokenizer)
         if kwargs.get("stop_at_sentence_end"):
             gen_kwargs["stopping_criteria"] = [SentenceEnd(tokenizer, enc["input_ids"].shape[1])]
+        if self.no_repeat_ngram_size:
+            gen_kwargs["logits_processor"] = [NoRepeatInGeneration(self.no_repeat_ngram_size,
+                                                                   enc["input_ids"].shape[1])]
         with torch.inference_mode():
             out = model.generate(**enc, **gen_kwargs)
             new_tokens = out.sequences[:, enc["input_ids"].shape[1] :]
@@ -365,6 +374,20 @@ class SentenceEnd:
                 text = self.tokenizer.decode(input_ids[row, self.prompt_length :], skip_special_tokens=True)
                 self.done[row] = sentence_finished(text)
         return torch.tensor(self.done, dtype=torch.bool, device=input_ids.device)
+
+
+class NoRepeatInGeneration:
+    """A logits processor: no n-gram of ``size`` tokens twice in what is generated (transformers'
+    ``NoRepeatNGramLogitsProcessor`` read over the new tokens only, so the prompt may be quoted)."""
+
+    def __init__(self, size: int, prompt_length: int) -> None:
+        from transformers import NoRepeatNGramLogitsProcessor
+
+        self.inner = NoRepeatNGramLogitsProcessor(size)
+        self.prompt_length = prompt_length
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        return self.inner(input_ids[:, self.prompt_length :], scores)
 
 
 def _attention(model: Any) -> str:

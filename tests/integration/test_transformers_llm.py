@@ -143,3 +143,29 @@ def test_inline_reflector_refuses_model_without_tokens(smollm2: TransformersLLM)
 def test_missing_model_path_is_a_clear_error(path: str) -> None:
     with pytest.raises(ModelLoadError, match="does not exist"):
         TransformersLLM(model=path).load()
+
+
+def _repeated_word_ngrams(text: str, size: int = 3) -> set[tuple[str, ...]]:
+    words = text.split()
+    grams = [tuple(words[i : i + size]) for i in range(len(words) - size + 1)]
+    return {g for g in grams if grams.count(g) > 1}
+
+
+def test_the_loop_guard_stops_a_greedy_loop(smollm2: TransformersLLM) -> None:
+    prompt = "Write the word banana forty times, separated by spaces."
+    free = smollm2.generate([prompt], max_new_tokens=40).generations[0][0].text
+    assert _repeated_word_ngrams(free)  # greedy decoding loops here, so the guard has something to stop
+    guarded = smollm2.model_copy(update={"no_repeat_ngram_size": 3})
+    text = guarded.generate([prompt], max_new_tokens=40).generations[0][0].text
+    assert text.strip() and not _repeated_word_ngrams(text, size=4)
+
+
+def test_the_loop_guard_lets_the_prompt_be_quoted(smollm2: TransformersLLM) -> None:
+    """The guard reads only what is generated: an answer that copies the passage's words and repeats none of
+    its own is written exactly as without the guard."""
+    prompt = ("Passage: The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.\n\n"
+              "Copy the passage's sentence that says where the Eiffel Tower is.")
+    free = smollm2.generate([prompt], max_new_tokens=30).generations[0][0].text
+    assert "Champ de Mars in Paris" in free and not _repeated_word_ngrams(free, size=2)
+    guarded = smollm2.model_copy(update={"no_repeat_ngram_size": 3})
+    assert guarded.generate([prompt], max_new_tokens=30).generations[0][0].text == free

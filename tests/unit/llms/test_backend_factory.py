@@ -18,7 +18,7 @@ from selfrag_langchain.pipeline import PipelineSettings, build_generator, build_
 
 
 @pytest.mark.parametrize(("backend", "cls", "options"), [
-    ("transformers", TransformersLLM, {"device": "cpu"}),
+    ("transformers", TransformersLLM, {"device": "cpu", "no_repeat_ngram_size": 4}),
     ("vllm", VllmLLM, {"tensor_parallel_size": 2, "gpu_memory_utilization": 0.8}),
     ("openai", OpenAICompatibleLLM, {"base_url": "http://127.0.0.1:9/v1", "concurrency": 8}),
     ("llamacpp", LlamaCppLLM, {"n_ctx": 2048}),
@@ -49,6 +49,7 @@ def test_build_llm_refuses_unknown_backends_and_foreign_options() -> None:
     ("vllm", {"tensor_parallel_size": 0}, "tensor_parallel_size must be >= 1"),
     ("llamacpp", {"n_ctx": 0}, "n_ctx must be >= 1"),
     ("llamacpp", {"temperature": -1.0}, "temperature must be >= 0"),
+    ("transformers", {"no_repeat_ngram_size": -1}, "no_repeat_ngram_size must be >= 0"),
 ])
 def test_bad_backend_options_are_one_line_errors(backend: str, options: dict, message: str) -> None:
     with pytest.raises(ConfigurationError, match=message):
@@ -75,6 +76,8 @@ def test_cli_flags_choose_the_generator_backend() -> None:
     assert llm.extra_body == {"repeat_penalty": 1}
     assert llm.max_new_tokens == args.max_new_tokens
     assert isinstance(build_generator(_args()), TransformersLLM)
+    assert build_generator(_args()).no_repeat_ngram_size == 0
+    assert build_generator(_args("--no-repeat-ngram-size", "4")).no_repeat_ngram_size == 4
     vllm = build_generator(_args("--backend", "vllm", "--tensor-parallel-size", "4", "--enable-prefix-caching"))
     assert isinstance(vllm, VllmLLM) and vllm.tensor_parallel_size == 4 and vllm.enable_prefix_caching
 
