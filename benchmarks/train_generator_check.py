@@ -16,8 +16,8 @@ after the row's own retrieval prefix (``[Retrieval]<paragraph>…</paragraph>``,
 inference gives it) or after ``[No Retrieval]``, and the continuation must be well-formed in the same sense as above.
 A continuation that ends its first segment and then asks for a passage (``[Retrieval]``, as Self-RAG's multi-segment
 rows do) is also counted apart, reading the first segment only; and each row is continued step by step as long
-form goes on, given the row's next passage where it asks for one and, with ``--store``, the best passage of that
-store not yet shown once the row holds no more (:func:`continue_as_inference`).
+form goes on, given the row's next passage where it asks for one and, with ``--store``, that store's top passage
+for the question and the previous segment once the row holds no more (:func:`continue_as_inference`).
 ``--reread REPORT`` recomputes the first-segment count from a saved ``--out`` report without generating.
 
     python benchmarks/train_generator_check.py --model /tmp/e2e/generator --questions 5 --baseline
@@ -53,7 +53,6 @@ from selfrag_langchain.tokens import (
     Group,
     find_special,
     parse_generation,
-    strip_reflection_tokens,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "popqa_longtail_dev.jsonl"
@@ -98,15 +97,16 @@ def first_retrieve_token(text: str) -> re.Match[str] | None:
 
 def continue_as_inference(llm: TransformersLLM, prompt: str, prefix: str, first: str, passages: list[str],
                           max_new_tokens: int, steps: int, question: str = "",
-                          retrieve: Callable[[str], list[str]] | None = None) -> tuple[str, bool]:
+                          retrieve: Callable[[str], str | None] | None = None) -> tuple[str, bool]:
     """Continue a row after its own opening the way long form does: each step generates up to the next Retrieve
     token, which opens the next step (``[Retrieval]`` with the row's next passage). Once the row holds no more,
-    ``retrieve`` (the question and the answer so far, as long form asks) gives the best passage not yet shown;
-    without it the row's last passage comes again, and a row that holds none is not well-formed. ``first`` is
-    the first step's generation. Well-formed when every segment is whole (after a passage: IsRel, an answer,
-    IsSup when relevant; otherwise an answer) and the last ends with IsUse within ``steps`` steps."""
-    context, after_passage, used = prefix, prefix != NO_RETRIEVAL, 1
-    shown = set(passages[:1]) if prefix != NO_RETRIEVAL else set()
+    ``retrieve`` gives the top passage for the question and the previous segment (long form's query; long form
+    also branches over k passages, the check follows the top one); without it the row's last passage comes
+    again, and a row that holds none is not well-formed. ``first`` is the first step's generation. Well-formed
+    when every segment is whole (after a passage: IsRel, an answer, IsSup when relevant; otherwise an answer)
+    and the last ends with IsUse within ``steps`` steps."""
+    context, after_passage = prefix, prefix != NO_RETRIEVAL
+    used = int(after_passage)  # the row's passages given so far
     for step in range(steps):
         text = first if step == 0 else llm.generate([prompt + context],
                                                     max_new_tokens=max_new_tokens).generations[0][0].text
@@ -119,18 +119,14 @@ def continue_as_inference(llm: TransformersLLM, prompt: str, prefix: str, first:
         token = stop.group(0)
         if token == RETRIEVAL:
             if used < len(passages):
-                passage = passages[used]
+                passage: str | None = passages[used]
+                used += 1
             elif retrieve is not None:
-                query = f"{question} {strip_reflection_tokens(context + segment)}".strip()
-                passage = next((p for p in retrieve(query) if p not in shown), None)
-                if passage is None:
-                    return context + text, False
-            elif passages:
-                passage = passages[-1]
+                passage = retrieve(f"{question} {parse_generation(segment).answer}".strip())
             else:
+                passage = passages[-1] if passages else None
+            if passage is None:
                 return context + text, False
-            used += 1
-            shown.add(passage)
             context += segment + selfrag_step_prefix("retrieve", passage)
             after_passage = True
         else:
@@ -303,13 +299,13 @@ def main() -> None:
         args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
 
 
-def store_retrieval(path: Path, k: int = 5) -> Callable[[str], list[str]]:
-    """Passages from a store as the generator reads them, best first (the retriever Algorithm 3 used)."""
+def store_retrieval(path: Path) -> Callable[[str], str | None]:
+    """The top passage of a store as the generator reads it (the retriever Algorithm 3 used)."""
     from selfrag_langchain.corpus.answering import default_retriever
     from selfrag_langchain.trainer.generator_data import passage_text
 
-    retriever = default_retriever(path, k=k)
-    return lambda query: [passage_text(doc) for doc in retriever.invoke(query)]
+    retriever = default_retriever(path, k=1)
+    return lambda query: next((passage_text(doc) for doc in retriever.invoke(query)), None)
 
 
 def print_held_out(report: dict) -> None:

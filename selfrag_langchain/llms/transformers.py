@@ -70,8 +70,9 @@ class TransformersLLM(HFTokenizerBackend):
     """Prompts per forward batch; larger batches are split."""
     no_repeat_ngram_size: int = 0
     """Never write the same n tokens twice within one generation; 0 is off. The prompt does not count, so
-    passages and earlier segments can still be quoted. A small generator decoding greedily can loop on a
-    phrase until its budget ends, and never write the reflection tokens that close its answer."""
+    passages and earlier segments can still be quoted, and reflection tokens are never banned. A small
+    generator decoding greedily can loop on a phrase until its budget ends, and never write the reflection
+    tokens that close its answer. Readings and log-probabilities stay the model's own, before the guard."""
 
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
@@ -173,8 +174,8 @@ class TransformersLLM(HFTokenizerBackend):
         if kwargs.get("stop_at_sentence_end"):
             gen_kwargs["stopping_criteria"] = [SentenceEnd(tokenizer, enc["input_ids"].shape[1])]
         if self.no_repeat_ngram_size:
-            gen_kwargs["logits_processor"] = [NoRepeatInGeneration(self.no_repeat_ngram_size,
-                                                                   enc["input_ids"].shape[1])]
+            gen_kwargs["logits_processor"] = [NoRepeatInGeneration(self.no_repeat_ngram_size, enc["input_ids"].shape[1],
+                                                                   keep=list(self.reflection_ids()))]
         with torch.inference_mode():
             out = model.generate(**enc, **gen_kwargs)
             new_tokens = out.sequences[:, enc["input_ids"].shape[1] :]
@@ -378,16 +379,21 @@ class SentenceEnd:
 
 class NoRepeatInGeneration:
     """A logits processor: no n-gram of ``size`` tokens twice in what is generated (transformers'
-    ``NoRepeatNGramLogitsProcessor`` read over the new tokens only, so the prompt may be quoted)."""
+    ``NoRepeatNGramLogitsProcessor`` read over the new tokens only, so the prompt may be quoted). The ``keep``
+    ids (the reflection tokens) are never banned: the guard stops loops in the text, not the grammar."""
 
-    def __init__(self, size: int, prompt_length: int) -> None:
+    def __init__(self, size: int, prompt_length: int, keep: Sequence[int] = ()) -> None:
         from transformers import NoRepeatNGramLogitsProcessor
 
         self.inner = NoRepeatNGramLogitsProcessor(size)
         self.prompt_length = prompt_length
+        self.keep = list(keep)
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
-        return self.inner(input_ids[:, self.prompt_length :], scores)
+        guarded = self.inner(input_ids[:, self.prompt_length :], scores)  # a new tensor: scores stay as they are
+        if self.keep:
+            guarded[:, self.keep] = scores[:, self.keep]
+        return guarded
 
 
 def _attention(model: Any) -> str:

@@ -9,9 +9,11 @@ torch = pytest.importorskip("torch")
 from selfrag_langchain.llms.transformers import NoRepeatInGeneration, TransformersLLM  # noqa: E402
 
 
-def _banned(ids: list[list[int]], prompt_length: int, size: int = 3, vocab: int = 10) -> list[set[int]]:
+def _banned(ids: list[list[int]], prompt_length: int, size: int = 3, vocab: int = 10,
+            keep: tuple[int, ...] = ()) -> list[set[int]]:
     scores = torch.zeros(len(ids), vocab)
-    out = NoRepeatInGeneration(size, prompt_length)(torch.tensor(ids), scores)
+    out = NoRepeatInGeneration(size, prompt_length, keep=keep)(torch.tensor(ids), scores)
+    assert bool((scores == 0).all())  # the scores given are left as they were
     return [{int(t) for t in torch.nonzero(row == -float("inf")).flatten()} for row in out]
 
 
@@ -25,6 +27,12 @@ def test_an_ngram_of_the_prompt_may_be_written() -> None:
     assert _banned([[1, 2, 3, 1, 2]], prompt_length=3) == [set()]
     # the same ids read whole would ban it: the prompt is what is left out
     assert _banned([[1, 2, 3, 1, 2]], prompt_length=0) == [{3}]
+
+
+def test_kept_tokens_are_never_banned() -> None:
+    # generated: 1 7 3 1 7 -> writing 3 would repeat "1 7 3", but 3 is kept (a reflection token)
+    assert _banned([[1, 7, 3, 1, 7]], prompt_length=0, keep=(3,)) == [set()]
+    assert _banned([[1, 7, 3, 1, 7]], prompt_length=0, keep=(5,)) == [{3}]
 
 
 def test_each_row_of_a_batch_is_guarded_on_its_own() -> None:
