@@ -179,7 +179,7 @@ def check(llm: TransformersLLM, questions: list[dict], max_new_tokens: int) -> d
 
 
 def check_rows(llm: TransformersLLM, rows: list[dict], max_new_tokens: int, steps: int,
-               retrieve: Callable[[str], list[str]] | None = None) -> dict:
+               retrieve: Callable[[str], str | None] | None = None) -> dict:
     """Held-out generator rows continued after their own Retrieve decision (and passage): in one generation
     (well-formed or not), and step by step as long form goes on (:func:`continue_as_inference`)."""
     from selfrag_langchain.trainer.generator import training_prompt
