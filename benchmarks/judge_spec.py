@@ -29,10 +29,12 @@ def judge_named(spec: str) -> tuple[str, Reflector]:
     where, _, groups = target.partition("@")
     chosen = tuple(Group(g) for g in groups.split(",")) if groups else LEARNED_GROUPS
     if where.startswith("critic:"):
-        from selfrag_langchain.judging import CriticReflector
+        from selfrag_langchain.judging import CriticReflector, load_label_bias
         from selfrag_langchain.llms.transformers import TransformersLLM
 
-        return name, CriticReflector(TransformersLLM(model=where.removeprefix("critic:")).load(), prompts="paper")
+        model = where.removeprefix("critic:")
+        return name, CriticReflector(TransformersLLM(model=model).load(), prompts="paper",
+                                     label_bias=load_label_bias(model))
     if where == "shipped":
         return name, CalibratedReflector()
     if where == "learned":

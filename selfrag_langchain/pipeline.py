@@ -223,7 +223,7 @@ def build_reflector(settings: PipelineSettings | None = None, generator: BaseLLM
     Example:
         ``build_reflector(PipelineSettings(reflector="critic", critic="./critic", critic_prompts="paper"))``
     """
-    from selfrag_langchain.judging import CriticReflector, InlineReflector
+    from selfrag_langchain.judging import CriticReflector, InlineReflector, load_label_bias
     from selfrag_langchain.llms.factory import build_llm
 
     settings = settings or PipelineSettings()
@@ -242,7 +242,8 @@ def build_reflector(settings: PipelineSettings | None = None, generator: BaseLLM
         critic = generator if generator is not None else build_generator(settings)
     else:
         critic = build_llm(backend, settings.critic or settings.model, **settings.options_for(backend))
-    return CriticReflector(critic, prompts=settings.critic_prompts, relevance=settings.resolved_relevance)
+    return CriticReflector(critic, prompts=settings.critic_prompts, relevance=settings.resolved_relevance,
+                           label_bias=load_label_bias(settings.critic or settings.model, settings.critic_prompts))
 
 
 def uses_demo_corpus(settings: PipelineSettings | None = None) -> bool:

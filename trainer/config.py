@@ -243,6 +243,9 @@ class CriticEvalConfig:
         "is its former name)", aliases=("--judge",)))
     prompts: str = field(default="paper", metadata=_help(
         "critic prompt set: paper for trained critics, zero_shot for instruct models", choices=("paper", "zero_shot")))
+    label_bias: bool = field(default=True, metadata=_help(
+        "read a trained critic with the label bias saved beside it (`selfrag train critic-bias`), as SelfRAG does; "
+        "--no-label-bias reads it without"))
     out: str | None = field(default=None, metadata=_help("JSON file for the table and per-example predictions "
                                                          "(default: print only)"))
     limit: int | None = field(default=None, metadata=_help("evaluate only the first N rows"))
@@ -254,6 +257,35 @@ class CriticEvalConfig:
             raise ConfigurationError(msg)
         if self.model and self.calibration:
             msg = "--calibration evaluates a calibrated judge and --model a critic model: give one of them"
+            raise ConfigurationError(msg)
+
+
+@dataclass
+class CriticBiasConfig:
+    """Label bias for a trained critic: one log-weight per label, fitted on labelled rows it never trained on
+    so that its lines between labels fall where those rows put them; saved in the critic's directory, where
+    SelfRAG and critic-eval find it."""
+
+    model: str = field(default="", metadata=_required("a trained critic directory (written by `selfrag train "
+                                                      "critic`)"))
+    data: list[str] = field(default_factory=list, metadata=_required(
+        "labelled rows of the kind the critic will judge, one or more files: " + CRITIC_DATA_HELP + "; rows the "
+        "critic trained on are skipped"))
+    prompts: str = field(default="paper", metadata=_help(
+        "critic prompt set: paper for trained critics, zero_shot for instruct models", choices=("paper", "zero_shot")))
+    folds: int = field(default=5, metadata=_help("cross-validation folds: a group keeps its bias only when it "
+                                                 "raises the balanced accuracy on rows it was not fitted on"))
+    min_rows: int = field(default=10, metadata=_help("rows of a label at least for its weight to be fitted"))
+    seed: int = field(default=0, metadata=_help("seed of the fold split"))
+    device: str = field(default="cpu", metadata=_help("torch device"))
+
+    def __post_init__(self) -> None:
+        _as_lists(self, "data")
+        if self.folds < 2:
+            msg = f"folds must be >= 2, got {self.folds}"
+            raise ConfigurationError(msg)
+        if self.min_rows < 2:
+            msg = f"min_rows must be >= 2 (a label's rows are split across folds), got {self.min_rows}"
             raise ConfigurationError(msg)
 
 

@@ -19,10 +19,11 @@ from typing import Any
 
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.files.durable import write_json_atomic
-from selfrag_langchain.judging import CriticReflector, Reflector
+from selfrag_langchain.judging import CriticReflector, Reflector, load_label_bias
 from selfrag_langchain.trainer.agreement import GroupReport, format_table, group_report
 from selfrag_langchain.trainer.config import CRITIC_TASKS, CriticEvalConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
+from selfrag_langchain.trainer.provenance import data_hashes
 
 BATCH = 8
 """Rows per backend call."""
@@ -63,7 +64,8 @@ class CriticEvaluation:
         }
 
 
-def predict(reflector: Reflector, rows: list[CriticRow], *, progress: bool = True) -> list[dict[str, float]]:
+def predict(reflector: Reflector, rows: list[CriticRow], *, progress: bool = True,
+            desc: str = "critic eval") -> list[dict[str, float]]:
     """The critic's label distribution for each row (rows must split into fields, see ``CriticRow.fields``)."""
     from tqdm import tqdm
 
@@ -75,7 +77,7 @@ def predict(reflector: Reflector, rows: list[CriticRow], *, progress: bool = Tru
             raise InputError(msg)
         queries.append(query)
     dists: list[dict[str, float]] = []
-    with tqdm(total=len(queries), desc="critic eval", disable=not progress) as bar:
+    with tqdm(total=len(queries), desc=desc, disable=not progress) as bar:
         for start in range(0, len(queries), BATCH):
             dists.extend(reflector.judge(queries[start : start + BATCH]))
             bar.update(len(queries[start : start + BATCH]))
@@ -107,8 +109,14 @@ def evaluate(config: CriticEvalConfig, reflector: Reflector | None = None, *,
     if reflector is None:
         from selfrag_langchain.llms.transformers import TransformersLLM
 
+        bias = load_label_bias(config.model, config.prompts) if config.label_bias else None
+        if bias is not None and bias.weights:
+            notes.append(f"read with the label bias saved in {config.model} (--no-label-bias reads it without)")
+            fitted = bias.fitted_on.get("data")
+            if isinstance(fitted, dict) and set(data_hashes([config.data]).values()) & set(fitted.values()):
+                notes.append(f"its label bias was fitted on {config.data}: these figures are not held out")
         reflector = CriticReflector(TransformersLLM(model=config.model, device=config.device).load(),
-                                    prompts=config.prompts)
+                                    prompts=config.prompts, label_bias=bias)
     dists = predict(reflector, askable, progress=progress)
     by_task: dict[str, tuple[list[str], list[str], list[dict[str, float]]]] = defaultdict(lambda: ([], [], []))
     predictions = []

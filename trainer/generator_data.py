@@ -207,11 +207,12 @@ def _load_critic(config: GeneratorDataConfig) -> Reflector:
         from selfrag_langchain.judging import CalibratedReflector
 
         return CalibratedReflector(None if config.calibration == "shipped" else config.calibration)
-    from selfrag_langchain.judging import CriticReflector
+    from selfrag_langchain.judging import CriticReflector, load_label_bias
     from selfrag_langchain.llms.transformers import TransformersLLM
 
     return CriticReflector(TransformersLLM(model=config.critic, device=config.device).load(),
-                           prompts=config.critic_prompts)
+                           prompts=config.critic_prompts,
+                           label_bias=load_label_bias(config.critic, config.critic_prompts))
 
 
 def _default_retriever(config: GeneratorDataConfig) -> BaseRetriever:

@@ -23,12 +23,16 @@ def file_hash(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def data_hashes(paths: Sequence[str | Path]) -> dict[str, str]:
-    """Each data file's SHA-256 under its file name (a directory would tie the artefact to one machine), or
-    under the paths as given when two files share a name."""
+def data_keys(paths: Sequence[str | Path]) -> list[str]:
+    """The name each data file's hash is recorded under: its file name (a directory would tie the artefact to
+    one machine), or the path as given when two files share a name."""
     names = [Path(path).name for path in paths]
-    keys = names if len(set(names)) == len(names) else [str(path) for path in paths]
-    return {key: file_hash(path) for key, path in zip(keys, paths, strict=True)}
+    return names if len(set(names)) == len(names) else [str(path) for path in paths]
+
+
+def data_hashes(paths: Sequence[str | Path]) -> dict[str, str]:
+    """Each data file's SHA-256 under its :func:`data_keys` name."""
+    return {key: file_hash(path) for key, path in zip(data_keys(paths), paths, strict=True)}
 
 
 def library_versions() -> dict[str, str]:

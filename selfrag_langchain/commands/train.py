@@ -6,6 +6,7 @@ YAML/JSON file given with ``--config`` (flags override it).
 Examples:
     selfrag train critic-data --input pairs.jsonl --out critic_train.jsonl --model gpt-4o
     selfrag train critic --data critic_train.jsonl --out critic --lora --per-group 100 --max-length 384
+    selfrag train critic-bias --model critic --data my_labels.jsonl   # its lines between labels, from your rows
     selfrag train critic-eval --model critic --data critic_dev.jsonl --out critic-eval.json
     selfrag train judge --data critic_train.jsonl --out judge.json
     selfrag train critic-eval --data critic_dev.jsonl      # the default judge, as SelfRAG uses it
@@ -27,6 +28,7 @@ from typing import Any
 from selfrag_langchain.commands.output import emit
 from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
 from selfrag_langchain.trainer.config import (
+    CriticBiasConfig,
     CriticConfig,
     CriticDataConfig,
     CriticEvalConfig,
@@ -61,6 +63,20 @@ def _critic_eval(config: CriticEvalConfig) -> None:
         emit(f"note: {note}")
     if config.out:
         print(f"selfrag: table and predictions written to {config.out}", file=sys.stderr)
+
+
+def _critic_bias(config: CriticBiasConfig) -> None:
+    from selfrag_langchain.judging.label_bias import LABEL_BIAS_FILE
+    from selfrag_langchain.trainer.critic_bias import fit_label_bias
+
+    fit = fit_label_bias(config)
+    for line in fit.lines():
+        print(f"selfrag: {line}", file=sys.stderr)
+    path = f"{config.model}/{LABEL_BIAS_FILE}"
+    if fit.bias.weights:
+        print(f"selfrag: label bias written to {path}", file=sys.stderr)
+    else:
+        print(f"selfrag: no group gained across folds: {path} leaves the critic as it reads", file=sys.stderr)
 
 
 def _judge(config: JudgeConfig) -> None:
@@ -127,6 +143,9 @@ SUBCOMMANDS: dict[str, tuple[type, Callable[[Any], None], str]] = {
     "critic-eval": (CriticEvalConfig, _critic_eval,
                     "agreement of a judge (a critic model, or the default calibrated judge) with held-out labels, "
                     "per task, beside the majority baseline"),
+    "critic-bias": (CriticBiasConfig, _critic_bias,
+                    "fit a trained critic's label bias on labelled rows it never trained on, kept per group when it "
+                    "raises balanced accuracy across folds"),
     "judge": (JudgeConfig, _judge,
               "fit the calibrated judge (the embedded default's) to labelled critic data, in seconds on CPU"),
     "judge-encoder": (JudgeEncoderConfig, _judge_encoder,

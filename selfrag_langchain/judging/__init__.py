@@ -8,7 +8,9 @@ from selfrag_langchain.judging.calibrated import CalibratedReflector, GroupCalib
 from selfrag_langchain.judging.chat_critic import ChatCriticReflector
 from selfrag_langchain.judging.critic import CriticReflector
 from selfrag_langchain.judging.inline import InlineReflector
+from selfrag_langchain.judging.label_bias import LabelBias, load_label_bias
 from selfrag_langchain.judging.learned import LearnedReflector
 
 __all__ = ["Branch", "CalibratedReflector", "ChatCriticReflector", "CriticQuery", "CriticReflector", "Critique",
-           "GroupCalibration", "InlineReflector", "JudgeCalibration", "LearnedReflector", "Reflector"]
+           "GroupCalibration", "InlineReflector", "JudgeCalibration", "LabelBias", "LearnedReflector", "Reflector",
+           "load_label_bias"]

@@ -9,6 +9,7 @@ from typing import Literal
 
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector
+from selfrag_langchain.judging.label_bias import LabelBias
 from selfrag_langchain.llms.base import ContinuationRequest, ReflectiveLLM
 from selfrag_langchain.llms.traced import score
 from selfrag_langchain.prompts import ZERO_SHOT_CRITIC, CriticPromptSet, critic_prompt_set
@@ -57,6 +58,7 @@ class CriticReflector(Reflector):
         *,
         calibrate: bool | None = None,
         relevance: Literal["auto", "labels", "question_likelihood"] = "auto",
+        label_bias: LabelBias | None = None,
     ) -> None:
         self.llm = llm
         prompts = critic_prompt_set(prompts)
@@ -75,6 +77,9 @@ class CriticReflector(Reflector):
         passage" against "it was not", with equal priors. Small instruct models answer relevance
         questions near chance but read this ratio well; it costs a second, raw-text read of the passage."""
         self._question_logprob: dict[str, float] = {}
+        self.label_bias = label_bias
+        """Log-weights per label fitted on rows the critic never trained on (``selfrag train critic-bias``),
+        applied to every distribution read from labels; :func:`load_label_bias` finds a trained critic's."""
 
     def retrieve_distribution(self, instruction: str, *, preceding: str | None = None) -> dict[str, float] | None:
         request, tokens = self._request(Group.RETRIEVE, instruction, preceding=preceding_sentences(preceding))
@@ -143,10 +148,10 @@ class CriticReflector(Reflector):
 
     def _distribution(self, group: Group, tokens: list[str], logprobs: list[float]) -> dict[str, float]:
         dist = from_logprobs(group, dict(zip(tokens, logprobs, strict=True)))
-        if not self.calibrate:
-            return dist
-        prior = self._prior(group)
-        return normalize(group, {tok: p / prior[tok] if prior.get(tok) else 0.0 for tok, p in dist.items()})
+        if self.calibrate:
+            prior = self._prior(group)
+            dist = normalize(group, {tok: p / prior[tok] if prior.get(tok) else 0.0 for tok, p in dist.items()})
+        return self.label_bias.apply(group, dist) if self.label_bias is not None else dist
 
     def _prior(self, group: Group) -> dict[str, float]:
         """The label distribution for a content-free input, computed once per group."""

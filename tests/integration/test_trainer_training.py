@@ -81,6 +81,24 @@ def test_critic_steps_lower_the_loss_and_the_adapter_loads_as_a_critic(
     (dist,) = CriticReflector(llm, prompts="paper").judge(queries[:1])
     assert set(dist) == set(Group.RETRIEVE.tokens) and sum(dist.values()) == pytest.approx(1.0)
 
+    # Its label bias, fitted on rows it never trained on: the four it trained on are found from its record.
+    rows = tmp_path / "more.jsonl"
+    more = [f"Who founded the city of {c}?" for c in ("Rome", "Carthage", "Kyoto", "Lima")]
+    more += [f"Write a limerick about {t}." for t in ("cats", "snow", "tea", "trains")]
+    rows.write_text((tmp_path / "critic.jsonl").read_text() + "".join(
+        json.dumps({"question": q, "label": "Retrieval" if q.startswith("Who") else "No Retrieval"}) + "\n"
+        for q in more))
+    from selfrag_langchain.judging import load_label_bias
+    from selfrag_langchain.trainer.config import CriticBiasConfig
+    from selfrag_langchain.trainer.critic_bias import fit_label_bias
+
+    fit = fit_label_bias(CriticBiasConfig(model=str(out), data=[str(rows)], folds=2, min_rows=2), progress=False)
+    assert "4 rows the critic trained on were skipped" in fit.notes
+    assert [(f.group, f.rows, f.labels) for f in fit.groups] == [
+        (Group.RETRIEVE, 8, {"[Retrieval]": 4, "[No Retrieval]": 4})]
+    saved = load_label_bias(out, "paper")
+    assert saved is not None and saved.fitted_on["rows"] == 8 and saved.weights == fit.bias.weights
+
 
 GENERATOR_ROWS = [
     {"instruction": "Who wrote Hamlet?",

@@ -4,6 +4,7 @@ from the settings without loading a model or opening a store."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +166,20 @@ def test_the_critic_is_the_generator_when_it_is_the_same_model_on_the_same_backe
     assert isinstance(critic, CriticReflector) and critic.llm is generator and critic.relevance == "labels"
     other = build_reflector(settings.with_changes(critic="another-model"), generator)
     assert isinstance(other, CriticReflector) and other.llm is not generator and other.llm.model == "another-model"
+
+
+def test_a_trained_critic_is_read_with_the_label_bias_saved_beside_it(tmp_path: Path) -> None:
+    from selfrag_langchain.judging import LabelBias
+    from selfrag_langchain.judging.label_bias import LABEL_BIAS_FILE
+    from selfrag_langchain.tokens import NO_SUPPORT, Group
+
+    bias = LabelBias({Group.ISSUP: {NO_SUPPORT: 1.5}})
+    (tmp_path / LABEL_BIAS_FILE).write_text(json.dumps(bias.to_dict()))
+    settings = PipelineSettings(reflector="critic", critic=str(tmp_path), critic_prompts="paper")
+    critic = build_reflector(settings, FakeListLLM(responses=["x"]))
+    assert isinstance(critic, CriticReflector) and critic.label_bias == bias
+    plain = build_reflector(settings.with_changes(critic="another-model"), FakeListLLM(responses=["x"]))
+    assert isinstance(plain, CriticReflector) and plain.label_bias is None
 
 
 def test_the_inline_judge_is_the_generator_built_when_not_given() -> None:
