@@ -149,14 +149,19 @@ class PipelineSettings(LoopSettings, BeamSettings):
 
     @model_validator(mode="after")
     def _options_apply(self) -> PipelineSettings:
-        """Both backends exist, and every backend option is taken by the generator's or the critic's backend."""
-        from selfrag_langchain.llms.factory import backend_options
+        """Both backends exist, every backend option is taken by the generator's or the critic's backend, and an
+        option that changes only what a model writes is taken by the generator's."""
+        from selfrag_langchain.llms.factory import GENERATION_OPTIONS, backend_options
 
         backends = sorted({self.backend, self.resolved_critic_backend})
         accepted = set().union(*(backend_options(b) for b in backends))
         for name in self.backend_options:
             if name not in accepted:
                 msg = f"{name} does not apply to backend {' or '.join(backends)}"
+                raise ValueError(msg)
+            if name in GENERATION_OPTIONS and name not in backend_options(self.backend):
+                msg = (f"{name} changes what the generator writes, and the generator's backend {self.backend} does "
+                       f"not take it (the critic only reads)")
                 raise ValueError(msg)
         return self
 

@@ -23,6 +23,10 @@ BACKENDS: dict[str, tuple[str, str]] = {
 }
 """Backend name -> (module, class)."""
 
+GENERATION_OPTIONS = frozenset({"no_repeat_ngram_size"})
+"""Backend options that change only what a model writes: a critic reads and never writes, so these must reach
+the generator's backend or they do nothing."""
+
 
 def backend_class(backend: str) -> type[BaseLLM]:
     """The class of a backend by name.

@@ -104,6 +104,8 @@ def test_flags_become_settings() -> None:
     ({"backend": "llamacpp", "critic_backend": "openai", "backend_options": {"tensor_parallel_size": 2}},
      "tensor_parallel_size does not apply to backend llamacpp or openai"),
     ({"backend_options": {"max_new_tokens": 9}}, "max_new_tokens is a setting of its own"),
+    ({"backend": "openai", "critic_backend": "transformers", "backend_options": {"no_repeat_ngram_size": 3}},
+     r"no_repeat_ngram_size changes what the generator writes, and the generator's backend openai does not take it"),
     ({"reflector": "oracle"}, "reflector\n.*Input should be 'calibrated', 'learned', 'critic' or 'inline'"),
     ({"mode": "sometimes"}, "mode\n.*Input should be 'adaptive', 'hard', 'always' or 'never'"),
     ({"top_k": 3}, "top_k\n.*Extra inputs are not permitted"),
@@ -121,6 +123,9 @@ def test_unusable_values_are_refused_naming_the_field(fields: dict[str, Any], me
     (["--max-segment-tokens", "0"], "--max-segment-tokens must be >= 1, got 0"),
     (["--w-rel", "11"], "--w-rel must be between 0 and 10, got 11"),
     (["--base-url", "http://h/v1"], "--base-url does not apply to --backend transformers"),
+    (["--backend", "vllm", "--critic-backend", "transformers", "--no-repeat-ngram-size", "3"],
+     r"--no-repeat-ngram-size changes what the generator writes, and the generator's backend vllm does not take it "
+     r"\(the critic only reads\)"),
     (["--k", "0", "--threshold", "2"], r"--threshold must be in \[0, 1\], got 2.0; --k must be >= 1, got 0"),
 ])
 def test_the_command_line_says_it_with_its_flags(flags: list[str], message: str) -> None:
