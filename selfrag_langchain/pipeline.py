@@ -223,7 +223,8 @@ def build_reflector(settings: PipelineSettings | None = None, generator: BaseLLM
 
     The calibrated and learned judges need no language model; the inline judge is ``generator``; the critic runs on
     :attr:`~PipelineSettings.critic_backend` and is ``generator`` itself when it is the same model on the same
-    backend. A ``generator`` that is needed and not given is built from the settings.
+    backend. A ``generator`` that is needed and not given is built from the settings. A trained critic is read
+    through the label bias saved beside it for these prompts (``selfrag train critic-bias``), when it has one.
 
     Example:
         ``build_reflector(PipelineSettings(reflector="critic", critic="./critic", critic_prompts="paper"))``

@@ -38,12 +38,17 @@ CRITIC_DATA_HELP = ("JSON Lines or CSV (.csv) rows, in the released critic forma
                     "or plain (question, passage, title, output, label)")
 """What every command reading labelled critic data takes (:mod:`~selfrag_langchain.trainer.critic_rows`)."""
 
-COLLECTION_GROUPS = ("retrieval", "retrieval_preceding", "relevance", "groundedness", "utility")
-"""What critic-data collection can ask the teacher (paper Appendix D, Tables 8-12)."""
-
 
 def _help(text: str, **extra: object) -> dict[str, object]:
     return {"help": text, **extra}
+
+
+CRITIC_PROMPTS_HELP = _help("critic prompt set: paper for trained critics, zero_shot for instruct models",
+                            choices=("paper", "zero_shot"))
+"""The ``--prompts`` of every command that asks a critic model its labels."""
+
+COLLECTION_GROUPS = ("retrieval", "retrieval_preceding", "relevance", "groundedness", "utility")
+"""What critic-data collection can ask the teacher (paper Appendix D, Tables 8-12)."""
 
 
 def _as_lists(config: object, *names: str) -> None:
@@ -241,8 +246,7 @@ class CriticEvalConfig:
     calibration: str | None = field(default=None, metadata=_help(
         "without --model: a judge calibration written by `selfrag train judge` (default: the shipped one; --judge "
         "is its former name)", aliases=("--judge",)))
-    prompts: str = field(default="paper", metadata=_help(
-        "critic prompt set: paper for trained critics, zero_shot for instruct models", choices=("paper", "zero_shot")))
+    prompts: str = field(default="paper", metadata=CRITIC_PROMPTS_HELP)
     label_bias: bool = field(default=True, metadata=_help(
         "read a trained critic with the label bias saved beside it (`selfrag train critic-bias`), as SelfRAG does; "
         "--no-label-bias reads it without"))
@@ -271,8 +275,7 @@ class CriticBiasConfig:
     data: list[str] = field(default_factory=list, metadata=_required(
         "labelled rows of the kind the critic will judge, one or more files: " + CRITIC_DATA_HELP + "; rows the "
         "critic trained on are skipped"))
-    prompts: str = field(default="paper", metadata=_help(
-        "critic prompt set: paper for trained critics, zero_shot for instruct models", choices=("paper", "zero_shot")))
+    prompts: str = field(default="paper", metadata=CRITIC_PROMPTS_HELP)
     folds: int = field(default=5, metadata=_help("cross-validation folds: a group keeps its bias only when it "
                                                  "raises the balanced accuracy on rows it was not fitted on"))
     min_rows: int = field(default=10, metadata=_help("rows of a label at least for its weight to be fitted"))
