@@ -34,6 +34,9 @@ TASK_GROUPS: dict[str, Group] = {
 
 CRITIC_TASKS = tuple(TASK_GROUPS)
 
+SYNTHETIC_TASKS = tuple(task for task, group in TASK_GROUPS.items() if group is not Group.RETRIEVE)
+"""The tasks `selfrag train judge-data` makes rows for: a passage decides them, so a contrast can be built."""
+
 CRITIC_DATA_HELP = ("JSON Lines or CSV (.csv) rows, in the released critic format (instruction, input, output, task) "
                     "or plain (question, passage, title, output, label)")
 """What every command reading labelled critic data takes (:mod:`~selfrag_langchain.trainer.critic_rows`)."""
@@ -331,12 +334,16 @@ class JudgeDataConfig:
         "eval files in Self-RAG's format whose passages (ctxs) are read; each row's own subject is skipped"))
     per_kind: int = field(default=400, metadata=_help("rows of each kind at most"))
     seed: int = field(default=0, metadata=_help("seed of every choice"))
+    tasks: list[str] = field(default_factory=lambda: list(SYNTHETIC_TASKS), metadata=_help(
+        "tasks whose rows are written; the rows kept are the same as in a file of every task",
+        choices=SYNTHETIC_TASKS))
 
     def __post_init__(self) -> None:
-        _as_lists(self, "critic", "passages")
+        _as_lists(self, "critic", "passages", "tasks")
         if self.per_kind < 1:
             msg = f"per_kind must be >= 1, got {self.per_kind}"
             raise ConfigurationError(msg)
+        _check_choices("tasks", self.tasks, SYNTHETIC_TASKS)
 
 
 @dataclass

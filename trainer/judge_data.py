@@ -211,7 +211,7 @@ def _mentions(passage: Passage, entity: Passage) -> bool:
 
 
 def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
-    """The synthetic rows, the same for the same files and seed."""
+    """The synthetic rows of ``config.tasks``, the same for the same files and seed."""
     rng = random.Random(config.seed)
     files = {Path(path).name: read_critic_rows(path) for path in config.critic}
     instructions = instructions_by_task(row for rows in files.values() for row in rows)
@@ -275,7 +275,8 @@ def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
         if counts["declined"] < config.per_kind // 3:
             add("declined", _row(instructions, Group.ISUSE, question, "[Utility:1]", "declined",
                                  output=rng.choice(DECLINES)))
-    return rows
+    # Filtered only now, so every task's rows are drawn as they are in a file of all tasks.
+    return [row for row in rows if row["task"] in config.tasks]
 
 
 def kind_counts(rows: Iterable[dict[str, Any]], key: str = "kind") -> dict[str, int]:

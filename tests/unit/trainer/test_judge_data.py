@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import random
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.errors import InputError
+from selfrag_langchain.errors import ConfigurationError, InputError
 from selfrag_langchain.prompts import critic_input
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, RELEVANT
 from selfrag_langchain.trainer.config import JudgeDataConfig
@@ -136,3 +137,15 @@ def test_critic_files_without_a_task_are_refused(tmp_path: Path) -> None:
                                 "input": critic_input("q", evidence="T\nsome text here")}) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match="no rows of groundedness"):
         generate(JudgeDataConfig(critic=[str(path)], out=str(tmp_path / "o.jsonl")))
+
+
+def test_tasks_keep_the_rows_a_file_of_every_task_holds_for_them(config: JudgeDataConfig) -> None:
+    every = generate(config)
+    only = generate(dataclasses.replace(config, tasks=["groundedness"]))
+    assert only == [r for r in every if r["task"] == "groundedness"]
+    assert only and len(only) < len(every)
+
+
+def test_a_task_without_synthetic_rows_is_a_configuration_error(config: JudgeDataConfig) -> None:
+    with pytest.raises(ConfigurationError, match="retrieval"):
+        dataclasses.replace(config, tasks=["retrieval"])
