@@ -48,11 +48,11 @@ from selfrag_langchain.tokens import (
     RELEVANT,
     Group,
 )
-from selfrag_langchain.trainer.config import TASK_GROUPS, JudgeDataConfig
+from selfrag_langchain.trainer.config import SYNTHETIC_TASKS, TASK_GROUPS, JudgeDataConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
 from selfrag_langchain.trainer.data import jsonl_text, read_jsonl
 
-TASK_OF = {group: task for task, group in TASK_GROUPS.items() if group is not Group.RETRIEVE}
+TASK_OF = {TASK_GROUPS[task]: task for task in SYNTHETIC_TASKS}
 """The critic-data task of each group a synthetic row judges."""
 
 QUESTION_TEMPLATES = (
@@ -147,7 +147,7 @@ def instructions_by_task(rows: Iterable[CriticRow]) -> dict[str, str]:
     found: dict[str, str] = {}
     for row in rows:
         found.setdefault(row.task, row.instruction)
-    missing = [t for t in TASK_OF.values() if t not in found]
+    missing = [t for t in SYNTHETIC_TASKS if t not in found]
     if missing:
         msg = f"the critic files hold no rows of {', '.join(missing)}: the instructions cannot be copied"
         raise InputError(msg)
