@@ -142,12 +142,13 @@ def eval_file_passages(paths: Sequence[str | Path]) -> list[Passage]:
     return out
 
 
-def instructions_by_task(rows: Iterable[CriticRow]) -> dict[str, str]:
-    """The critic instruction of each task, byte for byte as the critic files write it."""
+def instructions_by_task(rows: Iterable[CriticRow], tasks: Sequence[str] = SYNTHETIC_TASKS) -> dict[str, str]:
+    """The critic instruction of each task, byte for byte as the critic files write it; each of ``tasks``
+    must have one."""
     found: dict[str, str] = {}
     for row in rows:
         found.setdefault(row.task, row.instruction)
-    missing = [t for t in SYNTHETIC_TASKS if t not in found]
+    missing = [t for t in tasks if t not in found]
     if missing:
         msg = f"the critic files hold no rows of {', '.join(missing)}: the instructions cannot be copied"
         raise InputError(msg)
@@ -194,7 +195,8 @@ def passage_sentences(passage: Passage) -> list[str]:
 def _row(instructions: dict[str, str], group: Group, instruction: str, label: str, kind: str, *,
          evidence: str | None = None, output: str | None = None) -> dict[str, Any]:
     task = TASK_OF[group]
-    return {"instruction": instructions[task],
+    # A task not asked for may have no instruction: its rows are drawn (the draw stays the same) and dropped.
+    return {"instruction": instructions.get(task, ""),
             "input": critic_input(instruction, evidence=evidence, output=output),
             "output": label, "task": task, "source": "synthetic", "kind": kind}
 
@@ -214,7 +216,7 @@ def generate(config: JudgeDataConfig) -> list[dict[str, Any]]:
     """The synthetic rows of ``config.tasks``, the same for the same files and seed."""
     rng = random.Random(config.seed)
     files = {Path(path).name: read_critic_rows(path) for path in config.critic}
-    instructions = instructions_by_task(row for rows in files.values() for row in rows)
+    instructions = instructions_by_task((row for rows in files.values() for row in rows), config.tasks)
     passages = critic_passages(files) + eval_file_passages(config.passages)
     if not passages:
         msg = "no passages with a title line found in the given files"

@@ -149,3 +149,16 @@ def test_tasks_keep_the_rows_a_file_of_every_task_holds_for_them(config: JudgeDa
 def test_a_task_without_synthetic_rows_is_a_configuration_error(config: JudgeDataConfig) -> None:
     with pytest.raises(ConfigurationError, match="retrieval"):
         dataclasses.replace(config, tasks=["retrieval"])
+
+
+def test_critic_files_need_instructions_only_for_the_tasks_asked_for(tmp_path: Path) -> None:
+    path = tmp_path / "critic.jsonl"
+    path.write_text("".join(json.dumps({"instruction": INSTRUCTIONS["groundedness"], "task": "groundedness",
+                                        "output": FULLY_SUPPORTED,
+                                        "input": critic_input("q", evidence=f"{title}\n{text}", output="x")}) + "\n"
+                            for title, text in PASSAGES), encoding="utf-8")
+    rows = generate(JudgeDataConfig(critic=[str(path)], out=str(tmp_path / "o.jsonl"), tasks=["groundedness"]))
+    assert rows and {r["task"] for r in rows} == {"groundedness"}
+    assert {r["instruction"] for r in rows} == {INSTRUCTIONS["groundedness"]}
+    with pytest.raises(InputError, match="no rows of relevance, utility"):
+        generate(JudgeDataConfig(critic=[str(path)], out=str(tmp_path / "o.jsonl")))
