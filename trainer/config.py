@@ -303,7 +303,7 @@ class JudgeConfig:
 
     data: list[str] = field(default_factory=list, metadata=_required(
         "labelled critic data, one or more files: " + CRITIC_DATA_HELP))
-    out: str = field(default="", metadata=_required("JSON file for the calibration (a few kilobytes)"))
+    out: str = field(default="", metadata=_required("JSON file for the calibration (tens of kilobytes)"))
     per_label: int | None = field(default=None, metadata=_help(
         "rows of one (task, label) at most, drawn with the seed, so one large file cannot decide a group "
         "(default: all)"))

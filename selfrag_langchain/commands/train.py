@@ -150,7 +150,7 @@ SUBCOMMANDS: dict[str, tuple[type, Callable[[Any], None], str]] = {
               "fit the calibrated judge (the embedded default's) to labelled critic data, in seconds on CPU"),
     "judge-encoder": (JudgeEncoderConfig, _judge_encoder,
                       "train the learned judge (a cross-encoder on the shipped MiniLM) on labelled critic data, "
-                      "in about 25 minutes on 2 CPU cores"),
+                      "in about 20 minutes on 2 CPU cores"),
     "judge-data": (JudgeDataConfig, _judge_data,
                    "make synthetic judgements (swapped facts, neighbouring entities, added claims) from passages"),
     "generator-pairs": (GeneratorPairsConfig, _generator_pairs,

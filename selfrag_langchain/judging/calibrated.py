@@ -5,7 +5,7 @@ Each group has a multinomial logistic regression fitted to the critic labels (``
 signals are standardised, weighted and passed through a softmax over the labels seen in training. The result
 is a distribution over the group's tokens, the shape the paper's formulas consume, so s_rel, s_sup and s_use
 are computed from it exactly as from a critic's or a Self-RAG model's tokens. The parameters
-(:class:`JudgeCalibration`) are plain numbers in a JSON file of a few kilobytes; inference needs no
+(:class:`JudgeCalibration`) are plain numbers in a JSON file of tens of kilobytes; inference needs no
 scikit-learn. :class:`CalibratedReflector` reads them.
 """
 
@@ -156,7 +156,7 @@ class CalibratedReflector(Reflector):
     words, above all those it adds to the question, the passage holds (IsSup); whether the answer says
     something beyond the question, about what was asked, without declining (IsUse); what kind of request
     the instruction is (Retrieve). A logistic regression per group, fitted by ``selfrag train
-    judge`` and shipped as a few kilobytes of JSON, turns them into the group distributions, so the
+    judge`` and shipped as tens of kilobytes of JSON, turns them into the group distributions, so the
     paper's formulas (s_rel, s_sup, s_use, hard constraints) apply unchanged and every distribution is
     in the trace. It runs beside any generator, needs no token probabilities, and costs one batch of
     embeddings per question (all-MiniLM-L6-v2, shipped with the package).
