@@ -229,8 +229,14 @@ def note_demo_corpus(settings: PipelineSettings) -> None:
 
 def run_settings(args: argparse.Namespace) -> PipelineSettings:
     """:func:`settings_from_args`, and the demo-corpus notice when the pipeline will retrieve from it
-    (``ask`` and ``chat``; ``eval`` tells only when it opens the store)."""
+    (``ask`` and ``chat``; ``eval`` tells only when it opens the store). A critic named for another judge is
+    refused rather than left unread (``eval`` reads it for ASQA's citation judge whatever the judge)."""
     settings = settings_from_args(args)
+    unread = [_flag(name) for name in ("critic", "critic_backend") if getattr(settings, name) is not None]
+    if unread and settings.reflector != "critic":
+        msg = (f"{' and '.join(unread)} name the critic of --reflector critic, and the judge here is --reflector "
+               f"{settings.reflector}: add --reflector critic to judge with it")
+        raise ConfigurationError(msg)
     if settings.mode != RetrieveMode.NEVER:
         note_demo_corpus(settings)
     return settings

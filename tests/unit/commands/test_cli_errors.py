@@ -55,3 +55,30 @@ def test_a_weight_outside_its_range_is_refused_in_one_line(
 @pytest.mark.parametrize("flags", [["--w-sup", "0"], ["--w-rel", "10"], ["--w-use", "0.5"]])
 def test_weights_at_the_ends_of_the_range_pass(flags: list[str]) -> None:
     settings_from_args(build_parser().parse_args(["ask", "Who?", *flags]))
+
+
+@pytest.mark.parametrize(("flags", "named"), [
+    (["--critic", "./critic"], "--critic"),
+    (["--reflector", "learned", "--critic-backend", "transformers"], "--critic-backend"),
+    (["--reflector", "inline", "--critic", "./critic", "--critic-backend", "transformers"],
+     "--critic and --critic-backend"),
+])
+def test_a_critic_the_judge_would_not_read_is_refused_in_one_line(
+    flags: list[str], named: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_model(args: Any) -> None:
+        raise AssertionError("no model may load for a user mistake")
+
+    monkeypatch.setattr(ask_command, "build_selfrag", no_model)
+    assert main(["ask", "Who?", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"selfrag: error: {named} name the critic of --reflector critic") and err.count("\n") == 1
+    assert "add --reflector critic" in err
+
+
+def test_a_critic_named_with_the_critic_judge_passes() -> None:
+    from selfrag_langchain.commands.options import run_settings
+
+    settings = run_settings(build_parser().parse_args(["ask", "Who?", "--reflector", "critic", "--critic", "./c",
+                                                       "--mode", "never"]))
+    assert settings.reflector == "critic" and settings.critic == "./c"
