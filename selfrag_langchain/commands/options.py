@@ -234,8 +234,8 @@ def run_settings(args: argparse.Namespace) -> PipelineSettings:
     settings = settings_from_args(args)
     unread = [_flag(name) for name in ("critic", "critic_backend") if getattr(settings, name) is not None]
     if unread and settings.reflector != "critic":
-        msg = (f"{' and '.join(unread)} name the critic of --reflector critic, and the judge here is --reflector "
-               f"{settings.reflector}: add --reflector critic to judge with it")
+        msg = (f"{' and '.join(unread)} {'name' if len(unread) > 1 else 'names'} the critic of --reflector critic, "
+               f"and the judge here is --reflector {settings.reflector}: add --reflector critic to judge with it")
         raise ConfigurationError(msg)
     if settings.mode != RetrieveMode.NEVER:
         note_demo_corpus(settings)

@@ -58,10 +58,10 @@ def test_weights_at_the_ends_of_the_range_pass(flags: list[str]) -> None:
 
 
 @pytest.mark.parametrize(("flags", "named"), [
-    (["--critic", "./critic"], "--critic"),
-    (["--reflector", "learned", "--critic-backend", "transformers"], "--critic-backend"),
+    (["--critic", "./critic"], "--critic names"),
+    (["--reflector", "learned", "--critic-backend", "transformers"], "--critic-backend names"),
     (["--reflector", "inline", "--critic", "./critic", "--critic-backend", "transformers"],
-     "--critic and --critic-backend"),
+     "--critic and --critic-backend name"),
 ])
 def test_a_critic_the_judge_would_not_read_is_refused_in_one_line(
     flags: list[str], named: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -72,7 +72,7 @@ def test_a_critic_the_judge_would_not_read_is_refused_in_one_line(
     monkeypatch.setattr(ask_command, "build_selfrag", no_model)
     assert main(["ask", "Who?", *flags]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"selfrag: error: {named} name the critic of --reflector critic") and err.count("\n") == 1
+    assert err.startswith(f"selfrag: error: {named} the critic of --reflector critic") and err.count("\n") == 1
     assert "add --reflector critic" in err
 
 
