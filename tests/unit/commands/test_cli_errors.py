@@ -34,6 +34,15 @@ def test_a_missing_command_is_still_reported(capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().err.splitlines()[-1] == "selfrag: error: the following arguments are required: command"
 
 
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ask`` fails the test if it builds a pipeline: a user mistake must stop before any model loads."""
+    def refuse(args: Any) -> None:
+        raise AssertionError("no model may load for a user mistake")
+
+    monkeypatch.setattr(ask_command, "build_selfrag", refuse)
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [(["--w-sup", "-100"], "--w-sup must be between 0 and 10, got -100"),
@@ -41,13 +50,10 @@ def test_a_missing_command_is_still_reported(capsys: pytest.CaptureFixture[str])
      (["--w-use", "-0.1"], "--w-use must be between 0 and 10, got -0.1"),
      (["--w-use", "inf"], "--w-use must be a finite number, got inf")],
 )
+@pytest.mark.usefixtures("no_model")
 def test_a_weight_outside_its_range_is_refused_in_one_line(
-    flags: list[str], message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def no_model(args: Any) -> None:
-        raise AssertionError("no model may load for a user mistake")
-
-    monkeypatch.setattr(ask_command, "build_selfrag", no_model)
     assert main(["ask", "Who?", *flags]) == 2
     assert capsys.readouterr().err == f"selfrag: error: {message}\n"
 
@@ -63,13 +69,10 @@ def test_weights_at_the_ends_of_the_range_pass(flags: list[str]) -> None:
     (["--reflector", "inline", "--critic", "./critic", "--critic-backend", "transformers"],
      "--critic and --critic-backend name"),
 ])
+@pytest.mark.usefixtures("no_model")
 def test_a_critic_the_judge_would_not_read_is_refused_in_one_line(
-    flags: list[str], named: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    flags: list[str], named: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def no_model(args: Any) -> None:
-        raise AssertionError("no model may load for a user mistake")
-
-    monkeypatch.setattr(ask_command, "build_selfrag", no_model)
     assert main(["ask", "Who?", *flags]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"selfrag: error: {named} the critic of --reflector critic") and err.count("\n") == 1
