@@ -71,15 +71,15 @@ DECLINES = (
     "It is unclear.",
 )
 
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-_SUPERLATIVES = ("largest", "smallest", "highest", "lowest", "longest", "shortest", "oldest", "youngest",
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+SUPERLATIVES = ("largest", "smallest", "highest", "lowest", "longest", "shortest", "oldest", "youngest",
                  "biggest", "most populous", "deepest", "tallest")
 
 SPAN_PATTERNS: dict[str, re.Pattern[str]] = {
     "year": re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b"),
     "number": re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})*(?:\.\d+)?(?![\w,.]\d)"),
-    "ordinal": re.compile(r"\b(?:" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\b", re.IGNORECASE),
-    "superlative": re.compile(r"\b(?:" + "|".join(_SUPERLATIVES) + r")\b"),
+    "ordinal": re.compile(r"\b(?:" + "|".join(ORDINALS) + r"|\d+(?:st|nd|rd|th))\b", re.IGNORECASE),
+    "superlative": re.compile(r"\b(?:" + "|".join(SUPERLATIVES) + r")\b"),
     "name": re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+|de\s+|von\s+|van\s+)?[A-Z][a-z]+)+\b"),
 }
 """What a swap may replace, by kind; a replacement comes from another passage's span of the same kind."""

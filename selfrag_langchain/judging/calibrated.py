@@ -27,6 +27,8 @@ from selfrag_langchain.judging.features import SignalReader
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
 
 DEFAULT_EMBEDDINGS = "all-MiniLM-L6-v2"
+DEFAULT_CALIBRATION = "default_judge.json"
+"""The calibrated judge's fit shipped with the package."""
 
 
 FORMAT_VERSION = 1
@@ -129,11 +131,12 @@ class JudgeCalibration:
         return cls(groups, str(data["embeddings"]), dict(data.get("provenance", {})))
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> JudgeCalibration:
-        """A calibration file written by ``selfrag train judge``; None: the one shipped with the package."""
+    def load(cls, path: str | Path | None = None, *, shipped: str = DEFAULT_CALIBRATION) -> JudgeCalibration:
+        """A calibration file written by ``selfrag train judge``; None: the one shipped with the package under the
+        name ``shipped``."""
         try:
             if path is None:
-                text = resources.files("selfrag_langchain.judging").joinpath("default_judge.json").read_text()
+                text = resources.files("selfrag_langchain.judging").joinpath(shipped).read_text()
             else:
                 text = Path(path).read_text(encoding="utf-8")
             data = json.loads(text)
@@ -144,6 +147,16 @@ class JudgeCalibration:
             msg = f"{path} is not a judge calibration (written by `selfrag train judge`)"
             raise ConfigurationError(msg)
         return cls.from_dict(data)
+
+
+def shared_minilm(embeddings: Embeddings) -> Any | None:
+    """The shipped MiniLM as ``embeddings`` loaded it (in torch), for a cross-encoder over the same weights to
+    share rather than load again; None for any other embedding model or runtime."""
+    from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
+
+    if isinstance(embeddings, MiniLMEmbeddings) and embeddings.model_path in (None, default_model_path()):
+        return embeddings.transformer()
+    return None
 
 
 class CalibratedReflector(Reflector):

@@ -136,10 +136,12 @@ class EncoderCard:
                 "provenance": self.provenance}
 
 
-def build_model(base: str | Path, trained_layers: int, *, shared: Any | None = None) -> Any:
-    """MiniLM with a mean-pooled linear head over :data:`LABELS`; the bottom layers and the embeddings
-    frozen, the top ``trained_layers`` layers and the head trainable. With ``shared`` (the same MiniLM,
-    already loaded for embeddings), its embeddings and bottom layers are used as they are, not loaded again."""
+def build_model(base: str | Path, trained_layers: int, *, shared: Any | None = None, outputs: int = len(LABELS)
+                ) -> Any:
+    """MiniLM with a mean-pooled linear head of ``outputs`` logits (default: one per label of :data:`LABELS`);
+    the bottom layers and the embeddings frozen, the top ``trained_layers`` layers and the head trainable. With
+    ``shared`` (the same MiniLM, already loaded for embeddings), its embeddings and bottom layers are used as
+    they are, not loaded again."""
     import torch
     from transformers import AutoModel
 
@@ -150,7 +152,7 @@ def build_model(base: str | Path, trained_layers: int, *, shared: Any | None = N
         def __init__(self) -> None:
             super().__init__()
             self.encoder = AutoModel.from_pretrained(str(base)) if shared is None else _over(shared, trained_layers)
-            self.head = torch.nn.Linear(self.encoder.config.hidden_size, len(LABELS))
+            self.head = torch.nn.Linear(self.encoder.config.hidden_size, outputs)
             layers = self.encoder.encoder.layer
             for parameter in self.encoder.parameters():
                 parameter.requires_grad = False

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from selfrag_langchain.judging.base import CriticQuery
-from selfrag_langchain.judging.calibrated import CalibratedReflector, JudgeCalibration
+from selfrag_langchain.judging.calibrated import CalibratedReflector, JudgeCalibration, shared_minilm
 from selfrag_langchain.judging.encoder import ENCODED_GROUPS, EncoderJudge
 from selfrag_langchain.tokens import Group
 
@@ -59,18 +59,9 @@ class LearnedReflector(CalibratedReflector):
         """
         super().__init__(calibration, embeddings=embeddings)
         if not isinstance(encoder, EncoderJudge):
-            encoder = EncoderJudge(encoder or SHIPPED_ENCODER, shared=self._shipped_minilm())
+            encoder = EncoderJudge(encoder or SHIPPED_ENCODER, shared=shared_minilm(self.signals.embeddings))
         self.encoder = encoder
         self.encoded = frozenset(groups) & frozenset(ENCODED_GROUPS)
-
-    def _shipped_minilm(self) -> Any | None:
-        """The shipped MiniLM as the calibration's embeddings loaded it (in torch), for the encoder to share."""
-        from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
-
-        embeddings = self.signals.embeddings
-        if isinstance(embeddings, MiniLMEmbeddings) and embeddings.model_path in (None, default_model_path()):
-            return embeddings.transformer()
-        return None
 
     def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:
         """The encoder's distributions for its groups, the calibration's for the others."""
