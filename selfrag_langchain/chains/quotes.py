@@ -21,7 +21,6 @@ names that subject (the article is about it) and the "It" is not an empty one ("
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,6 +28,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
 from selfrag_langchain.chains.branches import PreparedPassage
+from selfrag_langchain.judging.claims import named
 from selfrag_langchain.judging.signals import content_words, folded, novel_words
 from selfrag_langchain.text.sentences import split_sentences
 
@@ -119,31 +119,6 @@ class _Found:
                     best, best_score = sentence, score
             found.append(named(best, title, parts[0]) if best is not None else None)
         return found
-
-
-_PRONOUN = re.compile(r"(He|She|It|They|His|Her|Its|Their)\b")
-_EMPTY_IT = re.compile(r"It (?:is|was) (?:not until|(?:widely |generally |commonly )?(?:believed|thought|estimated|"
-                       r"said|reported|unclear|likely|possible|probable|unknown|uncertain)\b)")
-_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
-
-
-def named(sentence: str, title: str | None, first: str) -> str:
-    """``sentence`` with an opening pronoun replaced by the subject ``title`` names ("Guernica" for "Guernica
-    (Picasso)"), when the passage's ``first`` sentence names it too; otherwise ``sentence`` unchanged."""
-    subject = _DISAMBIGUATION.sub("", title or "").strip()
-    match = _PRONOUN.match(sentence)
-    if not subject or match is None or _EMPTY_IT.match(sentence) or sentence == first:
-        return sentence
-    named_words = content_words(folded(subject))
-    if not named_words or named_words[0] not in content_words(folded(first)):
-        return sentence
-    if not subject.lower().startswith("the ") and re.search(rf"\bthe {re.escape(subject)}\b", first, re.IGNORECASE):
-        subject = f"the {subject}"  # "The Eiffel Tower was built ...", as the article calls it
-    if subject.startswith("the ") or not any(c.isupper() for c in subject[1:]):  # not "iPhone"
-        subject = subject[0].upper() + subject[1:]
-    if match.group(1) in ("His", "Her", "Its", "Their"):
-        subject += "'" if subject.endswith("s") else "'s"
-    return subject + sentence[match.end():]
 
 
 def _first_sentence(text: str) -> str:

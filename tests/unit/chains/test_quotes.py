@@ -49,7 +49,7 @@ def test_only_the_answers_first_sentence_points_and_every_pair_is_found_in_one_e
 
 
 def test_an_opening_pronoun_is_named_from_the_title_when_the_article_is_about_it() -> None:
-    from selfrag_langchain.chains.quotes import named
+    from selfrag_langchain.judging.claims import named
 
     first = "Pierre Curie was a French physicist."
     assert named("He shared the 1903 Nobel Prize in Physics.", "Pierre Curie", first) == (
