@@ -1,6 +1,9 @@
 """The judges a benchmark compares, named on its command line (``--judge``), built one way for every script.
 
 - ``shipped``: the calibrated judge shipped with the package; ``learned``: the shipped learned judge;
+  ``entailment``: the shipped entailment judge; ``NAME=entailment:FILE.json`` an entailment judge with that
+  calibration (``selfrag train judge --reader``) and the shipped sentence reader, ``NAME=entailment:FILE.json:DIR``
+  with the reader in DIR (``selfrag train reader``);
 - ``NAME=FILE.json``: a calibration written by ``selfrag train judge``;
 - ``NAME=DIR``: a learned judge written by ``selfrag train judge-encoder``, judging its default groups
   (IsSup, IsUse); ``NAME=DIR@IsRel,IsSup,IsUse`` names the groups it judges (the calibration judges the
@@ -17,7 +20,8 @@ from selfrag_langchain.judging import CalibratedReflector, Reflector
 from selfrag_langchain.judging.learned import LEARNED_GROUPS, LearnedReflector
 from selfrag_langchain.tokens import Group
 
-HELP = ("shipped, learned, NAME=calibration.json, NAME=encoder-directory or NAME=learned, either of the last two "
+HELP = ("shipped, learned, entailment, NAME=entailment:calibration.json[:reader-directory], "
+        "NAME=calibration.json, NAME=encoder-directory or NAME=learned, either of the last two "
         "optionally @IsSup,IsUse (the groups it judges), or NAME=critic:DIR (a trained critic model); repeatable "
         "(default: shipped)")
 
@@ -37,6 +41,12 @@ def judge_named(spec: str) -> tuple[str, Reflector]:
                                      label_bias=load_label_bias(model))
     if where == "shipped":
         return name, CalibratedReflector()
+    if where == "entailment" or where.startswith("entailment:"):
+        from selfrag_langchain.judging.entailment import EntailmentReflector
+
+        _, _, rest = where.partition(":")
+        calibration, _, reader = rest.partition(":")
+        return name, EntailmentReflector(calibration or None, reader=reader or None)
     if where == "learned":
         return name, LearnedReflector(groups=chosen)
     if Path(where).is_dir():

@@ -153,13 +153,17 @@ def first_sentence(branch: dict[str, Any]) -> str:
     return next(iter(split_sentences(body_of(branch))), "")
 
 
-def quoted_rights(records: list[dict[str, Any]]) -> list[list[bool]]:
+def quoted_rights(records: list[dict[str, Any]], reader: str | None = None) -> list[list[bool]]:
     """Whether each branch's answer is right once quoted: replaced by its passage's sentence that states it, as
-    the library's :class:`PassageQuoter` finds it (``--quote``)."""
+    the library's :class:`PassageQuoter` finds it (``--quote``); with ``reader`` (``shipped`` or a directory of
+    ``selfrag train reader``) the quoter also reads which sentence answers the question, as the entailment
+    judge's pipeline quotes."""
     from selfrag_langchain.chains.quotes import PassageQuoter
     from selfrag_langchain.embeddings import MiniLMEmbeddings
+    from selfrag_langchain.judging.reader import SentenceReader
 
-    quoter = PassageQuoter(embeddings=MiniLMEmbeddings())
+    quoter = PassageQuoter(embeddings=MiniLMEmbeddings(),
+                           reader=SentenceReader(None if reader == "shipped" else reader) if reader else None)
     rights = []
     for record in records:
         pairs = [(b["answer"], body_of(b)) for b in record["branches"]]
@@ -223,6 +227,9 @@ def main() -> None:
                              "nearest the question (a probe of the ceiling; 0: none)")
     parser.add_argument("--quote", action="store_true",
                         help="also score each selection with the chosen branch's answer quoted from its passage")
+    parser.add_argument("--quote-reader", default=None, metavar="DIR",
+                        help="with --quote: quote with a sentence reader too, as the entailment judge's pipeline does "
+                             "(shipped, or a directory of `selfrag train reader`)")
     parser.add_argument("--judge", action="append", default=None,
                         help=JUDGE_HELP)
     parser.add_argument("--min-name-coverage", type=float, default=LoopSettings().min_name_coverage,
@@ -244,7 +251,7 @@ def main() -> None:
     right = [[match(b["answer"], r["answers"]) for b in r["branches"]] for r in records]
     print(line("RAG, top-1 passage", [bool(x and x[0]) for x in right], wheres))
     print(line("ceiling: some branch right", [any(x) for x in right], wheres))
-    quoted = quoted_rights(records) if args.quote else None
+    quoted = quoted_rights(records, args.quote_reader) if args.quote else None
     if quoted is not None:
         print(line("RAG, top-1 passage, quoted", [bool(x and x[0]) for x in quoted], wheres))
         print(line("the top-1 passage's first sentence (a control of a quote's length)",

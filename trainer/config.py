@@ -309,6 +309,9 @@ class JudgeConfig:
         "(default: all)"))
     folds: int = field(default=5, metadata=_help("cross-validation folds for choosing regularisation and class "
                                                  "weights"))
+    reader: str | None = field(default=None, metadata=_help(
+        "fit the entailment judge: add a sentence reader's signals (answer sentences, claim-by-claim entailment); "
+        "'shipped' or a directory written by `selfrag train reader` (default: none, the calibrated judge)"))
     seed: int = field(default=0, metadata=_help("seed of the fold split and of the per-label draw"))
 
     def __post_init__(self) -> None:
@@ -409,6 +412,53 @@ class JudgeEncoderConfig:
         if self.per_label is not None and self.per_label < 1:
             msg = f"per_label must be >= 1, got {self.per_label}"
             raise ConfigurationError(msg)
+
+
+@dataclass
+class ReaderConfig:
+    """Sentence reader: the shipped all-MiniLM-L6-v2 trained as a cross-encoder on entailment pairs (nli/) and
+    answer sentences (squad/), the two readings the entailment judge applies sentence by sentence."""
+
+    nli: str = field(default="", metadata=_required(
+        "the folder of entailment pairs (snli_dev_test, snli_counterfactual, mnli_taxinli, halueval_qa .jsonl)"))
+    squad: str = field(default="", metadata=_required(
+        "the folder of SQuAD files (squad11_train.jsonl, squad20_dev.jsonl)"))
+    out: str = field(default="", metadata=_required(
+        "directory for the reader (sentence_reader.safetensors and sentence_reader.json, about 20 MB), its "
+        "held-out report, and its checkpoints (out/checkpoints: a re-run with the same arguments resumes)"))
+    pairs: list[str] = field(default_factory=list, metadata=_help(
+        "your own labelled pairs, trained on beside the shared data: JSON Lines or CSV (.csv) rows of premise, "
+        "hypothesis, label (entailment, neutral, contradiction) or of question, sentence, label (answers, does not "
+        "answer)"))
+    snli: int = field(default=10_000, metadata=_help("SNLI pairs drawn"))
+    squad_paragraphs: int = field(default=4_000, metadata=_help(
+        "SQuAD paragraphs drawn: half give answer sentences, half the changed-value contrasts"))
+    contrasts_per_kind: int = field(default=1_500, metadata=_help("contrast pairs of each kind at most"))
+    held_mnli: int = field(default=1_000, metadata=_help("MultiNLI rows held out for the report"))
+    held_halueval: int = field(default=300, metadata=_help("HaluEval items held out for the report"))
+    trained_layers: int = field(default=6, metadata=_help("top encoder layers trained (the embeddings stay the "
+                                                          "shipped MiniLM's)"))
+    epochs: float = field(default=1.0, metadata=_help("passes over the pairs"))
+    learning_rate: float = field(default=5e-5, metadata=_help("peak learning rate (linear warm-up, then decay)"))
+    batch_size: int = field(default=32, metadata=_help("pairs per optimiser step"))
+    max_length: int = field(default=128, metadata=_help("word pieces per pair; the longer text is cut first"))
+    seed: int = field(default=0, metadata=_help("seed of every draw, the head's initialisation and the order of "
+                                                "the pairs"))
+
+    def __post_init__(self) -> None:
+        _as_lists(self, "pairs")
+        if not 1 <= self.trained_layers <= 6:
+            msg = f"trained_layers must be between 1 and 6 (MiniLM's layers), got {self.trained_layers}"
+            raise ConfigurationError(msg)
+        for name in ("epochs", "learning_rate", "batch_size", "max_length", "snli", "squad_paragraphs",
+                     "contrasts_per_kind"):
+            if getattr(self, name) <= 0:
+                msg = f"{name} must be > 0, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
+        for name in ("held_mnli", "held_halueval"):
+            if getattr(self, name) < 0:
+                msg = f"{name} must be >= 0, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
 
 
 @dataclass

@@ -106,6 +106,22 @@ def fit_group(data: LabelledSignals, *, folds: int = 5, seed: int = 0) -> tuple[
     return calibration, report
 
 
+def signal_reader(reader: str | None) -> SignalReader:
+    """The signals the judge is fitted on, computed as its reflector computes them: the calibrated judge's, or with
+    ``reader`` (``shipped`` or a directory of ``selfrag train reader``) the entailment judge's too."""
+    from selfrag_langchain.embeddings import MiniLMEmbeddings
+
+    embeddings = MiniLMEmbeddings(runtime="torch")  # as CalibratedReflector reads them
+    if reader is None:
+        return SignalReader(embeddings)
+    from selfrag_langchain.judging.calibrated import shared_minilm
+    from selfrag_langchain.judging.entailment import ReadingSignals
+    from selfrag_langchain.judging.reader import SentenceReader
+
+    loaded = SentenceReader(None if reader == "shipped" else reader, shared=shared_minilm(embeddings))
+    return ReadingSignals(embeddings, loaded)
+
+
 def fit_judge(config: JudgeConfig, reader: SignalReader | None = None) -> JudgeCalibration:
     """Fit every group on ``config.data`` and write the calibration to ``config.out``.
 
@@ -114,9 +130,7 @@ def fit_judge(config: JudgeConfig, reader: SignalReader | None = None) -> JudgeC
     """
     rows = capped(read_critic_rows(config.data), config.per_label, config.seed)
     if reader is None:
-        from selfrag_langchain.embeddings import MiniLMEmbeddings
-
-        reader = SignalReader(MiniLMEmbeddings(runtime="torch"))  # as CalibratedReflector reads them
+        reader = signal_reader(config.reader)
     by_group = labelled_signals(rows, reader)
     for group in Group:
         labels = set(by_group[group].labels) if group in by_group else set()
@@ -128,6 +142,8 @@ def fit_judge(config: JudgeConfig, reader: SignalReader | None = None) -> JudgeC
     for group in Group:
         groups[group], reports[str(group)] = fit_group(by_group[group], folds=config.folds, seed=config.seed)
     made = {**provenance(config.data, config.seed), "per_label": config.per_label, "groups": reports}
+    if config.reader is not None:
+        made["reader"] = config.reader
     calibration = JudgeCalibration(groups, DEFAULT_EMBEDDINGS, made)
     write_json_atomic(config.out, calibration.to_dict())
     return calibration

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.files.durable import write_json_atomic
@@ -39,6 +39,8 @@ from selfrag_langchain.trainer.config import JudgeEncoderConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.training import latest_complete_checkpoint, warmup_arguments
+
+Row = TypeVar("Row")
 
 
 @dataclass(frozen=True)
@@ -64,16 +66,16 @@ def pair_rows(rows: Sequence[CriticRow], support_sentences: int | None = None, *
     return out
 
 
-class PairDataset:
-    """Labelled pairs as the map-style dataset ``Trainer`` reads."""
+class PairDataset(Generic[Row]):
+    """Labelled pairs (the judge encoder's, the sentence reader's) as the map-style dataset ``Trainer`` reads."""
 
-    def __init__(self, rows: Sequence[PairRow]) -> None:
+    def __init__(self, rows: Sequence[Row]) -> None:
         self.rows = list(rows)
 
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __getitem__(self, index: int) -> PairRow:
+    def __getitem__(self, index: int) -> Row:
         return self.rows[index]
 
 

@@ -9,8 +9,11 @@ which no judge has to check for a changed name or number.
 
 The sentence is the one with the best sum of two signals, equally weighted: the cosine similarity between it
 and the question followed by the generation's first sentence (by embedding), and the share (0 to 1) of that
-first sentence's new words (content words the question does not hold) that it contains. An empty generation
-points at nothing and is not quoted.
+first sentence's new words (content words the question does not hold) that it contains. With a sentence reader
+(:class:`~selfrag_langchain.judging.reader.SentenceReader`) a third term joins them, with the same weight: the
+probability that the sentence answers the question, so that of two sentences the generation points at alike,
+the one that states what was asked wins ("Gold ... has the symbol Au", not "Chemically, gold is a transition
+metal"). An empty generation points at nothing and is not quoted.
 
 A sentence from the middle of an article often opens with a pronoun ("He shared the 1903 Nobel Prize ..."),
 which says nothing once the sentence stands alone. Given the passage's title, an opening "He", "She", "It" or
@@ -21,6 +24,7 @@ names that subject (the article is about it) and the "It" is not an empty one ("
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,7 +32,8 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict
 
 from selfrag_langchain.chains.branches import PreparedPassage
-from selfrag_langchain.judging.claims import named
+from selfrag_langchain.judging.claims import named, titled
+from selfrag_langchain.judging.reader import SentenceReader
 from selfrag_langchain.judging.signals import content_words, folded, novel_words
 from selfrag_langchain.text.sentences import split_sentences
 
@@ -68,6 +73,8 @@ class PassageQuoter(BaseModel):
     embeddings: Embeddings
     """Embeds the question with the answer, and the passages' sentences (the retriever's model is a good
     choice); the vectors are compared by their dot product, so the model should return unit vectors."""
+    reader: SentenceReader | None = None
+    """Reads whether each sentence answers the question (a third term of the choice); None: two terms."""
 
     def quote(self, question: str, answer: str, passage: str, title: str | None = None) -> str | None:
         """The sentence of ``passage`` that states ``answer`` to ``question``, an opening pronoun named from
@@ -80,13 +87,16 @@ class PassageQuoter(BaseModel):
         without text or an empty answer), with one embedding call for them all; ``titles`` (one per pair, or
         None) name the subject an opening pronoun stands for."""
         found = _Found(question, pairs, titles)
-        return found.quotes(self.embeddings.embed_documents(found.texts))
+        answering = self.reader.answering(found.answering_pairs()) if self.reader is not None else None
+        return found.quotes(self.embeddings.embed_documents(found.texts), answering)
 
     async def aquotes(self, question: str, pairs: Sequence[tuple[str, str]],
                       titles: Sequence[str | None] | None = None) -> list[str | None]:
         """:meth:`quotes` with the embeddings' async call."""
         found = _Found(question, pairs, titles)
-        return found.quotes(await self.embeddings.aembed_documents(found.texts))
+        answering = (await asyncio.to_thread(self.reader.answering, found.answering_pairs())
+                     if self.reader is not None else None)
+        return found.quotes(await self.embeddings.aembed_documents(found.texts), answering)
 
 
 class _Found:
@@ -103,9 +113,16 @@ class _Found:
         self.queries = [f"{question} {_first_sentence(answer)}" for answer, _ in pairs]
         self.texts = [*self.queries, *(s for parts in self.sentences for s in parts)]
 
-    def quotes(self, vectors: list[list[float]]) -> list[str | None]:
-        """The quotes, given the embeddings of :attr:`texts`."""
+    def answering_pairs(self) -> list[tuple[str, str]]:
+        """(question, sentence) for every sentence, as a sentence reader reads them (after the passage's title)."""
+        return [(self.question, titled(title or "", s))
+                for parts, title in zip(self.sentences, self.titles, strict=True) for s in parts]
+
+    def quotes(self, vectors: list[list[float]], answering: list[float] | None = None) -> list[str | None]:
+        """The quotes, given the embeddings of :attr:`texts` and, with a reader, the probability that each sentence
+        answers the question (in :meth:`answering_pairs`' order)."""
         query_vectors, sentence_vectors = vectors[: len(self.queries)], iter(vectors[len(self.queries):])
+        answers = iter(answering) if answering is not None else None
         found: list[str | None] = []
         for (answer, _), parts, query, title in zip(self.pairs, self.sentences, query_vectors, self.titles,
                                                     strict=True):
@@ -115,6 +132,8 @@ class _Found:
                 vector = next(sentence_vectors)
                 held = len(added & set(content_words(folded(sentence)))) / len(added) if added else 0.0
                 score = sum(a * b for a, b in zip(query, vector, strict=True)) + held
+                if answers is not None:
+                    score += next(answers)
                 if score > best_score:
                     best, best_score = sentence, score
             found.append(named(best, title, parts[0]) if best is not None else None)

@@ -30,16 +30,21 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
                             "model's name (default: %(default)s)")
     model.add_argument("--reflector", choices=list(REFLECTORS), default="calibrated",
                        help="calibrated: embedding and word-overlap signals calibrated on GPT-4 critic labels "
-                            "(any generator, no extra model read); learned: a cross-encoder on the shipped MiniLM "
+                            "(any generator, no extra model read); entailment: those and a sentence reader's "
+                            "(which passage sentence answers the question, which entails or contradicts the answer); "
+                            "learned: a cross-encoder on the shipped MiniLM "
                             "trained on critic labels and synthetic contrasts (any generator); critic: a critic "
                             "model judges (any generator); inline: a Self-RAG model judges itself "
                             "(default: %(default)s)")
     model.add_argument("--calibration", "--judge", dest="calibration", type=Path, default=None, metavar="FILE",
-                       help="calibrated and learned reflectors: a calibration written by `selfrag train judge` "
-                            "(default: the one shipped with the package; --judge is its former name)")
+                       help="calibrated, entailment and learned reflectors: a calibration written by `selfrag train "
+                            "judge` (default: the one shipped with the package; --judge is its former name)")
     model.add_argument("--judge-encoder", type=Path, default=None,
                        help="learned reflector: a directory written by `selfrag train judge-encoder` (default: the "
                             "one shipped with the package)")
+    model.add_argument("--reader", type=Path, default=None, metavar="DIR",
+                       help="the sentence reader of the entailment reflector and of --quote-reader: a directory "
+                            "written by `selfrag train reader` (default: the one shipped with the package)")
     model.add_argument("--critic", default=None,
                        help="critic reflector: critic model (default: the generator's model)")
     model.add_argument("--critic-prompts", choices=sorted(CRITIC_PROMPT_SETS), default="zero_shot",
@@ -114,7 +119,7 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
     window's two and the quote switch, generated from the settings so that a flag's default is the library's."""
     knobs = parser.add_argument_group("Self-RAG")
     add_setting_flags(knobs, LoopSettings, exclude={"max_new_tokens"})
-    add_setting_flags(knobs, PipelineSettings, only={"window_sentences", "keep_whole", "quote"})
+    add_setting_flags(knobs, PipelineSettings, only={"window_sentences", "keep_whole", "quote", "quote_reader"})
 
 
 def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection[str] | None = None,
@@ -236,6 +241,11 @@ def run_settings(args: argparse.Namespace) -> PipelineSettings:
     if unread and settings.reflector != "critic":
         msg = (f"{' and '.join(unread)} {'name' if len(unread) > 1 else 'names'} the critic of --reflector critic, "
                f"and the judge here is --reflector {settings.reflector}: add --reflector critic to judge with it")
+        raise ConfigurationError(msg)
+    if settings.reader is not None and settings.reflector != "entailment" and not (settings.quote and
+                                                                                  settings.quote_reader):
+        msg = ("--reader names the sentence reader of --reflector entailment and of quoting with --quote-reader, and "
+               "neither is on here: add --reflector entailment or --quote-reader to read with it")
         raise ConfigurationError(msg)
     if settings.mode != RetrieveMode.NEVER:
         note_demo_corpus(settings)

@@ -12,6 +12,7 @@ Examples:
     selfrag train critic-eval --data critic_dev.jsonl      # the default judge, as SelfRAG uses it
     selfrag train judge-data --critic critic_train.jsonl --passages popqa.jsonl --out judge_synthetic.jsonl
     selfrag train judge --data critic_train.jsonl judge_synthetic.jsonl --per-label 1000 --out judge.json
+    selfrag train reader --nli ../shared/data/nli --squad ../shared/data/squad --out reader
     selfrag train generator-pairs --critic critic_train.jsonl --out pairs.jsonl --passages-out passages.jsonl
     selfrag train generator-data --input pairs.jsonl --out generator_extra.jsonl --critic critic
     selfrag train generator --data generator_train.jsonl generator_extra.jsonl --out generator --lora
@@ -38,6 +39,7 @@ from selfrag_langchain.trainer.config import (
     JudgeConfig,
     JudgeDataConfig,
     JudgeEncoderConfig,
+    ReaderConfig,
 )
 
 
@@ -96,6 +98,14 @@ def _judge_encoder(config: JudgeEncoderConfig) -> None:
           f"{config.out}", file=sys.stderr)
 
 
+def _reader(config: ReaderConfig) -> None:
+    from selfrag_langchain.trainer.reader import HELD_OUT_FILE, train_reader
+
+    card = train_reader(config)
+    print(f"selfrag: sentence reader ({card.provenance['pairs']} pairs, {card.provenance['seconds']} s) written to "
+          f"{config.out}; held-out figures in {config.out}/{HELD_OUT_FILE}", file=sys.stderr)
+
+
 def _judge_data(config: JudgeDataConfig) -> None:
     from selfrag_langchain.trainer.judge_data import create
 
@@ -151,6 +161,9 @@ SUBCOMMANDS: dict[str, tuple[type, Callable[[Any], None], str]] = {
     "judge-encoder": (JudgeEncoderConfig, _judge_encoder,
                       "train the learned judge (a cross-encoder on the shipped MiniLM) on labelled critic data, "
                       "in about 20 minutes on 2 CPU cores"),
+    "reader": (ReaderConfig, _reader,
+               "train the sentence reader (entailment and answer sentences, a cross-encoder on the shipped MiniLM) "
+               "on ../shared/data's nli/ and squad/ pairs, in about 40 minutes on 2 CPU cores"),
     "judge-data": (JudgeDataConfig, _judge_data,
                    "make synthetic judgements (swapped facts, neighbouring entities, added claims) from passages"),
     "generator-pairs": (GeneratorPairsConfig, _generator_pairs,

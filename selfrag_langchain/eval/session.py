@@ -88,10 +88,12 @@ class EvalSession:
         found = {"model": s.model, "backend": s.backend}
         if judges:
             found |= {"reflector": s.reflector}
-            if s.reflector in ("calibrated", "learned"):
+            if s.reflector in ("calibrated", "entailment", "learned"):
                 found |= {"calibration": str(s.calibration) if s.calibration else "shipped"}
             if s.reflector == "learned":
                 found |= {"judge_encoder": str(s.judge_encoder) if s.judge_encoder else "shipped"}
+            elif s.reflector == "entailment":
+                found |= {"reader": str(s.reader) if s.reader else "shipped"}
             else:
                 found |= {"critic": s.critic, "critic_prompts": s.critic_prompts, "relevance": s.resolved_relevance}
         return found

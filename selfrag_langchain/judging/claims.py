@@ -1,10 +1,40 @@
-"""Passage sentences made to stand alone: an opening pronoun named from the passage's title."""
+"""Reading an output against a passage claim by claim, sentence by sentence (SummaC, MiniCheck): pure functions
+that cut the texts into the pairs a sentence reader reads, and fold its readings into a few signals.
+
+An entailment model fed a whole passage at once reads long evidence badly: the sentence that supports a claim
+is one of many and often beyond the model's reach. Checked against each sentence (and each pair of adjacent
+sentences, for a claim that draws on two), a claim is supported when one window entails it, and contradicted
+when the window that speaks of it most (the one with the most entailment and contradiction together) denies it.
+A sentence from the middle of an article often opens with a pronoun; read alone it would contradict a claim that
+names its subject, so an opening "It", "He", "She" or "They" is named from the passage's title first (:func:`named`,
+which the quoter also uses).
+"""
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from selfrag_langchain.judging.signals import content_words, folded
+from selfrag_langchain.text.sentences import split_sentences
+
+MAX_SENTENCES = 16
+"""Passage sentences read at most (a chunk of the demo corpus holds fewer)."""
+
+
+def passage_parts(evidence: str) -> tuple[str, list[str]]:
+    """The title line of a passage as the models read it (``title\\ntext``; "" without one) and its sentences."""
+    title, _, body = evidence.partition("\n") if "\n" in evidence else ("", "", evidence)
+    return title.strip(), split_sentences(body)[:MAX_SENTENCES]
+
+
+def titled(title: str, sentence: str) -> str:
+    """A passage sentence as the reader's answering reading takes it: after the title, so that "He was born
+    ..." names its subject."""
+    return f"{title}: {sentence}" if title else sentence
+
 
 _PRONOUN = re.compile(r"(He|She|It|They|His|Her|Its|Their)\b")
 _EMPTY_IT = re.compile(r"It (?:is|was) (?:not until|(?:widely |generally |commonly )?(?:believed|thought|estimated|"
@@ -29,3 +59,42 @@ def named(sentence: str, title: str | None, first: str) -> str:
     if match.group(1) in ("His", "Her", "Its", "Their"):
         subject += "'" if subject.endswith("s") else "'s"
     return subject + sentence[match.end():]
+
+
+def windows(sentences: Sequence[str]) -> list[str]:
+    """Each sentence, then each pair of adjacent sentences."""
+    return [*sentences, *(f"{a} {b}" for a, b in itertools.pairwise(sentences))]
+
+
+def passage_windows(evidence: str) -> list[str]:
+    """The windows a claim is read against: the passage's sentences, each opening pronoun named from the title
+    (:func:`named`: "It is the fourth-longest river" reads as "The Zambezi is ..."), and their adjacent pairs."""
+    title, sentences = passage_parts(evidence)
+    first = sentences[0] if sentences else ""
+    return windows([named(s, title, first) for s in sentences])
+
+
+def claims(output: str) -> list[str]:
+    """The output's sentences (the whole output if it has none)."""
+    return split_sentences(output) or ([output.strip()] if output.strip() else [])
+
+
+@dataclass(frozen=True)
+class SupportReading:
+    """What the windows of a passage say of an output's claims."""
+
+    entailment: float
+    """The least supported claim's best entailment: an output is supported when every claim is."""
+    contradiction: float
+    """The most contradicted claim's contradiction, read at the window that speaks of it most."""
+
+
+def aggregate_support(table: Sequence[Sequence[tuple[float, float, float]]]) -> SupportReading:
+    """Fold (entailment, neutral, contradiction) readings, one row per claim and one column per window, into a
+    :class:`SupportReading`; no claims or no windows support nothing and contradict nothing."""
+    rows = [row for row in table if row]
+    if not rows:
+        return SupportReading(0.0, 0.0)
+    entailment = min(max(e for e, _, _ in row) for row in rows)
+    contradiction = max(max(row, key=lambda r: r[0] + r[2])[2] for row in rows)
+    return SupportReading(entailment, contradiction)

@@ -283,3 +283,31 @@ def test_the_quoted_top1_baseline_quotes_its_passage_but_not_an_answer_among_opt
     assert arc.answer(options, TASKS["arc_c"]).prediction == "A"
     with pytest.raises(ValueError, match="needs a quoter"):
         BaselineMethod(name="rag_top1_quoted", generator=FakeListLLM(responses=["A"]))
+
+
+def test_with_a_reader_the_sentence_that_answers_the_question_wins_where_the_generation_points_at_two() -> None:
+    from tests.fakes.table_reader import TableReader
+
+    passage = "Chemically, gold is a transition metal. Gold has the chemical symbol Au."
+    question = "What is the chemical symbol of gold?"
+    answer = "Gold is a metal element."  # points at the first sentence by a little ("metal"), at both by "gold"
+    plain = PassageQuoter(embeddings=BagOfWords())
+    assert plain.quote(question, answer, passage, title="Gold") == "Chemically, gold is a transition metal."
+    reader = TableReader(answering=lambda q, s: 0.95 if "symbol Au" in s else 0.02)
+    read = PassageQuoter(embeddings=BagOfWords(), reader=reader)
+    assert read.quote(question, answer, passage, title="Gold") == "Gold has the chemical symbol Au."
+    # each sentence is read once, after its passage's title, with the question
+    assert sorted(s for _, q, s in reader.asked if q == question) == [
+        "Gold: Chemically, gold is a transition metal.", "Gold: Gold has the chemical symbol Au."]
+
+
+def test_the_async_quote_reads_the_same_sentence_with_a_reader() -> None:
+    import asyncio
+
+    from tests.fakes.table_reader import TableReader
+
+    reader = TableReader(answering=lambda q, s: 0.9 if "Au" in s else 0.0)
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader)
+    pairs = [("Gold is a metal.", "Chemically, gold is a transition metal. Gold has the chemical symbol Au.")]
+    question = "What is gold's symbol?"
+    assert asyncio.run(quoter.aquotes(question, pairs)) == quoter.quotes(question, pairs)

@@ -79,6 +79,15 @@ def test_a_critic_the_judge_would_not_read_is_refused_in_one_line(
     assert "add --reflector critic" in err
 
 
+@pytest.mark.usefixtures("no_model")
+def test_a_reader_the_judge_would_not_read_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "Who?", "--reader", "./reader", "--no-quote-reader"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("selfrag: error: --reader names the sentence reader of --reflector entailment and of quoting "
+                   "with --quote-reader, and neither is on here: add --reflector entailment or --quote-reader to "
+                   "read with it\n")
+
+
 def test_a_critic_named_with_the_critic_judge_passes() -> None:
     from selfrag_langchain.commands.options import run_settings
 

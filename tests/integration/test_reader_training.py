@@ -1,0 +1,62 @@
+"""`selfrag train reader` end to end on small files in the shared data's layout: the shipped MiniLM trains for a
+few steps, the reader it writes (only the trained layers, in half precision) loads and reads both ways, the
+held-out report is written, and a re-run continues from the last complete checkpoint."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.judging.reader import CARD_FILE, WEIGHTS_FILE, SentenceReader
+from selfrag_langchain.trainer.config import ReaderConfig
+from selfrag_langchain.trainer.reader import HELD_OUT_FILE, train_reader
+from tests.fakes.reader_data import write_reader_data
+
+pytestmark = pytest.mark.slow
+
+
+def _config(nli: Path, squad: Path, out: Path, epochs: float) -> ReaderConfig:
+    return ReaderConfig(nli=str(nli), squad=str(squad), out=str(out), snli=20, squad_paragraphs=12,
+                        contrasts_per_kind=20, held_mnli=5, held_halueval=2, trained_layers=2, epochs=epochs,
+                        batch_size=16, max_length=64)
+
+
+def test_a_trained_reader_loads_reads_reports_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import transformers
+    from safetensors.torch import load_file
+
+    resumed_from: list[str | None] = []
+    train = transformers.Trainer.train
+
+    def recording(self: transformers.Trainer, *args: object, **kwargs: object) -> object:
+        resumed_from.append(kwargs.get("resume_from_checkpoint"))  # type: ignore[arg-type]
+        return train(self, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.Trainer, "train", recording)
+    nli, squad = write_reader_data(tmp_path)
+    out = tmp_path / "reader"
+    card = train_reader(_config(nli, squad, out, 1.0))
+    assert card.provenance["pairs"] > 50 and card.trained_layers == 2
+    weights = load_file(str(out / WEIGHTS_FILE))
+    assert {k.split(".")[3] for k in weights if k.startswith("encoder.")} == {"4", "5"}  # only the top two layers
+    assert all(str(v.dtype) == "torch.float16" for v in weights.values())
+    assert json.loads((out / CARD_FILE).read_text())["provenance"]["held_out"]["mnli"] == 5
+    report = json.loads((out / HELD_OUT_FILE).read_text())
+    assert set(report) == {"counterfactual_test", "mnli", "halueval", "squad2"}
+    assert 0.0 <= report["mnli"]["entailment"]["accuracy"] <= 1.0
+    assert "answering" in report["squad2"]
+
+    reader = SentenceReader(out)
+    ((e, n, c),) = reader.entailment([("A man rides.", "A man rides a bike.")])
+    assert math.isclose(e + n + c, 1.0, rel_tol=1e-4)
+    (p,) = reader.answering([("When was Neptune discovered?", "Neptune: It was discovered in 1846.")])
+    assert 0.0 < p < 1.0
+
+    checkpoints = list((out / "checkpoints").glob("checkpoint-*"))
+    assert len(checkpoints) == 1, "the trainer kept no checkpoint"
+    again = train_reader(_config(nli, squad, out, 2.0))
+    assert again.provenance["epochs"] == 2.0
+    assert resumed_from == [None, str(checkpoints[0])]

@@ -1,0 +1,182 @@
+"""The sentence reader's data: seeded, labelled as each source means it, HaluEval's length shortcut removed,
+SQuAD questions read only where one sentence holds the answer, and no pair on both sides of the held-out line."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.errors import ConfigurationError, InputError
+from selfrag_langchain.judging.reader import HEAD_LABELS, Reading
+from selfrag_langchain.trainer.config import ReaderConfig
+from selfrag_langchain.trainer.reader_data import (
+    Paragraph,
+    answer_kind,
+    answer_sentence,
+    answering_pairs,
+    build,
+    contrast_pairs,
+    halueval_pairs,
+    held_out_article,
+    ranked,
+    split_by_title,
+    unanswerable_pairs,
+)
+from tests.fakes.reader_data import CONTEXTS, write_reader_data
+
+
+@pytest.fixture
+def data_dirs(tmp_path: Path) -> tuple[Path, Path]:
+    return write_reader_data(tmp_path)
+
+
+def _build(dirs: tuple[Path, Path], seed: int = 0):
+    return build(*dirs, seed=seed, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
+                 held_halueval=2)
+
+
+def test_the_same_seed_makes_the_same_pairs_and_another_seed_other_ones(data_dirs):
+    first, again, other = _build(data_dirs), _build(data_dirs), _build(data_dirs, seed=1)
+    assert first.train == again.train and first.held_out == again.held_out
+    assert first.train != other.train
+
+
+def test_no_pair_is_both_trained_on_and_held_out(data_dirs):
+    data = _build(data_dirs)
+    held = {(p.first, p.second) for pairs in data.held_out.values() for p in pairs}
+    assert held, "the held-out slices are empty"
+    assert not held & {(p.first, p.second) for p in data.train}
+    assert {p.source for p in data.held_out["counterfactual_test"]} == {"counterfactual"}
+    assert len(data.held_out["mnli"]) == 5
+
+
+def test_the_counterfactual_test_split_is_held_out_whole(data_dirs):
+    data = _build(data_dirs)
+    test_rows = {f"A man rides {i}." for i in range(2, 30, 3)}
+    assert {p.first for p in data.held_out["counterfactual_test"]} == test_rows
+    assert not test_rows & {p.first for p in data.train}
+
+
+def test_halueval_keeps_only_items_whose_two_answers_are_short_and_labels_them():
+    rows = [{"knowledge": "K.", "question": "Q?", "right_answer": "Paris", "hallucinated_answer": "Lyon"},
+            {"knowledge": "K.", "question": "Q2?", "right_answer": "Paris",
+             "hallucinated_answer": "The capital is probably the city of Lyon."}]
+    pairs = halueval_pairs(rows)
+    assert [(p.first, p.label_name) for p in pairs] == [("Q? Paris", "entailment"), ("Q? Lyon", "contradiction")]
+    assert all(p.second == "K." and p.reading is Reading.ENTAILMENT for p in pairs)
+
+
+def test_an_answer_in_two_sentences_or_in_none_is_not_guessed():
+    para = Paragraph("T", ("It began in 1846.", "By 1846 it was over.", "Nothing here."), ())
+    assert answer_sentence(para, ["1846"]) is None
+    assert answer_sentence(para, ["2001"]) is None
+    assert answer_sentence(para, ["over", "By 1846"]) == 1
+
+
+def test_answering_pairs_mark_the_answer_sentence_and_only_it():
+    paras = [Paragraph(t, tuple(c.split(". ")), tuple((q, tuple(a)) for q, a in qs)) for t, c, qs in CONTEXTS]
+    pairs = answering_pairs(paras, random.Random(0))
+    positives = [p for p in pairs if p.label_name == "answers"]
+    assert positives and all(p.reading is Reading.ANSWERING for p in pairs)
+    answers = {q: a for _, _, qs in CONTEXTS for q, a in qs}
+    for p in pairs:
+        sentence = p.second.split(": ", 1)[-1]  # after the title, when it is given
+        holds = any(a in sentence for a in answers[p.first])
+        assert holds == (p.label_name == "answers"), p
+
+
+def test_unanswerable_questions_are_read_against_their_nearest_sentence():
+    para = Paragraph("Nile", ("The Nile is the longest river in Africa.", "It flows north."),
+                     (("Who renamed the Nile river in 1999?", ()), ("Where does it flow?", ("north",))))
+    pairs = unanswerable_pairs([para])
+    assert [(p.first, p.second, p.label_name) for p in pairs] == [
+        ("Who renamed the Nile river in 1999?", "Nile: The Nile is the longest river in Africa.", "does not answer"),
+        ("Where does it flow?", "Nile: It flows north.", "answers")]
+
+
+def test_contrasts_change_one_value_of_the_claim_or_of_the_passage():
+    paras = [Paragraph(t, tuple(s + "." for s in c.rstrip(".").split(". ")), tuple((q, tuple(a)) for q, a in qs))
+             for t, c, qs in CONTEXTS]
+    pairs = contrast_pairs(paras, random.Random(0), per_kind=20)
+    kinds = {p.source for p in pairs}
+    assert {"contrast:copy", "contrast:claim_changed", "contrast:passage_changed", "contrast:rank"} <= kinds
+    for p in pairs:
+        if p.source == "contrast:copy":
+            assert p.first == p.second and p.label_name == "entailment"
+        elif p.source in ("contrast:claim_changed", "contrast:passage_changed", "contrast:rank"):
+            assert p.first != p.second and p.label_name == "contradiction"
+            assert len(p.first.split()) - len(p.second.split()) in (-3, -2, -1, 0, 1, 2, 3)
+        else:
+            assert p.label_name == "neutral"
+
+
+def test_a_rank_and_its_superlative_are_told_apart_both_ways():
+    rng = random.Random(0)
+    assert ranked("It is the fourth-largest planet.", rng) == "It is the largest planet."
+    made = ranked("The Nile is the longest river in Africa.", rng)
+    assert made is not None and made != "The Nile is the longest river in Africa." and made.endswith(
+        "-longest river in Africa.")
+    assert ranked("Paris is a city.", rng) is None
+
+
+@pytest.mark.parametrize(("answer", "kind"), [("1846", "year"), ("8,849 metres", "number"),
+                                              ("Johann Galle", "name"), ("eleven countries", None)])
+def test_answer_kinds(answer, kind):
+    assert answer_kind(answer) == kind
+
+
+def test_the_held_out_half_of_the_articles_is_fixed_by_title_alone():
+    paras = [Paragraph(f"Article {i}", ("S.",), ()) for i in range(40)]
+    train, held = split_by_title(paras)
+    assert train and held and not {p.title for p in train} & {p.title for p in held}
+    assert all(held_out_article(p.title) for p in held)
+
+
+def test_every_label_index_points_at_its_reading():
+    assert HEAD_LABELS[:3] == ("entailment", "neutral", "contradiction")
+    assert HEAD_LABELS[3:] == ("answers", "does not answer")
+
+
+def test_missing_files_are_named(tmp_path):
+    with pytest.raises(InputError, match=r"snli_dev_test\.jsonl is missing"):
+        build(tmp_path, tmp_path)
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [("trained_layers", 7, "between 1 and 6"),
+                                                         ("epochs", 0, "epochs must be > 0"),
+                                                         ("held_mnli", -1, "held_mnli must be >= 0")])
+def test_the_config_refuses_values_out_of_range(field, value, message):
+    with pytest.raises(ConfigurationError, match=message):
+        ReaderConfig(nli="n", squad="s", out="o", **{field: value})
+
+
+def test_your_own_pairs_of_either_reading_join_the_training_pairs(data_dirs, tmp_path):
+    from selfrag_langchain.trainer.reader_data import own_pairs
+
+    mine = tmp_path / "mine.csv"
+    mine.write_text("premise,hypothesis,label,question,sentence\n"
+                    "The shop opens at nine.,The shop opens at ten.,contradiction,,\n"
+                    ",,answers,When does the shop open?,The shop opens at nine.\n", encoding="utf-8")
+    pairs = own_pairs(mine)
+    assert [(p.first, p.second, p.label_name, p.reading) for p in pairs] == [
+        ("The shop opens at ten.", "The shop opens at nine.", "contradiction", Reading.ENTAILMENT),
+        ("When does the shop open?", "The shop opens at nine.", "answers", Reading.ANSWERING)]
+    data = build(*data_dirs, seed=0, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
+                 held_halueval=2, own=[mine])
+    assert sorted(p.first for p in data.train if p.source == "own") == sorted(p.first for p in pairs)
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ('{"premise": "P.", "hypothesis": "H.", "label": "answers"}', "label must be one of entailment"),
+    ('{"question": "Q?", "sentence": "S.", "label": "entailment"}', "label must be one of answers"),
+    ('{"text": "T.", "label": "entailment"}', "needs premise, hypothesis and label"),
+])
+def test_a_row_of_your_own_that_is_neither_reading_is_named(tmp_path, row, message):
+    from selfrag_langchain.trainer.reader_data import own_pairs
+
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text(row + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"mine\.jsonl.*1.*{message}"):
+        own_pairs(mine)

@@ -1,0 +1,127 @@
+"""Training the sentence reader (:mod:`selfrag_langchain.judging.reader`) on ``../shared/data``'s ``nli/`` and
+``squad/`` pairs (:mod:`~selfrag_langchain.trainer.reader_data`).
+
+``transformers.Trainer`` runs the loop: a fixed seed, a progress bar, checkpoints in ``<out>/checkpoints`` and
+resuming from the last one when a run is restarted with the same arguments (a run longer than one sitting goes
+in the background with a log). What is kept is small: the trained layers and the head in half precision, a
+card of how they were made, and ``held_out.json``, the reader's figures on the held-out slices.
+
+Examples:
+    selfrag train reader --config trainer/configs/reader.yaml
+    selfrag train reader --nli ../shared/data/nli --squad ../shared/data/squad --out my_reader --epochs 0.5
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.files.durable import write_json_atomic
+from selfrag_langchain.judging.reader import (
+    CARD_FILE,
+    WEIGHTS_FILE,
+    ReaderCard,
+    SentenceReader,
+    build_reader,
+    reader_state,
+    reading_masks,
+)
+from selfrag_langchain.trainer.config import ReaderConfig
+from selfrag_langchain.trainer.judge_encoder import PairDataset
+from selfrag_langchain.trainer.provenance import provenance
+from selfrag_langchain.trainer.reader_data import NLI_FILES, SQUAD_FILES, ReaderPair, build, label_counts
+from selfrag_langchain.trainer.reader_eval import evaluate_pairs
+from selfrag_langchain.trainer.training import latest_complete_checkpoint, warmup_arguments
+
+HELD_OUT_FILE = "held_out.json"
+
+
+@dataclass
+class ReaderCollator:
+    """Tokenizes a batch of pairs together (padding to the longest, cutting the longer text first)."""
+
+    tokenizer: Any
+    max_length: int
+
+    def __call__(self, rows: Sequence[ReaderPair]) -> dict[str, Any]:
+        import torch
+
+        batch = dict(self.tokenizer([r.first for r in rows], [r.second for r in rows], padding=True,
+                                    truncation="longest_first", max_length=self.max_length, return_tensors="pt"))
+        batch["group_mask"] = reading_masks([r.reading for r in rows])
+        batch["labels"] = torch.tensor([r.label for r in rows])
+        return batch
+
+
+def length_grouped_trainer() -> type:
+    """``transformers.Trainer`` drawing batches of pairs of similar length (by characters), in a random order:
+    NLI premises and SQuAD sentences differ in length fourfold, and padding every batch to its longest pair
+    would triple the time of a CPU run."""
+    from transformers import Trainer
+    from transformers.trainer_pt_utils import LengthGroupedSampler
+
+    class LengthGroupedTrainer(Trainer):
+        def _get_train_sampler(self, train_dataset: Any = None) -> Any:
+            dataset = train_dataset if train_dataset is not None else self.train_dataset
+            return LengthGroupedSampler(self.args.train_batch_size * self.args.gradient_accumulation_steps,
+                                        lengths=[len(p.first) + len(p.second) for p in dataset.rows])
+
+    return LengthGroupedTrainer
+
+
+def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> ReaderCard:
+    """Train, write ``<out>/sentence_reader.safetensors`` and ``<out>/sentence_reader.json``, and report the
+    held-out slices in ``<out>/held_out.json``.
+
+    Raises:
+        InputError: for a missing or malformed data file.
+    """
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoTokenizer, TrainingArguments, set_seed
+
+    from selfrag_langchain.embeddings import default_model_path
+
+    started = time.monotonic()
+    set_seed(config.seed)
+    data = build(config.nli, config.squad, seed=config.seed, snli=config.snli,
+                 squad_paragraphs=config.squad_paragraphs, contrasts_per_kind=config.contrasts_per_kind,
+                 held_mnli=config.held_mnli, held_halueval=config.held_halueval, own=config.pairs)
+    base = Path(base) if base is not None else default_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(str(base))
+    model = build_reader(base, config.trained_layers)
+    LengthGroupedTrainer = length_grouped_trainer()
+    out = Path(config.out)
+    checkpoints = out / "checkpoints"
+    arguments = TrainingArguments(
+        output_dir=str(checkpoints), num_train_epochs=config.epochs, learning_rate=config.learning_rate,
+        per_device_train_batch_size=config.batch_size, **warmup_arguments(TrainingArguments, 0.06),
+        weight_decay=0.01, lr_scheduler_type="linear", logging_steps=50, save_steps=200, save_total_limit=1,
+        seed=config.seed, data_seed=config.seed, report_to=[], remove_unused_columns=False,
+        use_cpu=not torch.cuda.is_available(), dataloader_num_workers=0)
+    trainer = LengthGroupedTrainer(model=model, args=arguments, train_dataset=PairDataset(data.train),
+                                   data_collator=ReaderCollator(tokenizer, config.max_length))
+    trainer.train(resume_from_checkpoint=latest_complete_checkpoint(checkpoints))
+    seconds = round(time.monotonic() - started)
+    files = [*(Path(config.nli) / f for f in NLI_FILES.values()),
+             *(Path(config.squad) / f for f in SQUAD_FILES.values()), *map(Path, config.pairs)]
+    card = ReaderCard(config.trained_layers, max_length=config.max_length, provenance={
+        **provenance(files, config.seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
+        "pairs": len(data.train), "labels": label_counts(data.train),
+        "held_out": {name: len(pairs) for name, pairs in data.held_out.items()},
+        "snli": config.snli, "squad_paragraphs": config.squad_paragraphs,
+        "contrasts_per_kind": config.contrasts_per_kind, "epochs": config.epochs,
+        "learning_rate": config.learning_rate, "batch_size": config.batch_size, "seconds": seconds})
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.to(torch.float16).contiguous() for k, v in reader_state(model, config.trained_layers).items()}
+    tmp = out / (WEIGHTS_FILE + ".tmp")
+    save_file(state, str(tmp))
+    tmp.replace(out / WEIGHTS_FILE)
+    write_json_atomic(out / CARD_FILE, card.to_dict())
+    reader = SentenceReader(out, base=base)  # as it will be used: the half-precision weights
+    write_json_atomic(out / HELD_OUT_FILE, {name: evaluate_pairs(reader, pairs)
+                                            for name, pairs in data.held_out.items()})
+    return card

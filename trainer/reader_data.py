@@ -1,0 +1,362 @@
+"""The sentence reader's training pairs and held-out slices, made from ``../shared/data``'s ``nli/`` and
+``squad/`` files with a fixed seed.
+
+Entailment pairs are (claim, premise) with a label of :data:`~selfrag_langchain.judging.reader.READING_LABELS`:
+
+- SNLI dev and test, TaxiNLI's MultiNLI pairs (``held_mnli`` rows held out), the counterfactually edited SNLI
+  minimal pairs (their own test split held out);
+- HaluEval QA as "question answer" claims against the knowledge: the supported answer entails, the
+  unsupported one contradicts. Only items whose two answers are both short (at most
+  :data:`HALUEVAL_MAX_WORDS` words) are kept, so the answer's length does not give the label away
+  (``held_halueval`` items held out);
+- contrasts made from SQuAD answer sentences (VitaminC's idea): the sentence against itself (entailment);
+  the claim with its answer changed to another answer of the same kind (a year, a number, a name), or the
+  *passage* changed while the claim stays (contradiction); a rank against a superlative ("the fourth-largest"
+  against "the largest", both ways; contradiction); another sentence of the same paragraph (neutral).
+
+Answering pairs are (question, sentence): the SQuAD sentence that holds the answer (answers), the same
+paragraph's other sentences and a sentence of another article (does not answer), and SQuAD 2.0's
+unanswerable questions against the sentence of their paragraph that shares most of their words (does not
+answer; the articles are split in two, half for training, half held out). A question whose answer occurs in
+more than one sentence, or in none as the sentence splitter cuts them, is dropped rather than guessed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import urllib.parse
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.errors import InputError
+from selfrag_langchain.judging.claims import titled
+from selfrag_langchain.judging.reader import HEAD_LABELS, READING_LABELS, Reading
+from selfrag_langchain.judging.signals import content_words
+from selfrag_langchain.text.sentences import split_sentences
+from selfrag_langchain.trainer.data import read_jsonl, read_records
+from selfrag_langchain.trainer.judge_data import ORDINALS, SUPERLATIVES
+
+HALUEVAL_MAX_WORDS = 5
+"""HaluEval items kept: both answers this short (its unsupported answers are otherwise sentences and its
+supported ones spans, and length alone would tell them apart)."""
+
+NLI_FILES = {"snli": "snli_dev_test.jsonl", "counterfactual": "snli_counterfactual.jsonl",
+             "mnli": "mnli_taxinli.jsonl", "halueval": "halueval_qa.jsonl"}
+SQUAD_FILES = {"squad": "squad11_train.jsonl", "squad2": "squad20_dev.jsonl"}
+
+
+@dataclass(frozen=True)
+class ReaderPair:
+    """One labelled pair: the two texts in the order the reader reads them, the reading, the label's index in
+    :data:`~selfrag_langchain.judging.reader.HEAD_LABELS`, and where the pair came from."""
+
+    first: str
+    second: str
+    reading: Reading
+    label: int
+    source: str
+
+    @property
+    def label_name(self) -> str:
+        return HEAD_LABELS[self.label]
+
+
+def _pair(first: str, second: str, label: str, source: str) -> ReaderPair:
+    reading = next(r for r, labels in READING_LABELS.items() if label in labels)
+    return ReaderPair(first, second, reading, HEAD_LABELS.index(label), source)
+
+
+@dataclass
+class ReaderData:
+    """The training pairs, and each held-out slice by name."""
+
+    train: list[ReaderPair]
+    held_out: dict[str, list[ReaderPair]]
+
+
+# ---------------------------------------------------------------------------------------------- entailment
+
+
+def nli_rows(path: str | Path) -> list[dict[str, Any]]:
+    return read_jsonl(path, required=("premise", "hypothesis", "label"))
+
+
+def nli_pairs(rows: Iterable[dict[str, Any]], source: str) -> list[ReaderPair]:
+    """(hypothesis, premise) pairs of NLI rows."""
+    return [_pair(r["hypothesis"], r["premise"], r["label"], source) for r in rows
+            if r["label"] in READING_LABELS[Reading.ENTAILMENT]]
+
+
+def halueval_pairs(rows: Iterable[dict[str, Any]]) -> list[ReaderPair]:
+    """Both answers of each length-matched HaluEval item as a "question answer" claim against its knowledge."""
+    out = []
+    for r in rows:
+        right, wrong = r["right_answer"].strip(), r["hallucinated_answer"].strip()
+        if not right or not wrong or max(len(right.split()), len(wrong.split())) > HALUEVAL_MAX_WORDS:
+            continue
+        out.append(_pair(f"{r['question']} {right}", r["knowledge"], "entailment", "halueval"))
+        out.append(_pair(f"{r['question']} {wrong}", r["knowledge"], "contradiction", "halueval"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- SQuAD
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    title: str
+    sentences: tuple[str, ...]
+    questions: tuple[tuple[str, tuple[str, ...]], ...]
+    """(question, answer texts); no answer texts for an unanswerable question."""
+
+
+def paragraphs(path: str | Path, limit: int | None, rng: random.Random) -> list[Paragraph]:
+    """Up to ``limit`` paragraphs of a SQuAD file, drawn with ``rng``, split into sentences."""
+    rows = read_jsonl(path, required=("title", "context"))
+    if limit is not None and limit < len(rows):
+        rows = rng.sample(rows, limit)
+    out = []
+    for row in rows:
+        questions = tuple((str(q["question"]).strip(), tuple(str(a) for a in q.get("answers") or []))
+                          for q in row.get("qas") or [])
+        title = urllib.parse.unquote(str(row["title"])).replace("_", " ")  # "Molotov%E2%80%93Ribbentrop_Pact"
+        out.append(Paragraph(title, tuple(split_sentences(row["context"])), questions))
+    return out
+
+
+def answer_sentence(paragraph: Paragraph, answers: Sequence[str]) -> int | None:
+    """The index of the one sentence holding an answer text; None if none does or several do."""
+    holding = {i for i, s in enumerate(paragraph.sentences) for a in answers if a.strip() and a in s}
+    return holding.pop() if len(holding) == 1 else None
+
+
+def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_paragraph: int = 5,
+                    same_paragraph: int = 2) -> list[ReaderPair]:
+    """Per question: its answer sentence (answers), up to ``same_paragraph`` other sentences of its paragraph
+    and, every other question, a sentence of another article (do not answer)."""
+    out = []
+    for para in paras:
+        for question, answers in para.questions[:per_paragraph]:
+            found = answer_sentence(para, answers)
+            if found is None:
+                continue
+            title = para.title if rng.random() < 0.7 else ""
+            out.append(_pair(question, titled(title, para.sentences[found]), "answers", "squad"))
+            others = [s for i, s in enumerate(para.sentences) if i != found and not any(a in s for a in answers)]
+            for sentence in rng.sample(others, min(same_paragraph, len(others))):
+                out.append(_pair(question, titled(title, sentence), "does not answer", "squad:paragraph"))
+            if rng.random() < 0.5:
+                stranger = rng.choice(paras)
+                if stranger.title != para.title and stranger.sentences:
+                    out.append(_pair(question, titled(stranger.title if title else "", rng.choice(stranger.sentences)),
+                                     "does not answer", "squad:article"))
+    return out
+
+
+def nearest_sentence(question: str, sentences: Sequence[str]) -> int:
+    """The sentence sharing most content words with the question (the first of equals)."""
+    asked = set(content_words(question))
+    return max(range(len(sentences)), key=lambda i: (len(asked & set(content_words(sentences[i]))), -i))
+
+
+def unanswerable_pairs(paras: Sequence[Paragraph]) -> list[ReaderPair]:
+    """SQuAD 2.0: an unanswerable question against its paragraph's nearest sentence (does not answer), and an
+    answerable one against its answer sentence (answers)."""
+    out = []
+    for para in paras:
+        if not para.sentences:
+            continue
+        for question, answers in para.questions:
+            if answers:
+                found = answer_sentence(para, answers)
+                if found is not None:
+                    out.append(_pair(question, titled(para.title, para.sentences[found]), "answers", "squad2"))
+            else:
+                sentence = para.sentences[nearest_sentence(question, para.sentences)]
+                out.append(_pair(question, titled(para.title, sentence), "does not answer", "squad2:unanswerable"))
+    return out
+
+
+def held_out_article(title: str) -> bool:
+    """Whether an article's paragraphs are held out: half the articles, by a hash of the title, so that any
+    script finds the same half without the training draw."""
+    return hashlib.sha256(title.encode("utf-8")).digest()[0] % 2 == 1
+
+
+def split_by_title(paras: Sequence[Paragraph]) -> tuple[list[Paragraph], list[Paragraph]]:
+    """The paragraphs of the training half of the articles, and of the held-out half (:func:`held_out_article`)."""
+    return [p for p in paras if not held_out_article(p.title)], [p for p in paras if held_out_article(p.title)]
+
+
+# ---------------------------------------------------------------------------------------------- contrasts
+
+_RANKED = re.compile(r"\b(" + "|".join(ORDINALS) + r")[- ](" + "|".join(SUPERLATIVES) + r")\b", re.IGNORECASE)
+_SUPERLATIVE = re.compile(r"\bthe (" + "|".join(SUPERLATIVES) + r")\b", re.IGNORECASE)
+_YEAR = re.compile(r"(1[0-9]{3}|20[0-9]{2})")
+
+
+def answer_kind(answer: str) -> str | None:
+    """What kind of value an answer is, for a swap with another of the same kind; None: not swapped."""
+    text = answer.strip()
+    if _YEAR.fullmatch(text):
+        return "year"
+    if re.fullmatch(r"[\d,.$%\s]+|\$?[\d,.]+ ?\w{0,12}", text) and any(c.isdigit() for c in text):
+        return "number"
+    words = text.split()
+    if 1 <= len(words) <= 4 and all(w[:1].isupper() for w in words if w.lower() not in ("of", "the", "de", "and")):
+        return "name"
+    return None
+
+
+def ranked(sentence: str, rng: random.Random) -> str | None:
+    """The sentence with a rank and its superlative told apart: "the fourth-largest" made "the largest", or "the
+    largest" made "the second-largest"; None if it has neither."""
+    match = _RANKED.search(sentence)
+    if match:
+        return sentence[: match.start()] + match.group(2) + sentence[match.end():]
+    match = _SUPERLATIVE.search(sentence)
+    if match:
+        rank = rng.choice(ORDINALS[1:5])
+        return f"{sentence[: match.start(1)]}{rank}-{match.group(1)}{sentence[match.end(1):]}"
+    return None
+
+
+def contrast_pairs(paras: Sequence[Paragraph], rng: random.Random, per_kind: int) -> list[ReaderPair]:
+    """Up to ``per_kind`` pairs of each contrast kind (see the module's docstring) from answer sentences."""
+    found: list[tuple[Paragraph, int, str, str]] = []  # paragraph, sentence, answer, kind
+    for para in paras:
+        for _, answers in para.questions:
+            index = answer_sentence(para, answers)
+            if index is None or (kind := answer_kind(answers[0])) is None:
+                continue
+            if answers[0] in para.sentences[index]:
+                found.append((para, index, answers[0], kind))
+    pool: dict[str, list[str]] = {}
+    for _, _, answer, kind in found:
+        pool.setdefault(kind, []).append(answer)
+    rng.shuffle(found)
+    counts: dict[str, int] = {}
+    out: list[ReaderPair] = []
+
+    def add(kind: str, pair: ReaderPair) -> None:
+        if counts.get(kind, 0) < per_kind:
+            counts[kind] = counts.get(kind, 0) + 1
+            out.append(pair)
+
+    for para, index, answer, kind in found:
+        sentence = para.sentences[index]
+        other = rng.choice([a for a in pool[kind] if a.lower() != answer.lower()] or [answer])
+        if other.lower() == answer.lower():
+            continue
+        changed = sentence.replace(answer, other, 1)
+        add("copy", _pair(sentence, sentence, "entailment", "contrast:copy"))
+        add("claim_changed", _pair(changed, sentence, "contradiction", "contrast:claim_changed"))
+        add("passage_changed", _pair(sentence, changed, "contradiction", "contrast:passage_changed"))
+        rank = ranked(sentence, rng)
+        if rank is not None:
+            add("rank", _pair(rank, sentence, "contradiction", "contrast:rank"))
+            add("rank", _pair(sentence, rank, "contradiction", "contrast:rank"))
+        neighbours = [s for i, s in enumerate(para.sentences) if i != index and answer not in s]
+        if neighbours:
+            add("neighbour", _pair(sentence, rng.choice(neighbours), "neutral", "contrast:neighbour"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- your own
+
+
+def own_pairs(path: str | Path) -> list[ReaderPair]:
+    """Labelled pairs of a user's file (JSON Lines, or CSV with a header): ``premise``, ``hypothesis`` and a
+    ``label`` of entailment, neutral or contradiction; or ``question``, ``sentence`` and a ``label`` of answers
+    or does not answer.
+
+    Raises:
+        InputError: naming the file and line of a row that is neither.
+    """
+    def check(record: dict[str, Any]) -> str | None:
+        label = record.get("label")
+        if {"premise", "hypothesis"} <= set(record):
+            ok = label in READING_LABELS[Reading.ENTAILMENT]
+            return None if ok else f"label must be one of {', '.join(READING_LABELS[Reading.ENTAILMENT])}"
+        if {"question", "sentence"} <= set(record):
+            ok = label in READING_LABELS[Reading.ANSWERING]
+            return None if ok else f"label must be one of {', '.join(READING_LABELS[Reading.ANSWERING])}"
+        return "a row needs premise, hypothesis and label, or question, sentence and label"
+
+    rows = read_records(path, optional_text=("premise", "hypothesis", "question", "sentence", "label"), check=check)
+    return [_pair(r["hypothesis"], r["premise"], r["label"], "own") if "premise" in r
+            else _pair(r["question"], r["sentence"], r["label"], "own") for r in rows]
+
+
+# ---------------------------------------------------------------------------------------------- all together
+
+
+def nli_split(nli_dir: str | Path, seed: int, *, held_mnli: int, held_halueval: int
+              ) -> tuple[list[ReaderPair], dict[str, list[ReaderPair]]]:
+    """The training pairs of the counterfactual, MultiNLI and HaluEval files, and their held-out slices (the
+    counterfactual test split, ``held_mnli`` MultiNLI rows, ``held_halueval`` HaluEval items), each file drawn
+    with its own generator so that any script finds the same slices from the seed alone."""
+    nli_dir = Path(nli_dir)
+    cad = nli_rows(nli_dir / NLI_FILES["counterfactual"])
+    mnli = nli_rows(nli_dir / NLI_FILES["mnli"])
+    random.Random(f"{seed}/mnli").shuffle(mnli)
+    halu = read_jsonl(nli_dir / NLI_FILES["halueval"],
+                      required=("knowledge", "question", "right_answer", "hallucinated_answer"))
+    random.Random(f"{seed}/halueval").shuffle(halu)
+    halu_pairs = halueval_pairs(halu)  # both answers of an item stay on one side: they come in twos
+    train = [*nli_pairs((r for r in cad if r.get("split") != "cad_test"), "counterfactual"),
+             *nli_pairs(mnli[held_mnli:], "mnli"), *halu_pairs[2 * held_halueval:]]
+    held = {"counterfactual_test": nli_pairs((r for r in cad if r.get("split") == "cad_test"), "counterfactual"),
+            "mnli": nli_pairs(mnli[:held_mnli], "mnli"), "halueval": halu_pairs[: 2 * held_halueval]}
+    return train, held
+
+
+def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: int = 10_000,
+          squad_paragraphs: int = 4_000, contrasts_per_kind: int = 1_500, held_mnli: int = 1_000,
+          held_halueval: int = 300, own: Sequence[str | Path] = ()) -> ReaderData:
+    """The training pairs and held-out slices, the same for the same files and arguments.
+
+    Held out: the counterfactual pairs' test split, ``held_mnli`` MultiNLI rows, ``held_halueval`` HaluEval
+    items, and SQuAD 2.0's questions on half its articles (``squad2``). SelQA is never read here: it checks
+    how far answer-sentence selection carries to questions written another way. ``own`` names files of a
+    user's labelled pairs (:func:`own_pairs`), trained on beside the rest.
+
+    Raises:
+        InputError: for a missing or malformed file.
+    """
+    rng = random.Random(seed)
+    nli_dir, squad_dir = Path(nli_dir), Path(squad_dir)
+    for name in (*(nli_dir / f for f in NLI_FILES.values()), *(squad_dir / f for f in SQUAD_FILES.values())):
+        if not name.is_file():
+            msg = f"{name} is missing: the sentence reader trains on ../shared/data's nli/ and squad/ files"
+            raise InputError(msg)
+    snli_rows = nli_rows(nli_dir / NLI_FILES["snli"])
+    snli_rows = rng.sample(snli_rows, min(snli, len(snli_rows)))
+    nli_train, held_out = nli_split(nli_dir, seed, held_mnli=held_mnli, held_halueval=held_halueval)
+    train = [*nli_pairs(snli_rows, "snli"), *nli_train]
+    squad = paragraphs(squad_dir / SQUAD_FILES["squad"], squad_paragraphs, rng)
+    half = len(squad) // 2
+    train += answering_pairs(squad[:half], rng)
+    train += contrast_pairs(squad[half:], rng, contrasts_per_kind)
+    squad2_train, squad2_held = split_by_title(paragraphs(squad_dir / SQUAD_FILES["squad2"], None, rng))
+    train += unanswerable_pairs(squad2_train)
+    held_out["squad2"] = unanswerable_pairs(squad2_held)
+    for path in own:
+        train += own_pairs(path)
+    held = {(p.first, p.second) for pairs in held_out.values() for p in pairs}
+    train = [p for p in train if (p.first, p.second) not in held]  # a pair both sides hold is held out only
+    rng.shuffle(train)
+    return ReaderData(train, held_out)
+
+
+def label_counts(pairs: Iterable[ReaderPair]) -> dict[str, int]:
+    """Pairs per (source, label), for the card."""
+    counts: dict[str, int] = {}
+    for p in pairs:
+        key = f"{p.source.split(':')[0]}/{p.label_name}"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
