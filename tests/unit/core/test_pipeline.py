@@ -106,7 +106,8 @@ def test_flags_become_settings() -> None:
     ({"backend_options": {"max_new_tokens": 9}}, "max_new_tokens is a setting of its own"),
     ({"backend": "openai", "critic_backend": "transformers", "backend_options": {"no_repeat_ngram_size": 3}},
      r"no_repeat_ngram_size changes what the generator writes, and the generator's backend openai does not take it"),
-    ({"reflector": "oracle"}, "reflector\n.*Input should be 'calibrated', 'entailment', 'learned', 'critic' or 'inline'"),
+    ({"reflector": "oracle"},
+     "reflector\n.*Input should be 'calibrated', 'entailment', 'learned', 'critic' or 'inline'"),
     ({"mode": "sometimes"}, "mode\n.*Input should be 'adaptive', 'hard', 'always' or 'never'"),
     ({"top_k": 3}, "top_k\n.*Extra inputs are not permitted"),
 ])
