@@ -141,7 +141,7 @@ class CritiqueBatches:
 
 
 @dataclass(frozen=True)
-class Quote:
+class QuoteSegments:
     """Quote each final segment from its passage; the reply is one quote (or None) per pair of the request."""
 
     request: QuoteRequest
@@ -163,7 +163,7 @@ class Final:
     segments: list[CitedSegment]
 
 
-Effect = Decide | Retrieve | Generate | CritiqueBatches | Quote | Report | Final
+Effect = Decide | Retrieve | Generate | CritiqueBatches | QuoteSegments | Report | Final
 
 
 # ---------------------------------------------------------------------- search state
@@ -564,7 +564,8 @@ class BeamSearch:
         new = [n for n in nodes if (n.id or "") not in self._quotes]
         quoting = self.rag.quoter is not None and not self.q.choices
         wanted = [(n, p) for n in new if quoting and (p := n.passage) is not None]
-        quotes: list[str | None] = (yield Quote(QuoteRequest.of([(n.text, p) for n, p in wanted]))) if wanted else []
+        request = QuoteRequest.of([(n.text, p) for n, p in wanted])
+        quotes: list[str | None] = (yield QuoteSegments(request)) if wanted else []
         found = {n.id or "": quote for (n, _), quote in zip(wanted, quotes, strict=True)}
         for node in new:
             key = node.id or ""

@@ -19,7 +19,7 @@ from selfrag_langchain.chains.beam import (
     Effect,
     Final,
     Generate,
-    Quote,
+    QuoteSegments,
     Report,
     Retrieve,
 )
@@ -162,7 +162,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                         for preceding, branches in batches]
 
             return RunnableLambda(judge, name=effect.run_name).invoke(effect.batches, config)
-        if isinstance(effect, Quote):
+        if isinstance(effect, QuoteSegments):
             def quote(request: QuoteRequest) -> list[str | None]:
                 return self.quotes_for(search.q.question, request.pairs, request.titles)
 
@@ -224,7 +224,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                         for preceding, branches in batches]
 
             return await RunnableLambda(judge, name=effect.run_name).ainvoke(effect.batches, config)
-        if isinstance(effect, Quote):
+        if isinstance(effect, QuoteSegments):
             async def aquote(request: QuoteRequest) -> list[str | None]:
                 return await self.aquotes_for(search.q.question, request.pairs, request.titles)
 
