@@ -10,9 +10,9 @@ IsRel and IsSup likeliest tokens do not say relevant and supported, or the passa
 question's names: ``--min-name-coverage``, the library's rule and default); a questions file without gold answers
 (the unanswerable lists) is read for that alone. Questions files may mark each question ``"where": "first" |
 "later"`` (the answer in the article's first sentence or only after it): the table is then split that way too.
-The Self-RAG rows are the generated answers; ``--quote`` adds each quoted as the pipeline quotes it (the library's
-``PassageQuoter``), with top-1 RAG and the ceiling quoted and the top-1 passage's first sentence as a control of
-a quote's length.
+The Self-RAG rows are the generated answers; ``--quote`` adds Self-RAG as the pipeline runs it with a quoter
+(the library's ``PassageQuoter``): each branch quoted, scored as its quote and answered with it, with top-1 RAG
+and the ceiling quoted and the top-1 passage's first sentence as a control of a quote's length.
 
     python benchmarks/selection.py --data ../shared/data/popqa_longtail_dev.jsonl --task popqa \\
         --cache selfrag-eval/branches-popqa.jsonl
@@ -153,24 +153,25 @@ def first_sentence(branch: dict[str, Any]) -> str:
     return next(iter(split_sentences(body_of(branch))), "")
 
 
-def quoted_rights(records: list[dict[str, Any]], reader: str | None = None) -> list[list[bool]]:
+def quoted_rights(records: list[dict[str, Any]], reader: str | None = None) -> tuple[list[list[bool]], list[list[Any]]]:
     """Whether each branch's answer is right once quoted: replaced by its passage's sentence that states it, as
     the library's :class:`PassageQuoter` finds it (``--quote``); with ``reader`` (``shipped`` or a directory of
-    ``selfrag train reader``) the quoter also reads which sentence answers the question, as the entailment
-    judge's pipeline quotes."""
+    ``selfrag train reader``) the quoter also reads which sentence answers the question, as the pipeline quotes
+    by default. Also each branch's :class:`~selfrag_langchain.chains.quotes.Quote`, which Self-RAG scores."""
     from selfrag_langchain.chains.quotes import PassageQuoter
     from selfrag_langchain.embeddings import MiniLMEmbeddings
     from selfrag_langchain.judging.reader import SentenceReader
 
     quoter = PassageQuoter(embeddings=MiniLMEmbeddings(),
                            reader=SentenceReader(None if reader == "shipped" else reader) if reader else None)
-    rights = []
+    rights, found = [], []
     for record in records:
         pairs = [(b["answer"], body_of(b)) for b in record["branches"]]
-        quotes = quoter.quotes(record["question"], pairs, titles=[b["title"] for b in record["branches"]])
-        rights.append([match(q or b["answer"], record["answers"]) for q, b in zip(quotes, record["branches"],
-                                                                                 strict=True)])
-    return rights
+        quotes = quoter.find(record["question"], pairs, titles=[b["title"] for b in record["branches"]])
+        rights.append([match(q.text if q else b["answer"], record["answers"])
+                       for q, b in zip(quotes, record["branches"], strict=True)])
+        found.append(quotes)
+    return rights, found
 
 
 def branches_of(record: dict[str, Any]) -> list[Branch]:
@@ -234,6 +235,9 @@ def main() -> None:
                         help=JUDGE_HELP)
     parser.add_argument("--min-name-coverage", type=float, default=LoopSettings().min_name_coverage,
                         help="the names rule, as SelfRAG applies it (0 turns it off; default: the library's)")
+    parser.add_argument("--min-quote-answering", type=float, default=LoopSettings().min_quote_answering,
+                        help="decline a quoted answer the reader reads as answering below this (the library's rule "
+                             "and default)")
     args = parser.parse_args()
     if not args.data.is_file():
         parser.error(f"no questions file {args.data}")
@@ -251,7 +255,7 @@ def main() -> None:
     right = [[match(b["answer"], r["answers"]) for b in r["branches"]] for r in records]
     print(line("RAG, top-1 passage", [bool(x and x[0]) for x in right], wheres))
     print(line("ceiling: some branch right", [any(x) for x in right], wheres))
-    quoted = quoted_rights(records, args.quote_reader) if args.quote else None
+    quoted, quotes = quoted_rights(records, args.quote_reader) if args.quote else (None, None)
     if quoted is not None:
         print(line("RAG, top-1 passage, quoted", [bool(x and x[0]) for x in quoted], wheres))
         print(line("the top-1 passage's first sentence (a control of a quote's length)",
@@ -268,27 +272,31 @@ def main() -> None:
         critiques = [judge.critique(r["question"], branches_of(r)) for r in records]
         seconds = (time.perf_counter() - started) / max(len(records), 1)
         for variant, weights in VARIANTS.items():
-            rights, declined, rights_quoted = [], [], []
-            for r, crit, rs, qs in zip(records, critiques, right, quoted or [None] * len(records), strict=True):
+            rights, declined, rights_quoted, declined_quoted = [], [], [], []
+            for i, (r, crit, rs) in enumerate(zip(records, critiques, right, strict=True)):
                 branches = branches_of(r)
-                if args.rank_prior:
-                    chosen = with_rank_prior(branches, crit, weights, args.rank_prior)
-                    traces = None
-                else:
-                    evidence = [b.evidence for b in branches]
-                    selection = select(branches, crit, weights=weights, constraints=constraints,
-                                       name_coverage=name_coverages(r["question"], evidence, args.min_name_coverage))
-                    chosen, traces = selection.selected, selection.traces
-                rights.append(bool(chosen is not None and rs[chosen]))
-                if qs is not None:
-                    rights_quoted.append(bool(chosen is not None and qs[chosen]))
-                declined.append(chosen is not None and (
-                    declines(r["question"], traces[chosen], evidence, args.min_name_coverage) if traces is not None
-                    else not grounded(crit[chosen].distributions())))
+                evidence = [b.evidence for b in branches]
+                coverage = name_coverages(r["question"], evidence, args.min_name_coverage)
+                for shown, hits, gone in ((None, rights, declined),
+                                          *(((quotes[i], rights_quoted, declined_quoted),) if quotes else ())):
+                    rs_shown = rs if shown is None else quoted[i]
+                    if args.rank_prior:
+                        chosen = with_rank_prior(branches, crit, weights, args.rank_prior)
+                        traces = None
+                    else:
+                        selection = select(branches, crit, weights=weights, constraints=constraints,
+                                           name_coverage=coverage, quotes=shown)
+                        chosen, traces = selection.selected, selection.traces
+                    hits.append(bool(chosen is not None and rs_shown[chosen]))
+                    gone.append(chosen is not None and (
+                        declines(r["question"], traces[chosen], evidence, args.min_name_coverage,
+                                 args.min_quote_answering)
+                        if traces is not None else not grounded(crit[chosen].distributions())))
             print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres,
                        declined), flush=True)
             if quoted is not None:
-                print(line(f"Self-RAG, judge {judge_name}, {variant}, quoted", rights_quoted, wheres), flush=True)
+                print(line(f"Self-RAG, judge {judge_name}, {variant}, scored and answered as quotes", rights_quoted,
+                           wheres, declined_quoted), flush=True)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,10 @@ class BranchTrace(BaseModel):
     """Why a hard constraint removed this branch, if one did."""
     quote: str | None = None
     """With a quoter: the sentence of this branch's passage that states its answer, the answer it gives when
-    chosen (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`)."""
+    chosen (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`); the branch is then scored as its quote
+    (:func:`~selfrag_langchain.chains.selection.quoted_critique`)."""
+    quote_answering: float | None = None
+    """With a quoter that reads sentences: the probability that :attr:`quote` answers the question."""
     notes: list[str] = Field(default_factory=list)
 
 

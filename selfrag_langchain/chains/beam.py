@@ -34,7 +34,7 @@ from selfrag_langchain.chains.declining import (
 )
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.names import name_coverages, names_enough
-from selfrag_langchain.chains.quotes import PassageQuoter, QuoteRequest
+from selfrag_langchain.chains.quotes import PassageQuoter, Quote, QuoteRequest
 from selfrag_langchain.chains.segments import (
     RETRIEVE_STOPS,
     CutSegment,
@@ -142,7 +142,8 @@ class CritiqueBatches:
 
 @dataclass(frozen=True)
 class QuoteSegments:
-    """Quote each final segment from its passage; the reply is one quote (or None) per pair of the request."""
+    """Quote each final segment from its passage; the reply is one :class:`~selfrag_langchain.chains.quotes.Quote`
+    (or None) per pair of the request."""
 
     request: QuoteRequest
     run_name = "quote"
@@ -565,8 +566,9 @@ class BeamSearch:
         quoting = self.rag.quoter is not None and not self.q.choices
         wanted = [(n, p) for n in new if quoting and (p := n.passage) is not None]
         request = QuoteRequest.of([(n.text, p) for n, p in wanted])
-        quotes: list[str | None] = (yield QuoteSegments(request)) if wanted else []
-        found = {n.id or "": quote for (n, _), quote in zip(wanted, quotes, strict=True)}
+        quotes: list[Quote | None] = (yield QuoteSegments(request)) if wanted else []
+        found = {n.id or "": quote.text if quote is not None else None
+                 for (n, _), quote in zip(wanted, quotes, strict=True)}
         for node in new:
             key = node.id or ""
             self._quotes[key] = found.get(key)

@@ -16,7 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from selfrag_langchain.chains.inputs import Question
-from selfrag_langchain.chains.quotes import PassageQuoter
+from selfrag_langchain.chains.quotes import PassageQuoter, Quote
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging import InlineReflector, Reflector
@@ -104,10 +104,15 @@ class LoopSettings(BaseModel):
     passages found hold less together or leave out one of its rare terms (chains/names.py). 0 turns both
     off. 0.6 asks for more than half: on PopQA's training-side passages it rejects 80% of those about another
     entity and keeps all about the asked one (benchmarks/RESULTS.md, "Names the question names")."""
+    min_quote_answering: float = 0.1
+    """With a quoter that reads sentences (``quote_reader``): decline a quoted answer whose quote the reader finds
+    answering the question with less than this probability (a passage about the asked entity that does not state
+    what was asked). 0 turns it off. Chosen by cross-validation on lists already run (benchmarks/RESULTS.md,
+    "Scoring the quote")."""
     max_new_tokens: int = 60
     """Token budget of the answer."""
 
-    _threshold = field_validator("threshold", "min_name_coverage")(in_unit_interval)
+    _threshold = field_validator("threshold", "min_name_coverage", "min_quote_answering")(in_unit_interval)
     _positive = field_validator("max_new_tokens")(at_least_one)
     _branches = field_validator("k")(branch_count)
 
@@ -180,20 +185,20 @@ class SelfRAGControls(LoopSettings):
         return self.passage_window.views(query, docs) if self.passage_window is not None else docs
 
     def quotes_for(self, question: str, pairs: list[tuple[str, str]], titles: list[str | None]
-                   ) -> list[str | None]:
+                   ) -> list[Quote | None]:
         """For each (generated text, passage text as the models read it) pair, the passage's sentence that
-        states the text, an opening pronoun named from the passage's title (one per pair); None for every pair
-        without a :attr:`quoter`."""
+        states the text, an opening pronoun named from the passage's title (one per pair), with the quoter's
+        reading of whether it answers the question; None for every pair without a :attr:`quoter`."""
         if self.quoter is None or not pairs:
             return [None] * len(pairs)
-        return self.quoter.quotes(question, pairs, titles=titles)
+        return self.quoter.find(question, pairs, titles=titles)
 
     async def aquotes_for(self, question: str, pairs: list[tuple[str, str]], titles: list[str | None]
-                          ) -> list[str | None]:
+                          ) -> list[Quote | None]:
         """:meth:`quotes_for` with the quoter's async embedding call."""
         if self.quoter is None or not pairs:
             return [None] * len(pairs)
-        return await self.quoter.aquotes(question, pairs, titles=titles)
+        return await self.quoter.afind(question, pairs, titles=titles)
 
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window
@@ -231,6 +236,7 @@ class SelfRAGControls(LoopSettings):
             "drop_irrelevant": self.drop_irrelevant,
             "decline": self.decline,
             "min_name_coverage": self.min_name_coverage,
+            "min_quote_answering": self.min_quote_answering,
             "max_new_tokens": self.max_new_tokens,
             "max_passage_tokens": self.max_passage_tokens,
             "prompt_format": self.resolved_prompt_format(),

@@ -3,7 +3,10 @@
 An answer stands when the judge found its evidence relevant and the claim supported by it (the most likely
 IsRel token is ``[Relevant]`` and the most likely IsSup token is ``[Fully supported]`` or ``[Partially
 supported]``: the judge's own decisions, no threshold on them), and its passage holds enough of the names the
-question names (:mod:`~selfrag_langchain.chains.names`, ``min_name_coverage``). When no claim stands, a
+question names (:mod:`~selfrag_langchain.chains.names`, ``min_name_coverage``). A quote is its passage's own
+words, so it stands when its passage was judged relevant and, read by a sentence reader, it answers the question
+with at least ``min_quote_answering`` probability: a passage about the right entity that does not state what was
+asked gives a quote that names the entity but does not answer. When no claim stands, a
 cited claim would only look grounded: Self-RAG then says that the sources found do not answer the question
 and lists the closest ones.
 """
@@ -55,20 +58,27 @@ def grounded(distributions: Mapping[str, Mapping[str, float] | None]) -> bool:
         "supported", "partially supported")
 
 
-def unfounded(chosen: BranchTrace | None) -> bool:
-    """Whether the answer of ``chosen`` is to be declined: it was written from a passage that the judge did
-    not find relevant and supporting."""
-    return chosen is not None and chosen.passage is not None and not grounded(chosen.distributions)
+def unfounded(chosen: BranchTrace | None, min_quote_answering: float = 0.0) -> bool:
+    """Whether the answer of ``chosen`` is to be declined for its judgement: written from a passage that the judge
+    did not find relevant and supporting, or, quoted, from a passage judged irrelevant or with a quote read as
+    answering the question with less than ``min_quote_answering`` probability."""
+    if chosen is None or chosen.passage is None:
+        return False
+    if chosen.quote is None:
+        return not grounded(chosen.distributions)
+    return quote_verdict(chosen.distributions) == "not supported" or (
+        chosen.quote_answering is not None and chosen.quote_answering < min_quote_answering)
 
 
-def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str | None], min_name_coverage: float
-             ) -> bool:
+def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str | None], min_name_coverage: float,
+             min_quote_answering: float = 0.0) -> bool:
     """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, or its passage holds too
     few of the question's names (:func:`~selfrag_langchain.chains.names.names_enough`). ``evidence``: each
     branch's passage as the models read it, in the order of the traces (``chosen.index``)."""
     if chosen is None or chosen.passage is None:
         return False
-    return unfounded(chosen) or not names_enough(question, evidence[chosen.index], evidence, min_name_coverage)
+    return unfounded(chosen, min_quote_answering) or not names_enough(
+        question, evidence[chosen.index], evidence, min_name_coverage)
 
 
 def declined_answer(traces: Iterable[BranchTrace], clean: Callable[[str], str] = str

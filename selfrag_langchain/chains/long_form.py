@@ -26,7 +26,7 @@ from selfrag_langchain.chains.beam import (
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.controls import BeamSettings, SelfRAGControls
 from selfrag_langchain.chains.inputs import Question, to_question
-from selfrag_langchain.chains.quotes import QuoteRequest
+from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.segments import raw_continuation
 from selfrag_langchain.chains.streaming import ItemStreaming
 from selfrag_langchain.judging import Critique
@@ -163,7 +163,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
             return RunnableLambda(judge, name=effect.run_name).invoke(effect.batches, config)
         if isinstance(effect, QuoteSegments):
-            def quote(request: QuoteRequest) -> list[str | None]:
+            def quote(request: QuoteRequest) -> list[Quote | None]:
                 return self.quotes_for(search.q.question, request.pairs, request.titles)
 
             return RunnableLambda(quote, name=effect.run_name).invoke(effect.request, config)
@@ -225,7 +225,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
             return await RunnableLambda(judge, name=effect.run_name).ainvoke(effect.batches, config)
         if isinstance(effect, QuoteSegments):
-            async def aquote(request: QuoteRequest) -> list[str | None]:
+            async def aquote(request: QuoteRequest) -> list[Quote | None]:
                 return await self.aquotes_for(search.q.question, request.pairs, request.titles)
 
             return await RunnableLambda(aquote, name=effect.run_name).ainvoke(effect.request, config)

@@ -21,6 +21,7 @@ Both apply to open questions; a question with answer choices always gets one of 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -86,11 +87,42 @@ def asked_names(question: str) -> list[str]:
             if word.isdigit() or (_lexical(word) and not _parts_of_speech(word))]
 
 
+_DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_JOINING = frozenset({"of", "and", "for", "the", "de"})
+"""Words that join the capitalised words of a name without giving it a letter."""
+ACRONYM_LETTERS = (2, 6)
+"""The lengths an acronym a text spells may have (:func:`acronyms`)."""
+
+
+def acronyms(text: str) -> set[str]:
+    """The acronyms ``text`` spells, in lower case: dotted ones ("U.S." gives "us") and the initials of each run of
+    capitalised words, with "of", "and", "for", "the" or "de" between them and giving no letter ("The United
+    States of America" gives "usa", and "us" and "sa" within it), so that a question's "US" finds a passage about
+    the United States."""
+    found = {m.group().replace(".", "").lower() for m in _DOTTED.finditer(text)}
+    low, high = ACRONYM_LETTERS
+    runs: list[str] = []
+    initials = ""
+    for word in [*_WORD.findall(text), ""]:
+        if word.lower() in _JOINING and initials:
+            continue
+        if word[:1].isupper() and word.lower() not in _JOINING:
+            initials += word[0].lower()
+        else:
+            runs.append(initials)
+            initials = ""
+    for run in runs:
+        found |= {run[i:j] for i in range(len(run)) for j in range(i + low, min(len(run), i + high) + 1)}
+    return {a for a in found if low <= len(a) <= high}
+
+
 class _Held:
-    """The content words of a text and their noun forms, read once for every word looked up in it."""
+    """The content words of a text, their noun forms and the acronyms it spells, read once for every word looked
+    up in it."""
 
     def __init__(self, text: str) -> None:
-        self.words = set(content_words(folded(text)))
+        self.words = set(content_words(folded(text))) | acronyms(text)
         self.forms = {_lemma(w) for w in self.words}
 
     def holds(self, word: str) -> bool:
@@ -129,9 +161,9 @@ def rare_terms(question: str) -> list[str]:
 
 
 def holds(word: str, text: str) -> bool:
-    """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal"), or as the
+    """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal"), as the
     two words of a compound ("chess" and "board" for "chessboard"; the words anywhere in the text, each of at
-    least three letters)."""
+    least three letters), or as an acronym the text spells (:func:`acronyms`: "us" in "the United States")."""
     return _Held(text).holds(word)
 
 

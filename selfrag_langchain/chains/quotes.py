@@ -15,6 +15,10 @@ probability that the sentence answers the question, so that of two sentences the
 the one that states what was asked wins ("Gold ... has the symbol Au", not "Chemically, gold is a transition
 metal"). An empty generation points at nothing and is not quoted.
 
+Each quote comes with that probability (:class:`Quote`): a quote is the passage's own words, so whether it is
+supported is settled, and what a judge still has to say of it is whether it answers the question. Selection
+reads it as the quote's IsUse (:func:`~selfrag_langchain.chains.selection.quoted_critique`).
+
 A sentence from the middle of an article often opens with a pronoun ("He shared the 1903 Nobel Prize ..."),
 which says nothing once the sentence stands alone. Given the passage's title, an opening "He", "She", "It" or
 "They" becomes the title's subject ("the" kept where the first sentence says it), and "His", "Her", "Its" or
@@ -36,6 +40,15 @@ from selfrag_langchain.judging.claims import named, titled
 from selfrag_langchain.judging.reader import SentenceReader
 from selfrag_langchain.judging.signals import content_words, folded, novel_words
 from selfrag_langchain.text.sentences import split_sentences
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A passage's sentence that states a generated answer, and the reader's probability that it answers the
+    question (None without a sentence reader)."""
+
+    text: str
+    answering: float | None = None
 
 
 @dataclass(frozen=True)
@@ -86,17 +99,27 @@ class PassageQuoter(BaseModel):
         """For each (answer, passage) pair, the passage's sentence that states the answer (None for a passage
         without text or an empty answer), with one embedding call for them all; ``titles`` (one per pair, or
         None) name the subject an opening pronoun stands for."""
+        return [found.text if found is not None else None for found in self.find(question, pairs, titles)]
+
+    def find(self, question: str, pairs: Sequence[tuple[str, str]],
+             titles: Sequence[str | None] | None = None) -> list[Quote | None]:
+        """:meth:`quotes`, each with the reader's probability that it answers the question."""
         found = _Found(question, pairs, titles)
         answering = self.reader.answering(found.answering_pairs()) if self.reader is not None else None
         return found.quotes(self.embeddings.embed_documents(found.texts), answering)
 
-    async def aquotes(self, question: str, pairs: Sequence[tuple[str, str]],
-                      titles: Sequence[str | None] | None = None) -> list[str | None]:
-        """:meth:`quotes` with the embeddings' async call."""
+    async def afind(self, question: str, pairs: Sequence[tuple[str, str]],
+                    titles: Sequence[str | None] | None = None) -> list[Quote | None]:
+        """:meth:`find` with the embeddings' async call."""
         found = _Found(question, pairs, titles)
         answering = (await asyncio.to_thread(self.reader.answering, found.answering_pairs())
                      if self.reader is not None else None)
         return found.quotes(await self.embeddings.aembed_documents(found.texts), answering)
+
+    async def aquotes(self, question: str, pairs: Sequence[tuple[str, str]],
+                      titles: Sequence[str | None] | None = None) -> list[str | None]:
+        """:meth:`quotes` with the embeddings' async call."""
+        return [found.text if found is not None else None for found in await self.afind(question, pairs, titles)]
 
 
 class _Found:
@@ -118,25 +141,27 @@ class _Found:
         return [(self.question, titled(title or "", s))
                 for parts, title in zip(self.sentences, self.titles, strict=True) for s in parts]
 
-    def quotes(self, vectors: list[list[float]], answering: list[float] | None = None) -> list[str | None]:
+    def quotes(self, vectors: list[list[float]], answering: list[float] | None = None) -> list[Quote | None]:
         """The quotes, given the embeddings of :attr:`texts` and, with a reader, the probability that each sentence
         answers the question (in :meth:`answering_pairs`' order)."""
         query_vectors, sentence_vectors = vectors[: len(self.queries)], iter(vectors[len(self.queries):])
         answers = iter(answering) if answering is not None else None
-        found: list[str | None] = []
+        found: list[Quote | None] = []
         for (answer, _), parts, query, title in zip(self.pairs, self.sentences, query_vectors, self.titles,
                                                     strict=True):
             added = set(novel_words(folded(_first_sentence(answer)), folded(self.question)))
-            best, best_score = None, float("-inf")
+            best: Quote | None = None
+            best_score = float("-inf")
             for sentence in parts:
                 vector = next(sentence_vectors)
                 held = len(added & set(content_words(folded(sentence)))) / len(added) if added else 0.0
                 score = sum(a * b for a, b in zip(query, vector, strict=True)) + held
-                if answers is not None:
-                    score += next(answers)
+                reads = next(answers) if answers is not None else None
+                if reads is not None:
+                    score += reads
                 if score > best_score:
-                    best, best_score = sentence, score
-            found.append(named(best, title, parts[0]) if best is not None else None)
+                    best, best_score = Quote(sentence, reads), score
+            found.append(Quote(named(best.text, title, parts[0]), best.answering) if best is not None else None)
         return found
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from selfrag_langchain.chains.quotes import Quote
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.results import BranchTrace, ScoreTerms
 from selfrag_langchain.scoring import (
@@ -15,6 +16,7 @@ from selfrag_langchain.scoring import (
     best_index,
     score_branch,
 )
+from selfrag_langchain.tokens import FULLY_SUPPORTED, UTILITY
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,18 @@ def extract_option(answer: str, choices: Mapping[str, str]) -> str | None:
     return None
 
 
+def quoted_critique(critique: Critique, answering: float | None) -> Critique:
+    """The critique of a branch's quote rather than its generation: the quote is its passage's own words, so
+    IsSup is ``[Fully supported]``; IsRel stays the passage's; IsUse is the reader's probability ``answering``
+    that the quote answers the question, as ``[Utility:5]`` against ``[Utility:1]`` (s_use = 2 p - 1), or the
+    judge's IsUse of the generation without a reader."""
+    utility = critique.utility
+    if answering is not None:
+        utility = {token: 0.0 for token in UTILITY} | {UTILITY[-1]: answering, UTILITY[0]: 1.0 - answering}
+    return Critique(relevance=critique.relevance, support={FULLY_SUPPORTED: 1.0}, utility=utility,
+                    notes=critique.notes)
+
+
 def select(
     branches: Sequence[Branch],
     critiques: Sequence[Critique],
@@ -59,12 +73,18 @@ def select(
     constraints: HardConstraints,
     choices: Mapping[str, str] | None = None,
     name_coverage: Sequence[float | None] | None = None,
+    quotes: Sequence[Quote | None] | None = None,
 ) -> Selection:
     """Score every branch, apply hard constraints, and pick the answer (paper Section 3.3, A.3).
 
     ``name_coverage``: each branch's share of the question's names that its passage holds, for the
     constraint :attr:`~selfrag_langchain.scoring.HardConstraints.min_name_coverage` (see
     :func:`~selfrag_langchain.chains.names.name_coverages`).
+
+    ``quotes``: each branch's quote (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`), the answer it gives
+    when chosen. A quoted branch is scored as what it shows: by :func:`quoted_critique`, without the sequence
+    term, since the generation's probability says nothing of a sentence it did not write. The trace keeps the
+    judge's distributions of the generation.
 
     Open questions take the branch with the highest total. Closed-set questions sum the totals of
     the branches per option and take the option with the largest sum, then its best branch. If every
@@ -73,12 +93,14 @@ def select(
     traces: list[BranchTrace] = []
     totals: list[float | None] = []
     options: list[str | None] = []
-    for i, (branch, critique) in enumerate(zip(branches, critiques, strict=True)):
+    shown = list(quotes) if quotes is not None else [None] * len(branches)
+    for i, (branch, critique, quote) in enumerate(zip(branches, critiques, shown, strict=True)):
+        scored = quoted_critique(critique, quote.answering) if quote is not None else critique
         breakdown = score_branch(
-            mean_logprob=branch.stats.mean_logprob if branch.stats else None,
-            relevance=critique.relevance,
-            support=critique.support,
-            utility=critique.utility,
+            mean_logprob=branch.stats.mean_logprob if branch.stats and quote is None else None,
+            relevance=scored.relevance,
+            support=scored.support,
+            utility=scored.utility,
             weights=weights,
         )
         dropped = constraints.violation(critique.relevance, critique.support,
@@ -94,6 +116,8 @@ def select(
                 distributions=critique.distributions(),
                 scores=ScoreTerms(**breakdown.terms()),
                 dropped=dropped,
+                quote=quote.text if quote is not None else None,
+                quote_answering=quote.answering if quote is not None else None,
                 notes=[*branch.notes, *critique.notes],
             )
         )

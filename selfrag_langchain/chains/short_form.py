@@ -22,15 +22,15 @@ from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.declining import declined_answer, declines
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.names import name_coverages
-from selfrag_langchain.chains.quotes import QuoteRequest
+from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
-from selfrag_langchain.results import BranchTrace, RetrieveDecision, SelfRAGResult
+from selfrag_langchain.results import RetrieveDecision, SelfRAGResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_branches", "critique", "select")
 """Names of the child runs one question goes through, as callbacks and ``astream_events`` see them (with a
-quoter, a ``quote`` run after ``select``)."""
+quoter, a ``quote`` run before ``select``: each branch is scored as its quote)."""
 
 
 class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
@@ -100,7 +100,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         answer = selection.option or (chosen.answer if chosen is not None else "")
         quote = chosen.quote if chosen is not None and not selection.option else None
         evidence = [p.evidence for p in passages] if passages else [None] * len(selection.traces)
-        declined = self.decline and not q.choices and declines(q.question, chosen, evidence, self.min_name_coverage)
+        declined = self.decline and not q.choices and declines(q.question, chosen, evidence, self.min_name_coverage,
+                                                               self.min_quote_answering)
         if declined:
             answer, citations = declined_answer(selection.traces, self.boundary())
             quote = None
@@ -120,19 +121,19 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             settings=self.settings(),
         )
 
-    def _quoted(self, q: Question, passages: list[PreparedPassage] | None, selection: Selection
-                ) -> tuple[list[BranchTrace], QuoteRequest] | None:
-        """Every branch read from a passage and what quoting them asks (every branch, so that a re-selection
-        from the trace answers as this run does); None without a quoter, without passages, or for a question
-        with answer choices."""
+    def _quoted(self, q: Question, passages: list[PreparedPassage] | None, branches: list[Branch]
+                ) -> tuple[list[int], QuoteRequest] | None:
+        """Which branches were read from a passage and what quoting them asks (every one, since each is scored
+        as its quote); None without a quoter, without passages, or for a question with answer choices."""
         if self.quoter is None or not passages or q.choices:
             return None
-        read = [t for t in selection.traces if t.passage is not None]
-        return read, QuoteRequest.of([(t.answer, passages[t.index]) for t in read])
+        read = [i for i, b in enumerate(branches) if b.passage is not None]
+        return read, QuoteRequest.of([(branches[i].answer, passages[i]) for i in read])
 
-    def _select(self, q: Question, branches: list[Branch], critiques: list[Critique]) -> Selection:
+    def _select(self, q: Question, branches: list[Branch], critiques: list[Critique],
+                quotes: list[Quote | None] | None = None) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
-                      choices=q.choices or None,
+                      choices=q.choices or None, quotes=quotes,
                       name_coverage=None if q.choices else name_coverages(q.question, [b.evidence for b in branches],
                                                                           self.min_name_coverage))
 
@@ -174,13 +175,15 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         branches = RunnableLambda(generate, name="generate_branches").invoke(prompts, child)
         critiques = RunnableLambda(lambda b: self.reflector.critique(instruction, b), name="critique").invoke(
             branches, child)
-        selection = RunnableLambda(lambda c: self._select(q, branches, c), name="select").invoke(critiques, child)
-        wanted = self._quoted(q, passages, selection)
+        wanted = self._quoted(q, passages, branches)
+        quotes = None
         if wanted is not None:
             read, request = wanted
-            quotes = RunnableLambda(lambda r: self.quotes_for(q.question, r.pairs, r.titles), name="quote").invoke(
+            found = RunnableLambda(lambda r: self.quotes_for(q.question, r.pairs, r.titles), name="quote").invoke(
                 request, child)
-            _record(read, quotes)
+            quotes = _placed(len(branches), read, found)
+        selection = RunnableLambda(lambda c: self._select(q, branches, c, quotes), name="select").invoke(
+            critiques, child)
         return self._result(q, decision, passages, selection, notes)
 
     # ------------------------------------------------------------------ async
@@ -225,21 +228,24 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
         branches = await RunnableLambda(agenerate, name="generate_branches").ainvoke(prompts, child)
         critiques = await RunnableLambda(critique, name="critique").ainvoke(branches, child)
-        selection = await RunnableLambda(lambda c: self._select(q, branches, c), name="select").ainvoke(
-            critiques, child)
-        wanted = self._quoted(q, passages, selection)
+        wanted = self._quoted(q, passages, branches)
+        quotes = None
         if wanted is not None:
             read, request = wanted
 
-            async def aquote(r: QuoteRequest) -> list[str | None]:
+            async def aquote(r: QuoteRequest) -> list[Quote | None]:
                 return await self.aquotes_for(q.question, r.pairs, r.titles)
 
-            quotes = await RunnableLambda(aquote, name="quote").ainvoke(request, child)
-            _record(read, quotes)
+            found = await RunnableLambda(aquote, name="quote").ainvoke(request, child)
+            quotes = _placed(len(branches), read, found)
+        selection = await RunnableLambda(lambda c: self._select(q, branches, c, quotes), name="select").ainvoke(
+            critiques, child)
         return self._result(q, decision, passages, selection, notes)
 
 
-def _record(read: list[BranchTrace], quotes: list[str | None]) -> None:
-    """Put each branch's quote in its trace."""
-    for trace, found in zip(read, quotes, strict=True):
-        trace.quote = found
+def _placed(count: int, read: list[int], found: list[Quote | None]) -> list[Quote | None]:
+    """One quote (or None) per branch, from the quotes of the branches ``read`` from a passage."""
+    quotes: list[Quote | None] = [None] * count
+    for i, quote in zip(read, found, strict=True):
+        quotes[i] = quote
+    return quotes

@@ -24,7 +24,7 @@ STEP_TEXT: dict[str, str] = {
     "generate_segments": "writing the next sentence",
     "critique": "judging the evidence",
     "select": "choosing the answer",
-    "quote": "quoting the passage",
+    "quote": "quoting the passages",
 }
 """Child run name -> what the status line says; ``{count}`` is the number of prompts of the step."""
 

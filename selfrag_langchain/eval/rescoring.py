@@ -1,9 +1,10 @@
 """Re-deciding and re-selecting from a recorded trace, without generating again.
 
-A Self-RAG trace keeps, for every branch, its answer, its sequence probability and the judge's IsRel,
-IsSup and IsUse distributions. Nothing else enters the selection, so another weight, constraint or option
-set gives its answer by running the same pure :func:`~selfrag_langchain.chains.selection.select` on the
-trace: this is how sweeps reuse generations and how PubHealth sums branch scores per label.
+A Self-RAG trace keeps, for every branch, its answer, its sequence probability, the judge's IsRel, IsSup and
+IsUse distributions, and its quote with the reader's reading of it. Nothing else enters the selection, so
+another weight, constraint or option set gives its answer by running the same pure
+:func:`~selfrag_langchain.chains.selection.select` on the trace: this is how sweeps reuse generations and how
+PubHealth sums branch scores per label.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import math
 
 from selfrag_langchain.chains.declining import DECLINED, declines
 from selfrag_langchain.chains.names import name_coverages
+from selfrag_langchain.chains.quotes import Quote
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.tasks import Task
@@ -62,13 +64,16 @@ def reselect(
     evidence = [format_passage(t.passage.metadata.get("title") or None, t.passage.page_content)
                 if t.passage is not None else None for t in result.branches]  # as the models read them
     coverage = None if choices else name_coverages(result.question, evidence, constraints.min_name_coverage)
+    quotes = None if choices else [Quote(t.quote, t.quote_answering) if t.quote is not None else None
+                                   for t in result.branches]
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
-                       choices=choices, name_coverage=coverage)
+                       choices=choices, name_coverage=coverage, quotes=quotes)
     if selection.option:
         return selection.option
     chosen = selection.traces[selection.selected] if selection.selected is not None else None
     if result.settings.get("decline") and not task.options(example) and declines(
-            result.question, chosen, evidence, constraints.min_name_coverage):
+            result.question, chosen, evidence, constraints.min_name_coverage,
+            result.settings.get("min_quote_answering", 0.0)):
         return DECLINED  # as the run itself would have, scored without the closest passages' titles
     if selection.selected is None:
         return ""

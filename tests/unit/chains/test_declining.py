@@ -169,3 +169,29 @@ def test_the_server_reports_a_declined_answer_and_each_verdict(tmp_path: Path) -
     (judgement,) = answered["support"]
     assert judgement["verdict"] == "partially supported" and judgement["citation"] == 1
     assert text[judgement["start_index"]:judgement["end_index"]] == text
+
+
+def test_a_quote_stands_on_its_passages_relevance_and_on_answering_the_question() -> None:
+    from langchain_core.documents import Document
+
+    from selfrag_langchain.chains.declining import declines, unfounded
+    from selfrag_langchain.results import BranchTrace, ScoreTerms
+
+    def trace(rel: dict, sup: dict, quote: str | None, answering: float | None) -> BranchTrace:
+        return BranchTrace(index=0, passage=Document(page_content="Jane Austen was an English novelist."),
+                           raw_generation="x", answer="x", distributions={"IsRel": rel, "IsSup": sup},
+                           scores=ScoreTerms(sequence_probability=None, relevance=None, support=None, utility=None,
+                                             w_rel=1.0, w_sup=1.0, w_use=0.5, total=0.0),
+                           quote=quote, quote_answering=answering)
+
+    quote = "Jane Austen was an English novelist."
+    assert unfounded(trace(REL, NOSUP, None, None))  # a generation judged unsupported falls
+    assert not unfounded(trace(REL, NOSUP, quote, 0.8), 0.1)  # its quote is the passage's words: it stands
+    assert unfounded(trace(REL, NOSUP, quote, 0.05), 0.1)  # ...unless it does not answer what was asked
+    assert not unfounded(trace(REL, NOSUP, quote, 0.05), 0.0)  # the floor at 0 turns the reading off
+    assert not unfounded(trace(REL, NOSUP, quote, None), 0.1)  # without a reader, the passage's relevance alone
+    assert unfounded(trace(IRR, FULL, quote, 0.9), 0.1)  # a passage judged irrelevant gives no answer
+    question = "When was Jane Austen born?"
+    evidence = ["Jane Austen\nJane Austen was an English novelist."]
+    assert declines(question, trace(REL, FULL, quote, 0.05), evidence, 0.6, 0.1)
+    assert not declines(question, trace(REL, FULL, quote, 0.5), evidence, 0.6, 0.1)

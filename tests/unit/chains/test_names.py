@@ -10,10 +10,12 @@ from selfrag_langchain import InlineReflector, SelfRAGLongForm
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.names import (
+    acronyms,
     asked_names,
     holds,
     missing_rare_terms,
     name_coverages,
+    name_share,
     names_enough,
     names_found,
     noun_words,
@@ -244,3 +246,12 @@ def test_a_question_with_answer_choices_is_not_judged_by_names() -> None:
 def test_short_form_declines_by_names_asynchronously_too() -> None:
     result = asyncio.run(eiffel_rag(min_name_coverage=0.6).ainvoke("Who built the Tokyo Tower?"))
     assert result.declined
+
+
+def test_a_name_given_as_an_acronym_is_held_by_the_words_it_stands_for() -> None:
+    question = "In which ocean does the US state of Hawaii lie?"
+    assert name_share(question, "Hawaii is an island state of the United States, in the Pacific Ocean.") == 1.0
+    assert name_share(question, "Hawaii lies 2,000 miles southwest of the U.S. mainland.") == 1.0
+    assert name_share(question, "Hawaii is an island state in the Pacific Ocean.") == 0.5
+    assert acronyms("The United States of America") == {"us", "sa", "usa"}
+    assert "us" not in acronyms("They told us about the United nations.")  # lower case spells nothing

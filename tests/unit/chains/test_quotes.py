@@ -14,7 +14,7 @@ from selfrag_langchain.chains.quotes import PassageQuoter
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.judging import CalibratedReflector, InlineReflector
 from selfrag_langchain.pipeline import PipelineSettings, build_quoter
-from selfrag_langchain.results import CitedSegment, LongFormResult
+from selfrag_langchain.results import CitedSegment, LongFormResult, SelfRAGResult
 from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL
 from tests.fakes.bag_of_words import BagOfWords
 from tests.fakes.scripted_long_form import FULL, QUESTION, REL, RecordingRetriever, ScriptedLongFormLLM, judged
@@ -210,8 +210,8 @@ async def test_quoting_is_a_run_of_its_own_in_both_forms_only_when_there_is_a_qu
         long = [e["name"] async for e in _long_form(quoter).astream_events(QUESTION, version="v2")
                 if e["event"] == "on_chain_end"]
         assert ("quote" in long) is expected
-        if expected:  # after the search that wrote the quoted segments
-            assert short.index("quote") > short.index("select")
+        if expected:  # short form scores each branch as its quote; long form quotes the segments it wrote
+            assert short.index("critique") < short.index("quote") < short.index("select")
             assert long.index("quote") > long.index("critique")
 
 
@@ -311,3 +311,51 @@ def test_the_async_quote_reads_the_same_sentence_with_a_reader() -> None:
     pairs = [("Gold is a metal.", "Chemically, gold is a transition metal. Gold has the chemical symbol Au.")]
     question = "What is gold's symbol?"
     assert asyncio.run(quoter.aquotes(question, pairs)) == quoter.quotes(question, pairs)
+
+
+def test_each_quote_carries_the_readers_probability_that_it_answers() -> None:
+    import asyncio
+
+    from selfrag_langchain.chains.quotes import Quote
+    from tests.fakes.table_reader import TableReader
+
+    reader = TableReader(answering=lambda q, s: 0.9 if "Au" in s else 0.1)
+    pairs = [("Gold has a symbol.", "Chemically, gold is a transition metal. Gold has the chemical symbol Au."),
+             ("Silver is a metal.", "Silver is a chemical element.")]
+    question = "What is gold's symbol?"
+    found = PassageQuoter(embeddings=BagOfWords(), reader=reader).find(question, pairs)
+    assert found == [Quote("Gold has the chemical symbol Au.", 0.9), Quote("Silver is a chemical element.", 0.1)]
+    assert asyncio.run(PassageQuoter(embeddings=BagOfWords(), reader=reader).afind(question, pairs)) == found
+    unread = PassageQuoter(embeddings=BagOfWords()).find(question, pairs)
+    assert [q.answering for q in unread if q is not None] == [None, None]
+    assert PassageQuoter(embeddings=BagOfWords()).find(question, [("", "Gold is a metal.")]) == [None]
+
+
+def test_short_form_chooses_the_branch_whose_quote_answers_and_a_trace_reselects_it() -> None:
+    from selfrag_langchain.eval.examples import EvalExample
+    from selfrag_langchain.eval.rescoring import reselect
+    from selfrag_langchain.eval.tasks import get_task
+    from selfrag_langchain.scoring import HardConstraints, ScoringWeights
+    from tests.fakes.table_reader import TableReader
+
+    kant = Document(page_content="Immanuel Kant was a German philosopher. Born in Königsberg, he taught there all "
+                                 "his life.", metadata={"title": "Immanuel Kant"})
+    fichte = Document(page_content="Johann Gottlieb Fichte was a German philosopher who studied the writings of "
+                                   "Immanuel Kant.", metadata={"title": "Johann Gottlieb Fichte"})
+    question = "In which city was the philosopher Immanuel Kant born?"
+    reader = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else 0.05)
+    generations = ["Kant was born in Berlin.", "Johann Gottlieb Fichte was a German philosopher."]
+
+    def run(quoter: PassageQuoter | None) -> SelfRAGResult:
+        rag = SelfRAG(generator=FakeListLLM(responses=generations), reflector=CalibratedReflector(
+            embeddings=BagOfWords()), mode="always", k=2, quoter=quoter, min_name_coverage=0.0, decline=False)
+        return rag.invoke({"question": question, "passages": [kant, fichte]})
+
+    judged_on_generations = run(None)
+    assert judged_on_generations.selected == 1  # the first generation garbled its passage: judged unsupported
+    result = run(PassageQuoter(embeddings=BagOfWords(), reader=reader))
+    assert result.selected == 0 and "Königsberg" in result.answer
+    assert [b.quote_answering for b in result.branches] == [0.9, 0.05]
+    example = EvalExample(key="kant", line=1, question=question, answers=["Königsberg"])
+    again = reselect(result, get_task("questions"), example, weights=ScoringWeights(), constraints=HardConstraints())
+    assert again == result.answer

@@ -11,6 +11,7 @@ from selfrag_langchain.chains.inputs import to_question
 from selfrag_langchain.chains.selection import extract_option, select
 from selfrag_langchain.errors import ConfigurationError, InputError
 from selfrag_langchain.judging import Branch, Critique
+from selfrag_langchain.llms.base import GenerationStats
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 from selfrag_langchain.tokens import parse_generation
 from tests.fakes.scripted_llm import ScriptedSelfRAGLLM
@@ -105,3 +106,38 @@ def test_bad_knobs(field: str, value: object, message: str) -> None:
     llm = ScriptedSelfRAGLLM(script={})
     with pytest.raises((ValidationError, ConfigurationError), match=message):
         SelfRAG(generator=llm, reflector=InlineReflector(llm), **{field: value})
+
+
+def _judged(p_rel: float, p_sup: float, p_use5: float) -> Critique:
+    return Critique(relevance={"[Relevant]": p_rel, "[Irrelevant]": 1 - p_rel},
+                    support={"[Fully supported]": p_sup, "[Partially supported]": 0.0, "[No support]": 1 - p_sup},
+                    utility={"[Utility:5]": p_use5, "[Utility:1]": 1 - p_use5})
+
+
+def test_a_quoted_branch_is_scored_as_its_quote_not_its_generation() -> None:
+    from selfrag_langchain.chains.quotes import Quote
+    from selfrag_langchain.chains.selection import quoted_critique
+
+    critique = _judged(0.8, 0.1, 0.9)
+    scored = quoted_critique(critique, 0.75)
+    assert scored.relevance == critique.relevance
+    assert scored.support == {"[Fully supported]": 1.0}
+    assert scored.utility is not None and scored.utility["[Utility:5]"] == 0.75
+    assert quoted_critique(critique, None).utility == critique.utility  # no reader: the judge's IsUse stays
+    # the generation was judged unsupported (its own words garbled the answer) and unlikely as a sequence,
+    # but its quote answers: it wins against a fluent, supported branch whose quote does not answer
+    garbled, fluent = _branch("Blackbeard the Blackbeard."), _branch("Blackbeard was a pirate.")
+    garbled.stats = GenerationStats(num_tokens=4, sum_logprob=-8.0)
+    fluent.stats = GenerationStats(num_tokens=4, sum_logprob=-0.4)
+    critiques = [_judged(0.9, 0.05, 0.8), _judged(0.9, 0.95, 0.9)]
+    weights, constraints = ScoringWeights(), HardConstraints()
+    assert select([garbled, fluent], critiques, weights=weights, constraints=constraints).selected == 1
+    quotes = [Quote("Edward Teach, better known as Blackbeard, was a pirate.", 0.9),
+              Quote("Blackbeard was a pirate of the Caribbean.", 0.1)]
+    selection = select([garbled, fluent], critiques, weights=weights, constraints=constraints, quotes=quotes)
+    assert selection.selected == 0
+    first = selection.traces[0]
+    assert first.quote == quotes[0].text and first.quote_answering == 0.9
+    assert first.scores.sequence_probability is None and first.scores.support == 1.0
+    assert first.scores.utility == pytest.approx(0.8)  # 2 p - 1
+    assert first.distributions["IsSup"] == critiques[0].support  # the trace keeps what the judge said

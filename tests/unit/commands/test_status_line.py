@@ -44,7 +44,7 @@ def test_each_step_of_a_question_rewrites_one_line_in_order() -> None:
     assert out.getvalue().endswith(CLEAR)
 
 
-def test_a_quoting_question_says_so_last() -> None:
+def test_a_quoting_question_quotes_the_passages_before_choosing() -> None:
     from selfrag_langchain.chains.quotes import PassageQuoter
 
     out = io.StringIO()
@@ -52,7 +52,7 @@ def test_a_quoting_question_says_so_last() -> None:
     rag.invoke({"question": "Who painted the Mona Lisa?", "passages": _docs()}, config={"callbacks": [StatusLine(
         out, enabled=True)]})
     lines = [part for part in out.getvalue().split(CLEAR) if part]
-    assert lines[-2:] == ["selfrag: choosing the answer...", "selfrag: quoting the passage..."]
+    assert lines[-2:] == ["selfrag: quoting the passages...", "selfrag: choosing the answer..."]
 
 
 def test_nothing_is_written_off_a_terminal() -> None:

@@ -91,6 +91,7 @@ def test_flags_become_settings() -> None:
 
 @pytest.mark.parametrize(("fields", "message"), [
     ({"threshold": 1.5}, r"threshold must be in \[0, 1\], got 1.5"),
+    ({"min_quote_answering": -0.1}, r"min_quote_answering must be in \[0, 1\], got -0.1"),
     ({"k": 0}, "k must be >= 1, got 0"),
     ({"k": 1000}, r"k must be at most 20 \(each passage is a branch, generated and judged\), got 1000"),
     ({"max_new_tokens": 0}, "max_new_tokens must be >= 1, got 0"),

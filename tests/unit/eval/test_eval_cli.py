@@ -24,8 +24,9 @@ CTXS = [{"title": "Louvre", "text": "The Louvre is a museum in Paris."},
 
 @pytest.fixture
 def popqa_file(tmp_path: Path) -> Path:
-    rows = [{"id": i, "question": f"Who built the Eiffel Tower, take {i}?", "answers": ["Gustave Eiffel"],
-             "ctxs": CTXS} for i in range(3)]
+    asked = ("Who built the Eiffel Tower?", "Which company built the Eiffel Tower?", "Who built Paris's Eiffel Tower?")
+    rows = [{"id": i, "question": question, "answers": ["Gustave Eiffel"], "ctxs": CTXS}
+            for i, question in enumerate(asked)]
     path = tmp_path / "popqa.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
