@@ -11,8 +11,9 @@ question's names: ``--min-name-coverage``, the library's rule and default); a qu
 (the unanswerable lists) is read for that alone. Questions files may mark each question ``"where": "first" |
 "later"`` (the answer in the article's first sentence or only after it): the table is then split that way too.
 The Self-RAG rows are the generated answers; ``--quote`` adds Self-RAG as the pipeline runs it with a quoter
-(the library's ``PassageQuoter``): each branch quoted, scored as its quote and answered with it, with top-1 RAG
-and the ceiling quoted and the top-1 passage's first sentence as a control of a quote's length.
+(the library's ``PassageQuoter``): each branch quoted, scored as its quote and answered with it, beside the
+previous rule (selected on the generations, then quoted), with top-1 RAG and the ceiling quoted and the top-1
+passage's first sentence as a control of a quote's length; each with the answers its rule would decline.
 
     python benchmarks/selection.py --data ../shared/data/popqa_longtail_dev.jsonl --task popqa \\
         --cache selfrag-eval/branches-popqa.jsonl
@@ -272,7 +273,7 @@ def main() -> None:
         critiques = [judge.critique(r["question"], branches_of(r)) for r in records]
         seconds = (time.perf_counter() - started) / max(len(records), 1)
         for variant, weights in VARIANTS.items():
-            rights, declined, rights_quoted, declined_quoted = [], [], [], []
+            rights, declined, rights_quoted, declined_quoted, rights_previous = [], [], [], [], []
             for i, (r, crit, rs) in enumerate(zip(records, critiques, right, strict=True)):
                 branches = branches_of(r)
                 evidence = [b.evidence for b in branches]
@@ -288,6 +289,8 @@ def main() -> None:
                                            name_coverage=coverage, quotes=shown)
                         chosen, traces = selection.selected, selection.traces
                     hits.append(bool(chosen is not None and rs_shown[chosen]))
+                    if shown is None and quoted is not None:
+                        rights_previous.append(bool(chosen is not None and quoted[i][chosen]))
                     gone.append(chosen is not None and (
                         declines(r["question"], traces[chosen], evidence, args.min_name_coverage,
                                  args.min_quote_answering)
@@ -295,6 +298,8 @@ def main() -> None:
             print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres,
                        declined), flush=True)
             if quoted is not None:
+                print(line(f"Self-RAG, judge {judge_name}, {variant}, selected on its generations, answered quoted "
+                           "(the previous rule)", rights_previous, wheres, declined), flush=True)
                 print(line(f"Self-RAG, judge {judge_name}, {variant}, scored and answered as quotes", rights_quoted,
                            wheres, declined_quoted), flush=True)
 
