@@ -24,9 +24,12 @@ def test_index_twice_adds_nothing_the_second_time(store: Path, capsys: pytest.Ca
     assert "0 chunk(s) added, 5 already present" in capsys.readouterr().out
 
 
-def test_ask_json_trace_totals_equal_the_formulas(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("quote", [False, True])
+def test_ask_json_trace_totals_equal_the_formulas(store: Path, capsys: pytest.CaptureFixture[str], quote: bool
+                                                  ) -> None:
     code = main(["ask", "Who designed the Eiffel Tower?", "--store", str(store), "--k", "2",
-                 "--mode", "always", "--max-new-tokens", "24", "--sequence-probability", "--json"])
+                 "--mode", "always", "--max-new-tokens", "24", "--sequence-probability", "--json",
+                 "--quote" if quote else "--no-quote"])
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert result["retrieved"] and len(result["branches"]) == 2
@@ -36,11 +39,16 @@ def test_ask_json_trace_totals_equal_the_formulas(store: Path, capsys: pytest.Ca
     for branch in result["branches"]:
         d, s = branch["distributions"], branch["scores"]
         s_rel = d["IsRel"]["[Relevant]"] / (d["IsRel"]["[Relevant]"] + d["IsRel"]["[Irrelevant]"])
-        sup = d["IsSup"]
-        s_sup = (sup["[Fully supported]"] + 0.5 * sup["[Partially supported]"]) / sum(sup.values())
-        use = d["IsUse"]
-        s_use = sum(w * use[f"[Utility:{i}]"] for i, w in enumerate((-1, -0.5, 0, 0.5, 1), 1)) / sum(use.values())
-        expected = s["sequence_probability"] + 1.0 * s_rel + 1.0 * s_sup + 0.5 * s_use
+        if quote:  # scored as its quote: its passage's words, answering as the reader reads it, no sequence term
+            assert branch["quote"] and 0.0 <= branch["quote_answering"] <= 1.0
+            expected = 1.0 * s_rel + 1.0 * 1.0 + 0.5 * (2 * branch["quote_answering"] - 1)
+            assert s["sequence_probability"] is None
+        else:
+            sup = d["IsSup"]
+            s_sup = (sup["[Fully supported]"] + 0.5 * sup["[Partially supported]"]) / sum(sup.values())
+            use = d["IsUse"]
+            s_use = sum(w * use[f"[Utility:{i}]"] for i, w in enumerate((-1, -0.5, 0, 0.5, 1), 1)) / sum(use.values())
+            expected = s["sequence_probability"] + 1.0 * s_rel + 1.0 * s_sup + 0.5 * s_use
         assert s["total"] == pytest.approx(expected)
         assert sum(d["IsRel"].values()) == pytest.approx(1.0)
     best = max(result["branches"], key=lambda b: b["scores"]["total"])
