@@ -60,7 +60,9 @@ def test_a_weight_outside_its_range_is_refused_in_one_line(
 
 @pytest.mark.parametrize("flags", [["--w-sup", "0"], ["--w-rel", "10"], ["--w-use", "0.5"]])
 def test_weights_at_the_ends_of_the_range_pass(flags: list[str]) -> None:
-    settings_from_args(build_parser().parse_args(["ask", "Who?", *flags]))
+    settings = settings_from_args(build_parser().parse_args(["ask", "Who?", *flags]))
+    field = flags[0].removeprefix("--").replace("-", "_")
+    assert getattr(settings, field) == float(flags[1])
 
 
 @pytest.mark.parametrize(("flags", "named"), [

@@ -13,8 +13,11 @@ import pytest
 def test_public_names_import(module: str) -> None:
     mod = importlib.import_module(module)
     assert mod.__all__
+    assert len(set(mod.__all__)) == len(mod.__all__), "a name listed twice"
     for name in mod.__all__:
-        assert getattr(mod, name) is not None
+        value = getattr(mod, name)  # AttributeError for a listed name the module does not define
+        if isinstance(value, type) or callable(value):  # defined in the package, not a third party's re-export
+            assert value.__module__.startswith("selfrag_langchain"), f"{module}.{name} comes from {value.__module__}"
 
 
 def test_top_level_exports() -> None:
