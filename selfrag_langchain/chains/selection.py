@@ -103,7 +103,7 @@ def select(
             utility=scored.utility,
             weights=weights,
         )
-        dropped = constraints.violation(critique.relevance, critique.support,
+        dropped = constraints.violation(scored.relevance, scored.support,
                                         name_coverage[i] if name_coverage is not None else None)
         option = extract_option(branch.answer, choices) if choices else None
         traces.append(

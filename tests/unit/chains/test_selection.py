@@ -13,7 +13,7 @@ from selfrag_langchain.errors import ConfigurationError, InputError
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.llms.base import GenerationStats
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights
-from selfrag_langchain.tokens import parse_generation
+from selfrag_langchain.tokens import NO_SUPPORT, parse_generation
 from tests.fakes.scripted_llm import ScriptedSelfRAGLLM
 
 CHOICES = {"A": "the cycling of AM and PM", "B": "the creation of volcanic eruptions", "C": "the tides",
@@ -110,7 +110,7 @@ def test_bad_knobs(field: str, value: object, message: str) -> None:
 
 def _judged(p_rel: float, p_sup: float, p_use5: float) -> Critique:
     return Critique(relevance={"[Relevant]": p_rel, "[Irrelevant]": 1 - p_rel},
-                    support={"[Fully supported]": p_sup, "[Partially supported]": 0.0, "[No support]": 1 - p_sup},
+                    support={"[Fully supported]": p_sup, "[Partially supported]": 0.0, NO_SUPPORT: 1 - p_sup},
                     utility={"[Utility:5]": p_use5, "[Utility:1]": 1 - p_use5})
 
 
@@ -141,3 +141,7 @@ def test_a_quoted_branch_is_scored_as_its_quote_not_its_generation() -> None:
     assert first.scores.sequence_probability is None and first.scores.support == 1.0
     assert first.scores.utility == pytest.approx(0.8)  # 2 p - 1
     assert first.distributions["IsSup"] == critiques[0].support  # the trace keeps what the judge said
+    strict = HardConstraints(drop_unsupported=True)  # the quote is supported: only the generation would be dropped
+    assert select([garbled, fluent], critiques, weights=weights, constraints=strict).traces[0].dropped
+    assert select([garbled, fluent], critiques, weights=weights, constraints=strict,
+                  quotes=quotes).traces[0].dropped is None
