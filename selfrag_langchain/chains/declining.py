@@ -20,6 +20,7 @@ from langchain_core.documents import Document
 
 from selfrag_langchain.chains.citations import passage_key
 from selfrag_langchain.chains.names import names_enough
+from selfrag_langchain.chains.quotes import QUOTE_SUPPORT
 from selfrag_langchain.results import BranchTrace, CitedSegment, join_segments
 from selfrag_langchain.scoring import argmax
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, Group
@@ -48,7 +49,7 @@ def verdict(distributions: Mapping[str, Mapping[str, float] | None]) -> Verdict 
 def quote_verdict(distributions: Mapping[str, Mapping[str, float] | None]) -> Verdict | None:
     """The verdict on a quote of its passage: the passage states it word for word, so only whether the passage
     was judged relevant stands."""
-    return verdict({**distributions, str(Group.ISSUP): {FULLY_SUPPORTED: 1.0}})
+    return verdict({**distributions, str(Group.ISSUP): QUOTE_SUPPORT})
 
 
 def grounded(distributions: Mapping[str, Mapping[str, float] | None]) -> bool:

@@ -40,6 +40,10 @@ from selfrag_langchain.judging.claims import named, titled
 from selfrag_langchain.judging.reader import SentenceReader
 from selfrag_langchain.judging.signals import content_words, folded, novel_words
 from selfrag_langchain.text.sentences import split_sentences
+from selfrag_langchain.tokens import FULLY_SUPPORTED
+
+QUOTE_SUPPORT: dict[str, float] = {FULLY_SUPPORTED: 1.0}
+"""A quote's IsSup: its passage states it word for word."""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from selfrag_langchain.chains.quotes import Quote
+from selfrag_langchain.chains.quotes import QUOTE_SUPPORT, Quote
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.results import BranchTrace, ScoreTerms
 from selfrag_langchain.scoring import (
@@ -16,7 +16,7 @@ from selfrag_langchain.scoring import (
     best_index,
     score_branch,
 )
-from selfrag_langchain.tokens import FULLY_SUPPORTED, UTILITY
+from selfrag_langchain.tokens import UTILITY
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def quoted_critique(critique: Critique, answering: float | None) -> Critique:
     utility = critique.utility
     if answering is not None:
         utility = {token: 0.0 for token in UTILITY} | {UTILITY[-1]: answering, UTILITY[0]: 1.0 - answering}
-    return Critique(relevance=critique.relevance, support={FULLY_SUPPORTED: 1.0}, utility=utility,
+    return Critique(relevance=critique.relevance, support=dict(QUOTE_SUPPORT), utility=utility,
                     notes=critique.notes)
 
 
