@@ -102,6 +102,8 @@ class SelfRAGResult(BaseModel):
                 for group, dist in b.distributions.items()
                 if dist
             )
+            if b.quote_answering is not None:  # scored as its quote: this reading replaced the generation's IsUse
+                judged += f"; its quote answers {b.quote_answering:.2f}"
             mark = "*" if b.index == self.selected else " "
             state = f" ({b.dropped})" if b.dropped else ""
             lines.append(f"{mark} [{b.index}] {title}: {judged or 'not judged'}; score {b.scores.total:.3f}{state}")

@@ -243,6 +243,17 @@ def test_the_reflection_lines_say_the_answer_is_quoted_and_what_the_branch_wrote
     lines = _short_form(PassageQuoter(embeddings=BagOfWords()), generated).invoke(question).summary_lines()
     assert lines[-1] == f"quoted from its passage; branch [0] wrote: {generated}"
     assert not any("quoted" in line for line in _short_form(None, generated).invoke(question).summary_lines())
+    assert not any("its quote answers" in line for line in lines)  # no reader, no reading
+
+
+def test_with_a_reader_each_reflection_line_gives_the_quotes_reading() -> None:
+    from tests.fakes.table_reader import TableReader
+
+    question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
+    reader = TableReader(answering=lambda q, s: 0.83 if "Edward Teach" in s else 0.1)
+    result = _short_form(PassageQuoter(embeddings=BagOfWords(), reader=reader), "Edward Teach.").invoke(question)
+    assert result.branches[0].quote_answering == 0.83
+    assert "; its quote answers 0.83; score " in result.summary_lines()[0]
 
 
 def test_every_branch_records_its_quote_and_a_reselection_from_the_trace_answers_with_it() -> None:
