@@ -19,82 +19,111 @@ settings.load_profile("selfrag")
 
 
 @dataclass(frozen=True)
-class AllowedSkip:
-    """A skip CI accepts: tests whose node id matches ``tests``, skipped for a reason matching ``reason``."""
+class Allowed:
+    """A test CI accepts not passing as written: tests whose node id matches ``tests``, skipped (``outcome``
+    "skipped") or failing as expected (``outcome`` "xfailed") for a reason matching ``reason``, and ``why``."""
 
+    outcome: str
     tests: str
     reason: str
     why: str
 
 
-ALLOWED_SKIPS = (
-    AllowedSkip(
+ALLOWED = (
+    Allowed(
+        "skipped",
         r"tests/(unit/chains|integration)/test_chat_selfrag_standard\.py::",
         r"^(Does not support|Test requires|Model does not|Model override not supported|Not implemented\.|"
         r"VCR not set up|init_from_env_params not specified|Model is not serializable)",
         "langchain-tests' suites skip the features ChatSelfRAG declares it lacks (tools, structured output, "
         "images, usage metadata, model override, serialisation, env init, recorded HTTP): the suites' own design",
     ),
-    AllowedSkip(
+    Allowed(
+        "skipped",
         r"tests/integration/test_readme_blocks\.py::",
         r"^README\.md:\d+ \(.*\): needs ",
         "README blocks marked `readme-test: skip` with the reason in the README (a GPU, a 7B model, hours of "
         "training, a server that runs until stopped); the test itself caps them at seven",
     ),
-    AllowedSkip(
+    Allowed(
+        "skipped",
         r"tests/integration/test_faults\.py::test_a_(full_disk|read_only_store)",
         r"^needs a tmpfs mount \(root with CAP_SYS_ADMIN\)",
         "a real full or read-only disk needs a small tmpfs, which only a machine that lets the tests mount one "
         "can give; where it can, they run (the project's CI machine can)",
     ),
+    Allowed(
+        "xfailed",
+        r"tests/integration/test_learned_judge_real\.py::test_a_contradicting_output_scores_below_the_right_one"
+        r"\[(capital|rank|ordinal|absent-city|count)\]",
+        r"^the shipped learned judge does not yet separate this case$",
+        "contradictions the learned judge (an option, not the default) does not yet separate; strict, so a judge "
+        "that learns one fails the run until the mark is removed",
+    ),
+    Allowed(
+        "xfailed",
+        r"tests/integration/test_entailment_judge_real\.py::test_a_contradicted_output_gets_less_support_than_the_"
+        r"stated_one\[capital\]",
+        r"^both cities are in the passage's one sentence",
+        "one sentence naming the capital and the largest city: the entailment judge (an option) does not yet "
+        "tell them apart; strict, like the others",
+    ),
 )
-"""The only skips a CI run (``CI=true``) may have; any other fails the run. Data that is missing, a
-dependency not installed or a server that did not start are faults in CI, not reasons to skip."""
+"""The only skips and expected failures a CI run (``CI=true``) may have; any other fails the run. Data that is
+missing, a dependency not installed or a server that did not start are faults in CI, not reasons to skip; a
+feature marked "not yet" is a decision, listed here with its reason."""
+
+OUTCOMES = ("skipped", "xfailed")
 
 
 def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
-def _skip_reason(report: pytest.TestReport) -> str:
+def _reason(report: pytest.TestReport) -> str:
+    if hasattr(report, "wasxfail"):
+        return str(report.wasxfail).removeprefix("reason: ")
     longrepr = report.longrepr
     reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
     return reason.removeprefix("Skipped: ")
 
 
-def _is_allowed(report: pytest.TestReport) -> bool:
-    reason = _skip_reason(report)
-    return any(re.search(rule.tests, report.nodeid) and re.search(rule.reason, reason) for rule in ALLOWED_SKIPS)
+def _allowance(report: pytest.TestReport, outcome: str) -> Allowed | None:
+    reason = _reason(report)
+    return next((rule for rule in ALLOWED if rule.outcome == outcome and re.search(rule.tests, report.nodeid)
+                 and re.search(rule.reason, reason)), None)
 
 
-def _unexpected_skips(reporter: pytest.TerminalReporter | None) -> list[pytest.TestReport]:
-    skipped = reporter.stats.get("skipped", []) if reporter is not None else []
-    return [report for report in skipped if not _is_allowed(report)]
+def _unexpected(reporter: pytest.TerminalReporter | None, outcome: str) -> list[pytest.TestReport]:
+    reports = reporter.stats.get(outcome, []) if reporter is not None else []
+    return [report for report in reports if _allowance(report, outcome) is None]
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if _in_ci() and _unexpected_skips(session.config.pluginmanager.get_plugin("terminalreporter")):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if _in_ci() and any(_unexpected(reporter, outcome) for outcome in OUTCOMES):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    skipped = terminalreporter.stats.get("skipped", [])
-    if not skipped:
-        return
-    unexpected = _unexpected_skips(terminalreporter)
-    terminalreporter.section("skips")
-    terminalreporter.write_line(
-        f"{len(skipped)} skipped: {len(skipped) - len(unexpected)} on the allowed list (tests/conftest.py), "
-        f"{len(unexpected)} not"
-    )
-    for rule in ALLOWED_SKIPS:
-        count = sum(1 for report in skipped if report not in unexpected and re.search(rule.tests, report.nodeid))
-        if count:
-            terminalreporter.write_line(f"  allowed ({count}): {rule.why}")
-    for report in unexpected:
-        terminalreporter.write_line(f"  not allowed: {report.nodeid}: {_skip_reason(report)}")
-    if unexpected and _in_ci():
-        terminalreporter.write_line("CI=true: a skip not on the allowed list fails the run")
+    for outcome in OUTCOMES:
+        reports = terminalreporter.stats.get(outcome, [])
+        if not reports:
+            continue
+        unexpected = _unexpected(terminalreporter, outcome)
+        terminalreporter.section(outcome)
+        terminalreporter.write_line(
+            f"{len(reports)} {outcome}: {len(reports) - len(unexpected)} on the allowed list (tests/conftest.py), "
+            f"{len(unexpected)} not"
+        )
+        for rule in ALLOWED:
+            count = sum(1 for report in reports if _allowance(report, outcome) is rule)
+            if count:
+                terminalreporter.write_line(f"  allowed ({count}): {rule.why}")
+        for report in unexpected:
+            terminalreporter.write_line(f"  not allowed: {report.nodeid}: {_reason(report)}")
+        if unexpected and _in_ci():
+            terminalreporter.write_line(f"CI=true: a test {outcome} off the allowed list fails the run")
 
 
 def pytest_configure(config: pytest.Config) -> None:
