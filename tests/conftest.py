@@ -46,13 +46,6 @@ ALLOWED = (
         "training, a server that runs until stopped); the test itself caps them at seven",
     ),
     Allowed(
-        "skipped",
-        r"tests/integration/test_faults\.py::test_a_(full_disk|read_only_store)",
-        r"^needs a tmpfs mount \(root with CAP_SYS_ADMIN\)",
-        "a real full or read-only disk needs a small tmpfs, which only a machine that lets the tests mount one "
-        "can give; where it can, they run (the project's CI machine can)",
-    ),
-    Allowed(
         "xfailed",
         r"tests/integration/test_learned_judge_real\.py::test_a_contradicting_output_scores_below_the_right_one"
         r"\[(capital|rank|ordinal|absent-city|count)\]",
