@@ -211,6 +211,8 @@ def test_a_segment_stands_only_from_a_passage_that_names_the_subject_once_one_is
                           max_depth=2)
     assert rag.invoke(QUESTION).declined
     assert asyncio.run(rag.ainvoke(QUESTION)).declined
+    unnamed = rag.model_copy(update={"min_name_coverage": 0.0})
+    assert not unnamed.invoke(QUESTION).declined, "declined for another reason than the names"
 
 
 def test_long_form_drops_by_names_across_the_whole_step_not_beam_by_beam() -> None:
@@ -244,8 +246,10 @@ def test_a_question_with_answer_choices_is_not_judged_by_names() -> None:
 
 
 def test_short_form_declines_by_names_asynchronously_too() -> None:
-    result = asyncio.run(eiffel_rag(min_name_coverage=0.6).ainvoke("Who built the Tokyo Tower?"))
-    assert result.declined
+    declined = asyncio.run(eiffel_rag(min_name_coverage=0.6).ainvoke("Who built the Tokyo Tower?"))
+    answered = asyncio.run(eiffel_rag(min_name_coverage=0.0).ainvoke("Who built the Tokyo Tower?"))
+    assert declined.declined and declined.answer.startswith(DECLINED)
+    assert not answered.declined, "declined for another reason than the names"
 
 
 def test_a_name_given_as_an_acronym_is_held_by_the_words_it_stands_for() -> None:

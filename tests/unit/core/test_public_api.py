@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -29,9 +30,10 @@ def test_top_level_exports() -> None:
 
 
 def test_trainer_is_installed_under_the_package() -> None:
-    from selfrag_langchain.trainer.vocabulary import add_reflection_tokens
+    import selfrag_langchain.trainer.vocabulary as vocabulary
 
-    assert callable(add_reflection_tokens)
+    assert Path(vocabulary.__file__).parent.name == "trainer"  # the top-level trainer/ folder, installed as a module
+    assert vocabulary.add_reflection_tokens.__module__ == "selfrag_langchain.trainer.vocabulary"
 
 
 def test_every_import_in_the_readme_resolves() -> None:
