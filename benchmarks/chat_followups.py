@@ -38,7 +38,7 @@ from selfrag_langchain.chains.chat import SelfRAGConversation
 from selfrag_langchain.corpus.answering import default_retriever
 from selfrag_langchain.eval.metrics import match
 
-DATA = Path(__file__).with_name("chat_conversations.jsonl")
+DATA = Path(__file__).parent / "data" / "chat_conversations.jsonl"
 WAYS: dict[str, dict[str, Any]] = {
     "rewrite, else questions": {"rewrite": True, "fallback": "questions"},
     "rewrite, else subject": {"rewrite": True, "fallback": "subject"},

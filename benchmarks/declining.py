@@ -2,8 +2,8 @@
 answer, and how often it still answers the ones it can, beside the same runs without declining.
 
 Two lists, each question answered once with the default settings (the embedded default models, the
-calibrated judge, the demo corpus): ``benchmarks/demo_questions.jsonl`` (answerable, with gold answers) and
-``benchmarks/unanswerable_questions.jsonl`` (entities the corpus lacks, invented ones, and details its
+calibrated judge, the demo corpus): ``benchmarks/data/demo_questions.jsonl`` (answerable, with gold answers) and
+``benchmarks/data/unanswerable_questions.jsonl`` (entities the corpus lacks, invented ones, and details its
 articles do not state; each row names the words that must be absent, checked against the corpus first).
 Declining only replaces the final answer (the search is the same), so the answer without declining is
 read from the same run's trace: the winning beam's segments (long form) or the chosen branch (short form).
@@ -12,14 +12,14 @@ Goal (issue 24): decline at least 80% of the unanswerable, answer at least 90% o
 
     python benchmarks/declining.py --form long --out selfrag-eval/declining-long.jsonl
     python benchmarks/declining.py --form short --out selfrag-eval/declining-short.jsonl
-    python benchmarks/declining.py --form long --answerable benchmarks/demo_questions.jsonl \
-        --answerable benchmarks/fresh_questions.jsonl --out selfrag-eval/declining-long-both.jsonl
+    python benchmarks/declining.py --form long --answerable benchmarks/data/demo_questions.jsonl \
+        --answerable benchmarks/data/fresh_questions.jsonl --out selfrag-eval/declining-long-both.jsonl
     python benchmarks/declining.py --form long --setting reflector=learned --out selfrag-eval/decl-learned.jsonl
-    python benchmarks/declining.py --form long --answerable benchmarks/tuning_questions.jsonl --no-unanswerable \
+    python benchmarks/declining.py --form long --answerable benchmarks/data/tuning_questions.jsonl --no-unanswerable \
         --setting use_sequence_probability=false --out selfrag-eval/long-tuning-noseq.jsonl
 
 ``--answerable`` names the answerable lists (default: the demo list), ``--unanswerable`` the unanswerable ones
-(default: ``benchmarks/unanswerable_questions.jsonl``); a list whose rows say ``where`` (the
+(default: ``benchmarks/data/unanswerable_questions.jsonl``); a list whose rows say ``where`` (the
 answer in the article's first sentence or later) is also reported that way. ``--setting NAME=VALUE`` changes
 one of the pipeline's settings (``PipelineSettings``; repeatable), ``--no-unanswerable`` leaves that list out.
 """
@@ -88,16 +88,17 @@ def main() -> None:
                         help="long form (selfrag serve's default) or short form (default: %(default)s)")
     parser.add_argument("--out", type=Path, required=True, help="JSON lines, one result per question (resumed)")
     parser.add_argument("--answerable", type=Path, action="append", default=None,
-                        help="questions file with gold answers (repeatable; default: benchmarks/demo_questions.jsonl)")
+                        help="questions file with gold answers (repeatable; default: "
+                             "benchmarks/data/demo_questions.jsonl)")
     parser.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
                         help="a pipeline setting other than the default (repeatable), e.g. reflector=learned")
     parser.add_argument("--unanswerable", type=Path, action="append", default=None,
                         help="questions file the demo corpus cannot answer, each row naming its absent words "
-                             "(repeatable; default: benchmarks/unanswerable_questions.jsonl)")
+                             "(repeatable; default: benchmarks/data/unanswerable_questions.jsonl)")
     parser.add_argument("--no-unanswerable", action="store_true", help="leave the unanswerable lists out")
     args = parser.parse_args()
-    unanswerable = [] if args.no_unanswerable else args.unanswerable or [HERE / "unanswerable_questions.jsonl"]
-    answerable = args.answerable or [HERE / "demo_questions.jsonl"]
+    unanswerable = [] if args.no_unanswerable else args.unanswerable or [HERE / "data" / "unanswerable_questions.jsonl"]
+    answerable = args.answerable or [HERE / "data" / "demo_questions.jsonl"]
     missing = [str(path) for path in (*answerable, *unanswerable) if not path.is_file()]
     if missing:
         parser.error(f"no questions file {missing[0]}")

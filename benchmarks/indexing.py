@@ -37,7 +37,7 @@ from selfrag_langchain.corpus.store import open_store
 from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
 from selfrag_langchain.embeddings.onnx import quantized_model_file
 
-QUESTIONS = Path(__file__).with_name("retrieval_questions.jsonl")
+QUESTIONS = Path(__file__).parent / "data" / "retrieval_questions.jsonl"
 
 
 def description_queries(docs: list[Document], n: int) -> list[tuple[str, list[str]]]:

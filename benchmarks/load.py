@@ -34,7 +34,7 @@ from selfrag_langchain.chains.chat import SelfRAGConversation
 from selfrag_langchain.history import HistoryDatabase, SQLChatMessageHistory
 from selfrag_langchain.pipeline import PipelineSettings, build_selfrag
 
-QUESTIONS = Path(__file__).with_name("retrieval_questions.jsonl")
+QUESTIONS = Path(__file__).parent / "data" / "retrieval_questions.jsonl"
 
 
 def peak_mib() -> float:

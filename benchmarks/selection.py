@@ -17,7 +17,7 @@ passage's first sentence as a control of a quote's length; each with the answers
 
     python benchmarks/selection.py --data ../shared/data/popqa_longtail_dev.jsonl --task popqa \\
         --cache selfrag-eval/branches-popqa.jsonl
-    python benchmarks/selection.py --data benchmarks/demo_questions.jsonl --task questions \\
+    python benchmarks/selection.py --data benchmarks/data/demo_questions.jsonl --task questions \\
         --cache selfrag-eval/branches-demo.jsonl
 """
 
