@@ -120,20 +120,18 @@ class PipelineSettings(LoopSettings, BeamSettings):
     """The generator reads each passage's title and this many consecutive sentences, those nearest the question
     (:class:`~selfrag_langchain.chains.windows.PassageWindow`), instead of or beside (:attr:`keep_whole`) the
     whole passage; 0: whole passages only, as the paper does. Not the default: on the lists it was chosen
-    on it helped, on a fresh list and on PopQA it lost; see benchmarks/RESULTS.md, "Passage windows"."""
+    on it helped, on a fresh list and on PopQA it lost."""
     quote: bool = True
     """Answer with the cited passage's sentence that states what the generator wrote (each long-form segment's
     likewise), the generation kept in the trace (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`);
     off: the generation itself, as the paper does. On by default: on the list settings are chosen on, short
-    form was right for 35 of 40 questions quoted against 26 as generated, long form 35 against 28
-    (benchmarks/RESULTS.md, "Quoted answers")."""
+    form was right for 35 of 40 questions quoted against 26 as generated, long form 35 against 28."""
     quote_reader: bool = True
     """With :attr:`quote`: the quoted sentence is also chosen by the sentence reader's probability that it answers
     the question (:class:`~selfrag_langchain.judging.reader.SentenceReader`, :attr:`reader`), so that of the
     sentences the generation points at, the one that states what was asked wins; off: by what the generation
     points at alone. On by default: on the list settings are chosen on, top-1 RAG quoted was right for 39 of 40
-    questions with it against 36 without, Self-RAG for 38 against 35 (benchmarks/RESULTS.md, "The entailment
-    judge and the sentence reader")."""
+    questions with it against 36 without, Self-RAG for 38 against 35."""
     keep_whole: bool = False
     """With :attr:`window_sentences`: the whole passages stay branches beside their windows (up to ``2 k``
     branches, about 1.7 times the generation), the judge choosing between them."""

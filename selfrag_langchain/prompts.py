@@ -87,7 +87,7 @@ def rag_prompt(instruction: str, passage: str | None) -> str:
     With a passage, the model is told first to answer with the passage's words: a small instruct model
     told only to "use" the passage mixes it with what it believes (PopQA dev, SmolLM2-135M: the top-1
     passage's answer matched 48% of the time with that wording, 56% with this one; some branch of five
-    passages 62% against 76%; ``benchmarks/RESULTS.md``). Answers in the passage's words are also what
+    passages 62% against 76%). Answers in the passage's words are also what
     the judges' support signals can check.
     """
     if passage is None:

@@ -88,8 +88,7 @@ class LoopSettings(BaseModel):
     """Add the branch's sequence probability, exp(mean token log-probability), to its score, as the paper and
     its reference code do. Off by default: the most fluent branch is a small generator's copy of its passage's
     first sentence, whatever the passage is about; without it long-form answers were right more often on
-    three lists of four (6 more of 158 questions) and short-form answers on none fewer (benchmarks/RESULTS.md,
-    "The sequence term")."""
+    three lists of four (6 more of 158 questions) and short-form answers on none fewer."""
     drop_unsupported: bool = False
     """Hard constraint: drop branches judged [No support / Contradictory]."""
     drop_irrelevant: bool = False
@@ -103,12 +102,11 @@ class LoopSettings(BaseModel):
     selection drops a branch whose passage holds less, unless none holds this much, and an answer is declined when the
     passages found hold less together or leave out one of its rare terms (chains/names.py). 0 turns both
     off. 0.6 asks for more than half: on PopQA's training-side passages it rejects 80% of those about another
-    entity and keeps all about the asked one (benchmarks/RESULTS.md, "Names the question names")."""
+    entity and keeps all about the asked one."""
     min_quote_answering: float = 0.1
     """With a quoter that reads sentences (``quote_reader``): decline a quoted answer whose quote the reader finds
     answering the question with less than this probability (a passage about the asked entity that does not state
-    what was asked). 0 turns it off. Chosen by cross-validation on lists already run (benchmarks/RESULTS.md,
-    "Scoring the quote")."""
+    what was asked). 0 turns it off. Chosen on lists already run, from seven values (0 to 0.5)."""
     max_new_tokens: int = 60
     """Token budget of the answer."""
 

@@ -49,7 +49,7 @@ def rag_step_prompt(instruction: str, evidence: str | None) -> str:
     With a passage it is short form's request (:func:`~selfrag_langchain.prompts.rag_prompt`) asking for a
     few sentences: told only to "use" the passage, SmolLM2-135M's first sentence wandered from it, and the
     sentence quoted for it with it (on three question lists, 87 of 120 long-form answers right against 96
-    with this wording; ``benchmarks/RESULTS.md``).
+    with this wording).
     """
     if evidence is None:
         return f"Question: {instruction}\nAnswer the question in a few sentences."

@@ -4,7 +4,7 @@ Embedding the demo corpus is most of a first run on a small CPU. The same weight
 ONNX with their matrix products quantized to int8 (dynamic quantization, per output channel), index
 the demo corpus 4x faster on two cores than sentence-transformers in fp32, with vectors at cosine
 ~0.995 from the fp32 ones; ``benchmarks/indexing.py`` measures the speed and the retrieval recall
-both ways (``benchmarks/RESULTS.md``).
+both ways.
 
 sentence-transformers has an ONNX backend of its own, but it needs ``optimum``, which pins a
 transformers older than this project's; the export here uses ``torch.onnx`` and onnxruntime's own

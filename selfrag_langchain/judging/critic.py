@@ -20,7 +20,7 @@ from selfrag_langchain.tokens import IRRELEVANT, RELEVANT, Group, strip_reflecti
 
 def resolve_relevance(relevance: str, prompts: CriticPromptSet) -> str:
     """``auto`` resolved for a prompt set: an instruct model asked zero-shot judges relevance better by how
-    much more likely the passage makes the question (PopQA dev, benchmarks/RESULTS.md), a trained critic
+    much more likely the passage makes the question (measured on PopQA dev), a trained critic
     by its labels."""
     if relevance not in ("auto", "labels", "question_likelihood"):
         msg = f"unknown relevance judgement '{relevance}': choose auto, labels or question_likelihood"

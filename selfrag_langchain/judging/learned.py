@@ -19,7 +19,7 @@ SHIPPED_ENCODER = Path(__file__).with_name("learned_judge")
 LEARNED_GROUPS: tuple[Group, ...] = (Group.ISSUP, Group.ISUSE)
 """The groups the learned judge reads by default: on held-out training-side rows (synthetic contrasts from
 passages it was not trained on) its IsSup and IsUse are well ahead of the calibrated judge's and its IsRel
-behind, so IsRel, like Retrieve, stays with the calibration (benchmarks/RESULTS.md)."""
+behind, so IsRel, like Retrieve, stays with the calibration."""
 
 
 class LearnedReflector(CalibratedReflector):

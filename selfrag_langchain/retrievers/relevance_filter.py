@@ -155,8 +155,8 @@ class SelfRAGRetriever(BaseRetriever):
     """The least s_rel a document needs. 0.5 keeps a passage when the judge finds ``[Relevant]`` at least as
     likely as ``[Irrelevant]``: the judge's own verdict, the rule of SelfRAG's ``drop_irrelevant`` hard
     constraint. The default judge's IsRel is fitted to GPT-4's labels with balanced class weights, so at 0.5
-    it errs as rarely on relevant as on irrelevant passages (80% balanced accuracy on held-out labels,
-    benchmarks/RESULTS.md). Raise it to keep fewer, surer passages; lower it to miss fewer."""
+    it errs as rarely on relevant as on irrelevant passages (80% balanced accuracy on held-out labels).
+    Raise it to keep fewer, surer passages; lower it to miss fewer."""
     keep_best: bool = False
     """When no document reaches ``threshold``, return the best-judged one (marked ``relevant: False``)
     instead of nothing. Off by default: a filter that hands back a passage its judge calls irrelevant

@@ -46,7 +46,7 @@ def test_agent_calls_selfrag_tool(smollm2: TransformersLLM) -> None:
     tool_messages = [m for m in messages if m.type == "tool"]
     assert len(tool_messages) == 1
     # The answer comes from the Everest passage and cites it (with the passage's-words prompt the 135M model
-    # answers "Mount Everest is the highest mountain on Earth.", without the height: benchmarks/RESULTS.md).
+    # answers "Mount Everest is the highest mountain on Earth.", without the height: benchmarks/log.md).
     assert "Everest" in tool_messages[0].content and tool_messages[0].content.endswith("[1] Mount Everest")
 
 

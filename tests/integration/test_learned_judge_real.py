@@ -3,7 +3,7 @@ number. Each right output must score an s_sup at least 0.2 above its contradicti
 about the asked entity a higher s_rel than one about a neighbouring entity.
 
 Every case written for this test is here. Those the shipped judge does not yet separate are strict xfails:
-a judge that learns them turns them into failures to be promoted (RESULTS.md, "The learned judge")."""
+a judge that learns them turns them into failures to be promoted (benchmarks/log.md, "The learned judge")."""
 
 from __future__ import annotations
 
