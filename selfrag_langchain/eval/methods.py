@@ -29,6 +29,7 @@ from selfrag_langchain.chains.branches import (
     prepare_passages,
     to_branches,
 )
+from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.quotes import PassageQuoter
 from selfrag_langchain.chains.windows import PassageWindow
@@ -130,8 +131,10 @@ class BaselineMethod:
 
     name: Literal["no_retrieval", "rag_top1", "rag_topk", "rag_top1_quoted"]
     generator: BaseLanguageModel
-    k: int = 5
-    max_new_tokens: int = 100
+    k: int = LoopSettings.model_fields["k"].default
+    """Passages concatenated for ``rag_topk``: Self-RAG's k by default, so both read the same passages."""
+    max_new_tokens: int = LoopSettings.model_fields["max_new_tokens"].default
+    """The answer's budget: Self-RAG's by default."""
     prompt_format: Literal["rag", "selfrag"] = "rag"
     retriever: BaseRetriever | None = None
     """Passages for questions whose file has none."""
