@@ -59,7 +59,12 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
     """``--backend`` and the options of each backend (docs/backends.md lists their defaults)."""
-    from selfrag_langchain.llms.factory import BACKENDS
+    from selfrag_langchain.llms.factory import BACKENDS, backend_class
+
+    def fallback(backend: str, name: str) -> Any:
+        """What the backend uses when the flag is not given: its class's own default, declared there once."""
+        value = backend_class(backend).model_fields[name].default
+        return f"{value:g}" if isinstance(value, float) else value
 
     group = parser.add_argument_group("backend")
     group.add_argument("--backend", choices=list(BACKENDS), default="transformers",
@@ -68,33 +73,44 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
                             "(default: %(default)s)")
     group.add_argument("--critic-backend", choices=list(BACKENDS), default=None,
                        help="backend of the critic model (default: --backend)")
-    group.add_argument("--device", default=None, help="transformers: torch device (default: cpu)")
-    group.add_argument("--dtype", default=None, help="transformers, vllm: weight dtype (default: auto)")
+    group.add_argument("--device", default=None,
+                       help=f"transformers: torch device (default: {fallback('transformers', 'device')})")
+    group.add_argument("--dtype", default=None,
+                       help=f"transformers, vllm: weight dtype (default: {fallback('transformers', 'dtype')})")
     group.add_argument("--base-url", default=None,
-                       help="openai: the server's base URL (default: http://127.0.0.1:8000/v1)")
+                       help=f"openai: the server's base URL (default: {fallback('openai', 'base_url')})")
     group.add_argument("--api-key", default=None, help="openai: API key (default: $OPENAI_API_KEY)")
-    group.add_argument("--timeout", type=float, default=None, help="openai: seconds per request (default: 60)")
+    group.add_argument("--timeout", type=float, default=None,
+                       help=f"openai: seconds per request (default: {fallback('openai', 'timeout')})")
     group.add_argument("--max-retries", type=int, default=None,
-                       help="openai: retries after a timeout, connection error or HTTP 429/5xx (default: 2)")
-    group.add_argument("--concurrency", type=int, default=None, help="openai: requests in flight (default: 4)")
+                       help="openai: retries after a timeout, connection error or HTTP 429/5xx "
+                            f"(default: {fallback('openai', 'max_retries')})")
+    group.add_argument("--concurrency", type=int, default=None,
+                       help=f"openai: requests in flight (default: {fallback('openai', 'concurrency')})")
     group.add_argument("--no-repeat-ngram-size", type=int, default=None, metavar="N",
                        help="transformers: never write the same N tokens twice in one generation, the prompt "
-                            "aside; for a small trained generator that loops (default: 0, off)")
+                            "aside; for a small trained generator that loops "
+                            f"(default: {fallback('transformers', 'no_repeat_ngram_size')}, off)")
     group.add_argument("--tokenizer", default=None,
                        help="openai: local tokenizer of the served model, for token counts and its chat template "
                             "(default: the server's tokenize endpoint, no chat template)")
     group.add_argument("--extra-body", type=_json_object, default=None,
                        help='openai: JSON object of server-specific request fields, e.g. \'{"repeat_penalty": 1.0}\'')
-    group.add_argument("--tensor-parallel-size", type=int, default=None, help="vllm: GPUs per model (default: 1)")
+    group.add_argument("--tensor-parallel-size", type=int, default=None,
+                       help=f"vllm: GPUs per model (default: {fallback('vllm', 'tensor_parallel_size')})")
     group.add_argument("--gpu-memory-utilization", type=float, default=None,
-                       help="vllm: fraction of GPU memory to use (default: 0.9)")
+                       help="vllm: fraction of GPU memory to use "
+                            f"(default: {fallback('vllm', 'gpu_memory_utilization')})")
     group.add_argument("--max-model-len", type=int, default=None, help="vllm: context window (default: the model's)")
     group.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction, default=None,
                        help="vllm: reuse the key/value cache of shared prompt prefixes; judging reads each "
-                            "passage once with it (default: on)")
-    group.add_argument("--n-ctx", type=int, default=None, help="llamacpp: context window (default: 2048)")
+                            "passage once with it (default: "
+                            f"{'on' if fallback('vllm', 'enable_prefix_caching') else 'off'})")
+    group.add_argument("--n-ctx", type=int, default=None,
+                       help=f"llamacpp: context window (default: {fallback('llamacpp', 'n_ctx')})")
     group.add_argument("--n-threads", type=int, default=None, help="llamacpp: CPU threads (default: llama.cpp's)")
-    group.add_argument("--n-gpu-layers", type=int, default=None, help="llamacpp: layers on the GPU (default: 0)")
+    group.add_argument("--n-gpu-layers", type=int, default=None, help="llamacpp: layers on the GPU "
+                       f"(default: {fallback('llamacpp', 'n_gpu_layers')})")
 
 
 _BACKEND_FLAGS = ("device", "dtype", "base_url", "api_key", "timeout", "max_retries", "concurrency", "tokenizer",
