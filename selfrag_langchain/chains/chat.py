@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.chat_history import BaseChatMessageHistory
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.follow_ups import (
+    FollowUpSettings,
     conversation_subject,
     keeps_question,
     refers_back,
@@ -66,7 +67,7 @@ def default_history(session_id: str) -> BaseChatMessageHistory:
     return SQLChatMessageHistory(session_id)
 
 
-class SelfRAGConversation(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
+class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[Any, ChatAnswer]):
     """A conversation answered by Self-RAG, with citations and a history that survives a restart.
 
     Each turn: the history of the session is read; a follow-up is rewritten into a standalone question
@@ -100,23 +101,10 @@ class SelfRAGConversation(ItemStreaming, RunnableSerializable[Any, ChatAnswer]):
 
     rag: SelfRAGLongForm | SelfRAG
     """Answers the standalone question."""
-    condense_llm: BaseLanguageModel | None = None
-    """Rewrites follow-ups (default: the Self-RAG generator)."""
     history_factory: Callable[[str], BaseChatMessageHistory] = default_history
     """Session id -> its history (default: :class:`SQLChatMessageHistory` under ``SELFRAG_HOME``)."""
     session_id: str = "default"
     """The session when the input names none."""
-    rewrite: bool = True
-    """Ask ``condense_llm`` to rewrite a follow-up; False goes straight to ``fallback``."""
-    fallback: Literal["subject", "questions"] = "subject"
-    """When the rewrite is not a standalone question (not a question, still a pronoun, or not every word of
-    the follow-up): ``subject`` puts the conversation's subject (the title of the article an earlier turn
-    retrieved, :mod:`~selfrag_langchain.chains.follow_ups`) in place of the follow-up's pronoun ("When was
-    Mona Lisa painted?"), and leaves a follow-up without a pronoun as asked; ``questions`` joins the
-    previous standalone question and this one. Either joins the questions when no subject is known."""
-    history_turns: int = 3
-    """Previous turns shown to the rewrite; joined questions keep at most ``history_turns`` + 1 questions."""
-    condense_max_tokens: int = 48
     name: str | None = Field(default="SelfRAGConversation")
 
     # ------------------------------------------------------------------ pure steps

@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManager, CallbackManagerForLLMRun
 from langchain_core.chat_history import BaseChatMessageHistory
-from langchain_core.language_models import BaseChatModel, BaseLanguageModel, LanguageModelInput
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.language_models.base import LangSmithParams
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from selfrag_langchain.chains.annotations import added_text, annotations_for, cited_sources, text_block
 from selfrag_langchain.chains.chat import ChatAnswer, SelfRAGConversation
+from selfrag_langchain.chains.follow_ups import FollowUpSettings
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.errors import InputError
@@ -108,7 +109,7 @@ class _Chunks:
                                                           chunk_position="last"))
 
 
-class ChatSelfRAG(BaseChatModel):
+class ChatSelfRAG(FollowUpSettings, BaseChatModel):
     """Self-RAG as a LangChain chat model: messages in, an ``AIMessage`` with the cited answer out.
 
     The last message is the question; the earlier ones make a follow-up standalone exactly as
@@ -158,18 +159,6 @@ class ChatSelfRAG(BaseChatModel):
 
     rag: SelfRAGLongForm | SelfRAG
     """Answers the standalone question: long form (cited segments, streamed) or short form."""
-    condense_llm: BaseLanguageModel | None = None
-    """Rewrites follow-ups (default: the Self-RAG generator); see :class:`SelfRAGConversation`."""
-    rewrite: bool = True
-    """Ask ``condense_llm`` to rewrite a follow-up; False goes straight to ``fallback``."""
-    fallback: Literal["subject", "questions"] = "subject"
-    """When the rewrite is not a standalone question: the cited subject in place of the pronoun, or the
-    previous question joined to this one (see :class:`SelfRAGConversation`)."""
-    history_turns: int = 3
-    """Previous turns shown to the rewrite."""
-    condense_max_tokens: int = 48
-    """Generation budget of the rewrite."""
-
     @property
     def _llm_type(self) -> str:
         return "selfrag-chat"
@@ -209,9 +198,7 @@ class ChatSelfRAG(BaseChatModel):
     # ------------------------------------------------------------------ pure steps shared by every driver
 
     def _chat(self) -> SelfRAGConversation:
-        return SelfRAGConversation(rag=self.rag, condense_llm=self.condense_llm, rewrite=self.rewrite,
-                                   fallback=self.fallback, history_turns=self.history_turns,
-                                   condense_max_tokens=self.condense_max_tokens, history_factory=_no_history)
+        return SelfRAGConversation(rag=self.rag, **self.follow_up_settings(), history_factory=_no_history)
 
     def _metadata(self, answer: ChatAnswer) -> dict[str, Any]:
         return {"model_name": self._model_name(),

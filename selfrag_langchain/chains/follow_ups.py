@@ -13,10 +13,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Literal
 
+from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, ConfigDict
 
 from selfrag_langchain.judging.signals import content_words, coverage
+
+
+class FollowUpSettings(BaseModel):
+    """How a chat makes a follow-up standalone: the settings :class:`~selfrag_langchain.chains.chat.SelfRAGConversation`
+    and :class:`~selfrag_langchain.chains.chat_model.ChatSelfRAG` share, declared once."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    condense_llm: BaseLanguageModel | None = None
+    """Rewrites follow-ups (default: the Self-RAG generator)."""
+    rewrite: bool = True
+    """Ask ``condense_llm`` to rewrite a follow-up; False goes straight to ``fallback``."""
+    fallback: Literal["subject", "questions"] = "subject"
+    """When the rewrite is not a standalone question (not a question, still a pronoun, or not every word of
+    the follow-up): ``subject`` puts the conversation's subject (the title of the article an earlier turn
+    retrieved) in place of the follow-up's pronoun ("When was Mona Lisa painted?"), and leaves a follow-up
+    without a pronoun as asked; ``questions`` joins the previous standalone question and this one. Either joins
+    the questions when no subject is known."""
+    history_turns: int = 3
+    """Previous turns shown to the rewrite; joined questions keep at most ``history_turns`` + 1 questions."""
+    condense_max_tokens: int = 48
+    """Generation budget of the rewrite."""
+
+    def follow_up_settings(self) -> dict[str, object]:
+        """These settings by name, to build another chat with the same ones."""
+        return {name: getattr(self, name) for name in FollowUpSettings.model_fields}
 
 PRONOUN = re.compile(r"\b(it|its|he|him|his|she|her|hers|they|them|their|theirs|there)\b", re.IGNORECASE)
 """The words of a follow-up that refer back to the conversation's subject."""
