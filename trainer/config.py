@@ -430,7 +430,13 @@ class ReaderConfig:
         "your own labelled pairs, trained on beside the shared data: JSON Lines or CSV (.csv) rows of premise, "
         "hypothesis, label (entailment, neutral, contradiction) or of question, sentence, label (answers, does not "
         "answer)"))
+    init: str | None = field(default=None, metadata=_help(
+        "a trained reader's directory to start from (its top layers and head; the same trained_layers), e.g. to "
+        "go on training the shipped one on your own pairs; none: the shipped MiniLM with a new head"))
     snli: int = field(default=10_000, metadata=_help("SNLI pairs drawn"))
+    hard_negatives: bool = field(default=True, metadata=_help(
+        "answer-sentence negatives that share words with the question (of its paragraph, of another paragraph "
+        "of its article, of another article) rather than drawn at random"))
     squad_paragraphs: int = field(default=4_000, metadata=_help(
         "SQuAD paragraphs drawn: half give answer sentences, half the changed-value contrasts"))
     contrasts_per_kind: int = field(default=1_500, metadata=_help("contrast pairs of each kind at most"))

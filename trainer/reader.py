@@ -19,13 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from selfrag_langchain.errors import InputError
 from selfrag_langchain.files.durable import write_json_atomic
 from selfrag_langchain.judging.reader import (
     CARD_FILE,
+    HEAD_LABELS,
     WEIGHTS_FILE,
     ReaderCard,
     SentenceReader,
     build_reader,
+    load_reader_weights,
     reader_state,
     reading_masks,
 )
@@ -72,12 +75,34 @@ def length_grouped_trainer() -> type:
     return LengthGroupedTrainer
 
 
+def started_from(model: Any, config: ReaderConfig) -> dict[str, Any] | None:
+    """Load ``config.init``'s trained weights into ``model`` and return how that reader was made (its card's
+    provenance, for the new card); None without ``init``.
+
+    Raises:
+        InputError: when ``init`` holds no reader, or one of other labels or another number of trained layers.
+    """
+    if not config.init:
+        return None
+    directory = Path(config.init)
+    if not (directory / CARD_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
+        msg = f"init: no sentence reader in {directory} (it needs {CARD_FILE} and {WEIGHTS_FILE})"
+        raise InputError(msg)
+    card = ReaderCard.load(directory / CARD_FILE)
+    if tuple(card.labels) != HEAD_LABELS or card.trained_layers != config.trained_layers:
+        msg = (f"init: {directory} was trained with {card.trained_layers} layers for {card.labels}; this run "
+               f"trains {config.trained_layers} layers for {list(HEAD_LABELS)}")
+        raise InputError(msg)
+    load_reader_weights(model, directory, config.trained_layers)
+    return {"directory": str(directory), "provenance": card.provenance}
+
+
 def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> ReaderCard:
     """Train, write ``<out>/sentence_reader.safetensors`` and ``<out>/sentence_reader.json``, and report the
     held-out slices in ``<out>/held_out.json``.
 
     Raises:
-        InputError: for a missing or malformed data file.
+        InputError: for a missing or malformed data file, or an ``init`` that is no reader of the same shape.
     """
     import torch
     from safetensors.torch import save_file
@@ -89,10 +114,12 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
     set_seed(config.seed)
     data = build(config.nli, config.squad, seed=config.seed, snli=config.snli,
                  squad_paragraphs=config.squad_paragraphs, contrasts_per_kind=config.contrasts_per_kind,
-                 held_mnli=config.held_mnli, held_halueval=config.held_halueval, own=config.pairs)
+                 held_mnli=config.held_mnli, held_halueval=config.held_halueval,
+                 hard_negatives=config.hard_negatives, own=config.pairs)
     base = Path(base) if base is not None else default_model_path()
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = build_reader(base, config.trained_layers)
+    init = started_from(model, config)
     LengthGroupedTrainer = length_grouped_trainer()
     out = Path(config.out)
     checkpoints = out / "checkpoints"
@@ -113,7 +140,8 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
         "pairs": len(data.train), "labels": label_counts(data.train),
         "held_out": {name: len(pairs) for name, pairs in data.held_out.items()},
         "snli": config.snli, "squad_paragraphs": config.squad_paragraphs,
-        "contrasts_per_kind": config.contrasts_per_kind, "epochs": config.epochs,
+        "contrasts_per_kind": config.contrasts_per_kind, "hard_negatives": config.hard_negatives,
+        "init": init, "epochs": config.epochs,
         "learning_rate": config.learning_rate, "batch_size": config.batch_size, "seconds": seconds})
     out.mkdir(parents=True, exist_ok=True)
     state = {k: v.to(torch.float16).contiguous() for k, v in reader_state(model, config.trained_layers).items()}

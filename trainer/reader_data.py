@@ -134,11 +134,52 @@ def answer_sentence(paragraph: Paragraph, answers: Sequence[str]) -> int | None:
     return holding.pop() if len(holding) == 1 else None
 
 
+class SentenceIndex:
+    """Every sentence of some paragraphs, found by the content words it shares with a question: where the hard
+    negatives come from (a sentence about the asked entity, or worded like the question, that does not answer)."""
+
+    def __init__(self, paras: Sequence[Paragraph]) -> None:
+        self.sentences = [(para.title, sentence) for para in paras for sentence in para.sentences]
+        self.by_word: dict[str, list[int]] = {}
+        for i, (_, sentence) in enumerate(self.sentences):
+            for word in set(content_words(sentence)):
+                self.by_word.setdefault(word, []).append(i)
+
+    def nearest(self, question: str, *, title: str, same_article: bool, avoid: Sequence[str], answers: Sequence[str],
+                rng: random.Random, among: int = 3) -> tuple[str, str] | None:
+        """One of the ``among`` sentences sharing most content words with ``question`` (at least one), of the
+        article ``title`` (``same_article``) or of any other, that is not in ``avoid`` and holds no answer text."""
+        shared: dict[int, int] = {}
+        for word in set(content_words(question)):
+            for i in self.by_word.get(word, ()):
+                shared[i] = shared.get(i, 0) + 1
+        skip = set(avoid)
+        ranked_ids = sorted(shared, key=lambda i: (-shared[i], i))
+        found = []
+        for i in ranked_ids:
+            other_title, sentence = self.sentences[i]
+            if (other_title == title) != same_article or sentence in skip or _holds(sentence, answers):
+                continue
+            found.append(self.sentences[i])
+            if len(found) == among:
+                break
+        return rng.choice(found) if found else None
+
+
+def _holds(sentence: str, answers: Sequence[str]) -> bool:
+    lowered = sentence.lower()
+    return any(a.strip() and a.strip().lower() in lowered for a in answers)
+
+
 def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_paragraph: int = 5,
-                    same_paragraph: int = 2) -> list[ReaderPair]:
-    """Per question: its answer sentence (answers), up to ``same_paragraph`` other sentences of its paragraph
-    and, every other question, a sentence of another article (do not answer)."""
+                    same_paragraph: int = 2, hard: bool = True) -> list[ReaderPair]:
+    """Per question: its answer sentence (answers), and sentences that do not answer it: up to
+    ``same_paragraph`` other sentences of its paragraph (the one sharing most words with the question first),
+    and a sentence of another article. With ``hard``, that sentence is one sharing words with the question,
+    and one of another paragraph of the same article joins them: the sentence about the asked entity that
+    states something else, the mistake a reader makes on real passages."""
     out = []
+    index = SentenceIndex(paras) if hard else None
     for para in paras:
         for question, answers in para.questions[:per_paragraph]:
             found = answer_sentence(para, answers)
@@ -146,14 +187,29 @@ def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_parag
                 continue
             title = para.title if rng.random() < 0.7 else ""
             out.append(_pair(question, titled(title, para.sentences[found]), "answers", "squad"))
-            others = [s for i, s in enumerate(para.sentences) if i != found and not any(a in s for a in answers)]
-            for sentence in rng.sample(others, min(same_paragraph, len(others))):
+            others = [s for i, s in enumerate(para.sentences) if i != found and not _holds(s, answers)]
+            chosen: list[str] = []
+            if hard and others:
+                chosen.append(others[nearest_sentence(question, others)])
+            rest = [s for s in others if s not in chosen]
+            chosen += rng.sample(rest, min(same_paragraph - len(chosen), len(rest)))
+            for sentence in chosen:
                 out.append(_pair(question, titled(title, sentence), "does not answer", "squad:paragraph"))
-            if rng.random() < 0.5:
+            if index is not None:
+                near = index.nearest(question, title=para.title, same_article=True, avoid=para.sentences,
+                                     answers=answers, rng=rng)
+                if near is not None:
+                    out.append(_pair(question, titled(title and near[0], near[1]), "does not answer", "squad:article"))
+                near = index.nearest(question, title=para.title, same_article=False, avoid=(), answers=answers,
+                                     rng=rng)
+                if near is not None:
+                    out.append(_pair(question, titled(title and near[0], near[1]), "does not answer",
+                                     "squad:elsewhere"))
+            elif rng.random() < 0.5:
                 stranger = rng.choice(paras)
                 if stranger.title != para.title and stranger.sentences:
                     out.append(_pair(question, titled(stranger.title if title else "", rng.choice(stranger.sentences)),
-                                     "does not answer", "squad:article"))
+                                     "does not answer", "squad:elsewhere"))
     return out
 
 
@@ -317,11 +373,12 @@ def nli_split(nli_dir: str | Path, seed: int, *, held_mnli: int, held_halueval: 
 
 def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: int = 10_000,
           squad_paragraphs: int = 4_000, contrasts_per_kind: int = 1_500, held_mnli: int = 1_000,
-          held_halueval: int = 300, own: Sequence[str | Path] = ()) -> ReaderData:
+          held_halueval: int = 300, hard_negatives: bool = True, own: Sequence[str | Path] = ()) -> ReaderData:
     """The training pairs and held-out slices, the same for the same files and arguments.
 
     Held out: the counterfactual pairs' test split, ``held_mnli`` MultiNLI rows, ``held_halueval`` HaluEval
-    items, and SQuAD 2.0's questions on half its articles (``squad2``). SelQA is never read here: it checks
+    items, and SQuAD 2.0's questions on half its articles (``squad2``). ``hard_negatives``: see
+    :func:`answering_pairs`. SelQA is never read here: it checks
     how far answer-sentence selection carries to questions written another way. ``own`` names files of a
     user's labelled pairs (:func:`own_pairs`), trained on beside the rest.
 
@@ -340,7 +397,7 @@ def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: in
     train = [*nli_pairs(snli_rows, "snli"), *nli_train]
     squad = paragraphs(squad_dir / SQUAD_FILES["squad"], squad_paragraphs, rng)
     half = len(squad) // 2
-    train += answering_pairs(squad[:half], rng)
+    train += answering_pairs(squad[:half], rng, hard=hard_negatives)
     train += contrast_pairs(squad[half:], rng, contrasts_per_kind)
     squad2_train, squad2_held = split_by_title(paragraphs(squad_dir / SQUAD_FILES["squad2"], None, rng))
     train += unanswerable_pairs(squad2_train)

@@ -101,6 +101,24 @@ def reader_state(model: Any, trained_layers: int) -> dict[str, Any]:
     return trained_state(model, trained_layers)
 
 
+def load_reader_weights(model: Any, directory: Path, trained_layers: int) -> None:
+    """Put a trained reader's top layers and head (``directory``'s half-precision weights) into ``model``.
+
+    Raises:
+        ModelLoadError: when the weights lack some of the layers ``model`` trains.
+    """
+    import torch
+    from safetensors.torch import load_file
+
+    weights = directory / WEIGHTS_FILE
+    state = {k: v.to(torch.float32) for k, v in load_file(str(weights)).items()}
+    missing = set(reader_state(model, trained_layers)) - set(state)
+    if missing:
+        msg = f"{weights} lacks {len(missing)} trained weights (first: {sorted(missing)[0]})"
+        raise ModelLoadError(msg)
+    model.load_state_dict(state, strict=False)
+
+
 class SentenceReader:
     """A trained sentence reader over the shipped MiniLM.
 
@@ -146,21 +164,13 @@ class SentenceReader:
         """The tokenizer and the network, loaded at the first reading (a quoter that never quotes loads none)."""
         with self._lock:
             if self._network is None:
-                import torch
-                from safetensors.torch import load_file
                 from transformers import AutoTokenizer
 
                 from selfrag_langchain.embeddings import default_model_path
 
                 base = Path(self.base) if self.base is not None else default_model_path()
                 model = build_reader(base, self.card.trained_layers, shared=self.shared)
-                weights = self.directory / WEIGHTS_FILE
-                state = {k: v.to(torch.float32) for k, v in load_file(str(weights)).items()}
-                missing = set(reader_state(model, self.card.trained_layers)) - set(state)
-                if missing:
-                    msg = f"{weights} lacks {len(missing)} trained weights (first: {sorted(missing)[0]})"
-                    raise ModelLoadError(msg)
-                model.load_state_dict(state, strict=False)
+                load_reader_weights(model, self.directory, self.card.trained_layers)
                 model.eval()
                 self._network = (AutoTokenizer.from_pretrained(str(base)), model)
             return self._network

@@ -60,3 +60,32 @@ def test_a_trained_reader_loads_reads_reports_and_resumes(tmp_path: Path, monkey
     again = train_reader(_config(nli, squad, out, 2.0))
     assert again.provenance["epochs"] == 2.0
     assert resumed_from == [None, str(checkpoints[0])]
+
+
+def test_a_run_can_start_from_a_trained_reader_of_the_same_shape(tmp_path: Path) -> None:
+    """``init``: the shipped reader's top layers and head go into the new model, and its card says so."""
+    import dataclasses
+
+    import torch
+
+    from selfrag_langchain.embeddings import default_model_path
+    from selfrag_langchain.errors import InputError
+    from selfrag_langchain.judging.reader import SHIPPED_READER, build_reader, reader_state
+    from selfrag_langchain.trainer.reader import started_from
+
+    nli, squad = write_reader_data(tmp_path)
+    config = dataclasses.replace(_config(nli, squad, tmp_path / "next", 1.0), trained_layers=6,
+                                 init=str(SHIPPED_READER))
+    model = build_reader(default_model_path(), 6)
+    fresh = reader_state(model, 6)["head.weight"].clone()
+    made = started_from(model, config)
+    assert made is not None and made["directory"] == str(SHIPPED_READER)
+    assert made["provenance"]["base"] == "sentence-transformers/all-MiniLM-L6-v2"
+    loaded = reader_state(model, 6)["head.weight"]
+    assert not torch.equal(loaded, fresh), "the new head was kept"
+    assert torch.allclose(loaded, SentenceReader()._loaded()[1].head.weight)
+
+    with pytest.raises(InputError, match="trained with 6 layers"):
+        started_from(build_reader(default_model_path(), 2), dataclasses.replace(config, trained_layers=2))
+    with pytest.raises(InputError, match="no sentence reader in"):
+        started_from(model, dataclasses.replace(config, init=str(tmp_path)))

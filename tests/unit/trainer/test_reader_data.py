@@ -87,6 +87,29 @@ def test_answering_pairs_mark_the_answer_sentence_and_only_it():
         assert holds == (p.label_name == "answers"), p
 
 
+def test_hard_negatives_share_the_questions_words_and_come_from_the_paragraph_the_article_and_elsewhere():
+    nile = (("The Nile is the longest river in Africa.", "The Nile flows north into the Mediterranean Sea.",
+             "Cairo lies on the Nile."), (("Into which sea does the Nile flow?", ("Mediterranean Sea",)),))
+    paras = [Paragraph("Nile", *nile),
+             Paragraph("Nile", ("The Nile delta is wide.", "The Nile was sacred to the Egyptians."), ()),
+             Paragraph("Amazon", ("Rain falls daily.", "The Amazon does not flow into a sea."), ())]
+    pairs = answering_pairs(paras, random.Random(0), same_paragraph=1)
+    by_source = {p.source: p.second.split(": ", 1)[-1] for p in pairs if p.first.startswith("Into which sea")}
+    assert by_source["squad"] == "The Nile flows north into the Mediterranean Sea."
+    assert by_source["squad:paragraph"] in ("The Nile is the longest river in Africa.", "Cairo lies on the Nile.")
+    assert by_source["squad:article"] in ("The Nile delta is wide.", "The Nile was sacred to the Egyptians.")
+    assert by_source["squad:elsewhere"] == "The Amazon does not flow into a sea."  # the one sharing its words
+
+
+def test_no_hard_negative_holds_the_answer_in_any_case():
+    para = Paragraph("Nile", ("The Nile flows into the Mediterranean Sea.", "the mediterranean sea is warm."),
+                     (("Into which sea does the Nile flow?", ("Mediterranean Sea",)),))
+    other = Paragraph("Nile", ("The Nile reaches the MEDITERRANEAN SEA at Alexandria.", "The Nile is long."), ())
+    pairs = answering_pairs([para, other], random.Random(0))
+    negatives = [p.second for p in pairs if p.label_name == "does not answer"]
+    assert negatives == ["Nile: The Nile is long."] or negatives == ["The Nile is long."]
+
+
 def test_unanswerable_questions_are_read_against_their_nearest_sentence():
     para = Paragraph("Nile", ("The Nile is the longest river in Africa.", "It flows north."),
                      (("Who renamed the Nile river in 1999?", ()), ("Where does it flow?", ("north",))))
