@@ -37,7 +37,7 @@ def added_text(previous: Sequence[CitedSegment], segment: CitedSegment) -> str:
 def citation(doc: Document, start: int, end: int, **extras: Any) -> Citation:
     """A citation annotation of ``doc`` over ``text[start:end]``: the passage's title, its text as
     ``cited_text``, ``url`` when its metadata has one (``url``, or a ``source`` with a scheme), and its
-    ``source`` and citation number in ``extras``."""
+    ``source``, citation number and, for a file's passage, ``page`` (PDF) or ``section`` in ``extras``."""
     meta = doc.metadata
     source = meta.get("source")
     url = meta.get("url") or (source if isinstance(source, str) and "://" in source else None)
@@ -49,6 +49,7 @@ def citation(doc: Document, start: int, end: int, **extras: Any) -> Citation:
         cited_text=doc.page_content,
         citation=meta.get("citation"),
         source=str(source) if source is not None else None,
+        **{key: meta[key] for key in ("page", "section") if meta.get(key) is not None},
         **extras,
     )
 

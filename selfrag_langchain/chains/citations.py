@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from langchain_core.documents import Document
 
 
@@ -32,3 +35,13 @@ class CitationNumbers:
 
     def document(self, n: int) -> Document:
         return self.documents[n - 1]
+
+
+def location(metadata: dict[str, Any]) -> str | None:
+    """Where in its file a passage is, as a reader finds it: "handbook.pdf, p. 12" or "guide.docx, Installing";
+    None for a passage of no file (a JSON Lines passage, the demo corpus)."""
+    source, page, section = metadata.get("source"), metadata.get("page"), metadata.get("section")
+    if not isinstance(source, str) or "://" in source or (page is None and section is None):
+        return None
+    name = Path(source).name
+    return f"{name}, p. {page}" if page is not None else f"{name}, {section}"

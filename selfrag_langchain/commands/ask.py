@@ -9,6 +9,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
+from selfrag_langchain.chains.citations import location
 from selfrag_langchain.commands.options import add_long_form_options, add_run_options, run_settings
 from selfrag_langchain.commands.output import emit
 from selfrag_langchain.commands.status import StatusLine
@@ -112,5 +113,6 @@ def print_sources(citations: list[Document]) -> None:
     emit("\nSources:")
     for doc in citations:
         title = doc.metadata.get("title") or doc.metadata.get("source") or ""
+        where = location(doc.metadata)
         snippet = " ".join(doc.page_content.split())[:120]
-        emit(f"  [{doc.metadata.get('citation')}] {title}: {snippet}...")
+        emit(f"  [{doc.metadata.get('citation')}] {title}{f' ({where})' if where else ''}: {snippet}...")

@@ -13,7 +13,7 @@ from selfrag_langchain.files.paths import store_location
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "index", help="add .txt, .md and .jsonl files to a store (re-runs add nothing twice)"
+        "index", help="add .pdf, .html, .docx, .txt, .md and .jsonl files to a store (re-runs add nothing twice)"
     )
     parser.add_argument("paths", nargs="+", type=Path, help="files or directories")
     parser.add_argument("--store", type=store_location, default=None,

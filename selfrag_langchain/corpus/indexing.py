@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain.corpus.loaders import DocxLoader, HtmlLoader, PdfLoader
 from selfrag_langchain.corpus.store import is_server, open_store, resolve_store_dir
 from selfrag_langchain.corpus.text_files import UnreadableFileError, read_user_text
 from selfrag_langchain.errors import ConfigurationError, InputError, StoreError
@@ -50,7 +52,10 @@ logger = logging.getLogger(__name__)
 
 TEXT_SUFFIXES = frozenset({".txt", ".md"})
 JSONL_SUFFIXES = frozenset({".jsonl"})
-SUPPORTED_SUFFIXES = TEXT_SUFFIXES | JSONL_SUFFIXES
+DOCUMENT_LOADERS: dict[str, type[BaseLoader]] = {".pdf": PdfLoader, ".html": HtmlLoader, ".htm": HtmlLoader,
+                                                 ".docx": DocxLoader}
+"""The loader of each document format (:mod:`selfrag_langchain.corpus.loaders`)."""
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | JSONL_SUFFIXES | frozenset(DOCUMENT_LOADERS)
 """File types ``index_paths`` reads; directories are searched for these."""
 
 _ID_CHECK_BATCH = 500
@@ -70,7 +75,7 @@ class IndexReport:
     chunks_skipped: int = 0
     """Chunks already in the store (from an earlier run) or repeated in the input."""
     chunks_removed: int = 0
-    """Chunks of a re-indexed .txt/.md file that no longer occur in it."""
+    """Chunks of a re-indexed file (not .jsonl) that no longer occur in it."""
     problems: list[str] = field(default_factory=list)
     """Input that was skipped, one ``"path: why"`` (a file) or ``"path, line N: why"`` message each."""
 
@@ -87,7 +92,7 @@ class LoadedCorpus:
     files_skipped: list[Path] = field(default_factory=list)
     """Files that could not be read."""
     text_sources: list[str] = field(default_factory=list)
-    """``source`` of every .txt/.md file read: their chunks are replaced on re-indexing."""
+    """``source`` of every file read but .jsonl ones: their chunks are replaced on re-indexing."""
 
 
 def chunk_id(source: str, text: str) -> str:
@@ -177,21 +182,40 @@ def _text_file_documents(path: Path, chunk_size: int, chunk_overlap: int) -> lis
         if heading:
             title = heading.group(1).strip()
         splitter = RecursiveCharacterTextSplitter.from_language(
-            Language.MARKDOWN, chunk_size=chunk_size, chunk_overlap=chunk_overlap
+            Language.MARKDOWN, chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
         )
     else:
         splitter = RecursiveCharacterTextSplitter(
-            chunk_size=chunk_size, chunk_overlap=chunk_overlap
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
         )
-    chunks = [chunk for chunk in splitter.split_text(text) if chunk.strip()]
-    return [
-        Document(
-            id=chunk_id(f"file:{source}", chunk),
-            page_content=chunk,
-            metadata={"source": source, "title": title, "chunk": index},
-        )
-        for index, chunk in enumerate(chunks)
-    ]
+    headings = [(m.start(), m.group(1).strip()) for m in _HEADING.finditer(text)] if path.suffix.lower() == ".md" \
+        else []
+    documents = []
+    for index, piece in enumerate(p for p in splitter.create_documents([text]) if p.page_content.strip()):
+        metadata: dict[str, Any] = {"source": source, "title": title, "chunk": index}
+        start = piece.metadata.get("start_index", -1)
+        section = next((h for at, h in reversed(headings) if at <= start), None) if start >= 0 else None
+        if section:
+            metadata["section"] = section
+        documents.append(Document(id=chunk_id(f"file:{source}", piece.page_content), page_content=piece.page_content,
+                                  metadata=metadata))
+    return documents
+
+
+def _loaded_file_documents(path: Path, loader: BaseLoader, chunk_size: int, chunk_overlap: int) -> list[Document]:
+    """A PDF, HTML or Word file's units (pages, sections), each split into chunks on its own, so that no chunk
+    spans two pages; each chunk keeps its unit's metadata (``page``, ``section``, ``title``)."""
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    splitter = RecursiveCharacterTextSplitter(chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    documents = []
+    for unit in loader.lazy_load():
+        where = f"{unit.metadata.get('page', '')}\x00{unit.metadata.get('section', '')}"
+        for chunk in splitter.split_text(unit.page_content):
+            if chunk.strip():
+                documents.append(Document(id=chunk_id(f"file:{path}\x00{where}", chunk), page_content=chunk,
+                                          metadata={**unit.metadata, "chunk": len(documents)}))
+    return documents
 
 
 def _passage_document(text: str, metadata: dict[str, Any]) -> Document:
@@ -282,7 +306,7 @@ def load_documents(
 
     Args:
         paths: Files and directories (see ``collect_files``).
-        chunk_size: Maximum characters per .txt/.md chunk.
+        chunk_size: Maximum characters per chunk of a .txt, .md, .pdf, .html or .docx file.
         chunk_overlap: Characters shared by consecutive chunks.
         strict: Refuse the whole input when anything in it would be skipped.
 
@@ -298,8 +322,13 @@ def load_documents(
     corpus = LoadedCorpus(files=[], documents=[])
     for path in collect_files(paths):
         try:
-            if path.suffix.lower() in JSONL_SUFFIXES:
+            suffix = path.suffix.lower()
+            if suffix in JSONL_SUFFIXES:
                 corpus.documents.extend(_jsonl_documents(path, corpus.problems))
+            elif suffix in DOCUMENT_LOADERS:
+                loader = DOCUMENT_LOADERS[suffix](path)
+                corpus.documents.extend(_loaded_file_documents(path, loader, chunk_size, chunk_overlap))
+                corpus.text_sources.append(str(path))
             else:
                 corpus.documents.extend(_text_file_documents(path, chunk_size, chunk_overlap))
                 corpus.text_sources.append(str(path))
@@ -479,11 +508,13 @@ def index_paths(
     embeddings: Embeddings | None = None,
     strict: bool = False,
 ) -> IndexReport:
-    """Index .txt, .md and .jsonl files (or directories of them) into the store.
+    """Index .pdf, .html, .docx, .txt, .md and .jsonl files (or directories of them) into the store.
 
     .txt/.md files are split into overlapping chunks (metadata ``source`` = absolute path,
-    ``title`` = first Markdown heading or file stem, ``chunk``); re-indexing a changed file
-    replaces its old chunks (a moved file counts as a new one). Each .jsonl line is one
+    ``title`` = first Markdown heading or file stem, ``section`` = a Markdown chunk's nearest heading,
+    ``chunk``); a PDF's pages and an HTML or Word file's sections are chunked one at a time
+    (:mod:`~selfrag_langchain.corpus.loaders`: ``page``, ``section``, the document's ``title``). Re-indexing a
+    changed file replaces its old chunks (a moved file counts as a new one). Each .jsonl line is one
     passage (``text`` required; ``title``, ``id`` and other fields kept as metadata, a
     ``source`` field of the record wins over the file path) or a Self-RAG eval record whose
     non-empty ``ctxs`` are each indexed. Files that cannot be read and malformed lines are
@@ -493,7 +524,7 @@ def index_paths(
     Args:
         paths: Files and directories.
         store_dir: The store directory or a Chroma server's URL; ``None`` uses the default store.
-        chunk_size: Maximum characters per .txt/.md chunk.
+        chunk_size: Maximum characters per chunk of a .txt, .md, .pdf, .html or .docx file.
         chunk_overlap: Characters shared by consecutive chunks.
         batch_size: Chunks embedded and committed together.
         progress: Show a progress bar (on stderr).

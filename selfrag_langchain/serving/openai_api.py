@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.chat_model import RESULT_KEY
+from selfrag_langchain.chains.citations import location
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.results import LongFormResult, SelfRAGResult
 
@@ -93,14 +94,17 @@ def url_citations(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def cited_passages(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each cited passage once, in order of first citation: number, title, text, source and URL."""
+    """Each cited passage once, in order of first citation: number, title, text, source, URL, and for a file's
+    passage its page or section and ``location`` ("handbook.pdf, p. 12")."""
     seen: dict[Any, dict[str, Any]] = {}
     for note in notes:
         extras = note.get("extras") or {}
         key = extras.get("citation", note.get("title"))
         seen.setdefault(key, {"index": extras.get("citation"), "title": note.get("title"),
                               "text": note.get("cited_text"), "source": extras.get("source"),
-                              "url": note.get("url")})
+                              "url": note.get("url"), "page": extras.get("page"), "section": extras.get("section"),
+                              "location": location({"source": extras.get("source"), "page": extras.get("page"),
+                                                    "section": extras.get("section")})})
     return list(seen.values())
 
 

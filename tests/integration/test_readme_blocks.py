@@ -33,7 +33,6 @@ fails ``test_every_block_is_run_or_marked``, so no block escapes by its label.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -97,10 +96,10 @@ USER_FILES: dict[str, str] = {
     "notes/volcanoes.md": "# Volcanoes\n\nA volcano is a rupture in the crust through which lava, volcanic ash and "
                           "gases escape from a magma chamber below the surface.\n",
     "notes/tea.txt": "Green tea leaves are steamed or pan-fired soon after picking, so they do not oxidise.\n",
-    "papers.jsonl": json.dumps({"title": "Self-RAG", "text": "Self-RAG trains a language model to retrieve on "
-                                "demand and to critique its own generations with reflection tokens."}) + "\n",
+    "handbook.html": "<html><head><title>Staff handbook</title></head><body><nav>Home</nav><main><h1>Leave</h1>"
+                     "<p>Every employee has 25 days of paid leave a year.</p></main></body></html>\n",
 }
-"""The user's files that the blocks name (``selfrag index notes/ papers.jsonl``), written into the working dir."""
+"""The user's files that the blocks name (``selfrag index notes/ handbook.html``), written into the working dir."""
 
 SHARED_ROWS = 2
 """Questions kept in the copies of ``../shared/data`` files: ``selfrag eval`` on 2 questions, not 50."""

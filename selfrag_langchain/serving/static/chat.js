@@ -97,7 +97,8 @@ function renderExtras(div, passages, judgements) {
     for (const p of passages) {
       const item = document.createElement("li");
       item.value = p.index;
-      item.textContent = p.title || p.source || `passage ${p.index}`;
+      const name = p.title || p.source || `passage ${p.index}`;
+      item.textContent = p.location ? `${name} (${p.location})` : name;
       list.appendChild(item);
     }
     div.appendChild(list);
@@ -116,7 +117,7 @@ function renderExtras(div, passages, judgements) {
 
 function openPassage(number, passage) {
   document.getElementById("passage-title").textContent = `[${number}] ${passage.title || "Passage"}`;
-  document.getElementById("passage-source").textContent = passage.url || passage.source || "";
+  document.getElementById("passage-source").textContent = passage.location || passage.url || passage.source || "";
   document.getElementById("passage-text").textContent = passage.text || "";
   dialog.showModal();
 }
