@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from selfrag_langchain.corpus.indexing import chunk_id, index_documents
+from selfrag_langchain.corpus.indexing import index_documents
+from selfrag_langchain.corpus.reading import chunk_id
 from selfrag_langchain.corpus.store import open_store, store_metadata, update_store_metadata
 from selfrag_langchain.errors import ConfigurationError, StoreError
 from selfrag_langchain.files import paths

@@ -3,7 +3,7 @@
 Each loader is a :class:`~langchain_core.document_loaders.BaseLoader` yielding one ``Document`` per unit a
 reader can open: a PDF page (``page``, from 1) or a section under its nearest heading (``section``; HTML,
 Word). Every document carries ``source`` (the file), ``title`` (the document's own title, else the file's name)
-and ``format``. Chunking comes after (:mod:`selfrag_langchain.corpus.indexing`), a unit at a time, so a chunk
+and ``format``. Chunking comes after (:mod:`selfrag_langchain.corpus.reading`), a unit at a time, so a chunk
 never spans two pages.
 
 A file that cannot be read raises :class:`~selfrag_langchain.corpus.text_files.UnreadableFileError` with the

@@ -10,8 +10,8 @@ from langchain_core.documents import Document
 
 from selfrag_langchain.chains.citations import location
 from selfrag_langchain.commands.ask import print_sources
-from selfrag_langchain.corpus.indexing import load_documents
 from selfrag_langchain.corpus.loaders import DocxLoader, HtmlLoader, PdfLoader
+from selfrag_langchain.corpus.reading import load_documents
 from selfrag_langchain.corpus.text_files import UnreadableFileError
 from selfrag_langchain.errors import InputError
 from tests.fakes.documents import (

@@ -39,6 +39,15 @@ PUBLIC = {
         "index_paths",
         "load_documents",
     ],
+    "selfrag_langchain.corpus.reading": [
+        "DOCUMENT_LOADERS",
+        "SUPPORTED_SUFFIXES",
+        "LoadedCorpus",
+        "chunk_id",
+        "collect_files",
+        "load_documents",
+    ],
+    "selfrag_langchain.corpus.loaders": ["DocxLoader", "HtmlLoader", "PdfLoader"],
     "selfrag_langchain.corpus.demo": [
         "DEMO_MARKER_KEY",
         "demo_data_path",
