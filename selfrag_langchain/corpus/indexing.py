@@ -252,7 +252,7 @@ def index_paths(
     """
     _check_batch_size(batch_size)
     corpus = load_documents(
-        paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap, strict=strict
+        paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap, strict=strict, progress=progress
     )
     store = open_store(store_dir, create=True, embeddings=embeddings)
     logger.info("Indexing %d files into %s", len(corpus.files), _local(store_dir) or store_dir)

@@ -265,6 +265,7 @@ def load_documents(
     chunk_size: int = 1000,
     chunk_overlap: int = 150,
     strict: bool = False,
+    progress: bool = False,
 ) -> LoadedCorpus:
     """Read and chunk files without touching any store or model.
 
@@ -276,6 +277,7 @@ def load_documents(
         chunk_size: Maximum characters per chunk of a .txt, .md, .pdf, .html or .docx file.
         chunk_overlap: Characters shared by consecutive chunks.
         strict: Refuse the whole input when anything in it would be skipped.
+        progress: Show a progress bar over the files (when there are several).
 
     Returns:
         The files read, their chunks (each with its deterministic ``id``) and what was skipped.
@@ -287,7 +289,10 @@ def load_documents(
     """
     _check_chunking(chunk_size, chunk_overlap)
     corpus = LoadedCorpus(files=[], documents=[])
-    for path in collect_files(paths):
+    from tqdm.auto import tqdm
+
+    files = collect_files(paths)
+    for path in tqdm(files, desc="Reading", unit="file", disable=not progress or len(files) < 2):
         try:
             suffix = path.suffix.lower()
             if suffix in JSONL_SUFFIXES:
