@@ -277,7 +277,7 @@ def load_documents(
         chunk_size: Maximum characters per chunk of a .txt, .md, .pdf, .html or .docx file.
         chunk_overlap: Characters shared by consecutive chunks.
         strict: Refuse the whole input when anything in it would be skipped.
-        progress: Show a progress bar over the files (when there are several).
+        progress: Show a progress bar over the files (when there are several and reading takes over 2 s).
 
     Returns:
         The files read, their chunks (each with its deterministic ``id``) and what was skipped.
@@ -292,7 +292,8 @@ def load_documents(
     from tqdm.auto import tqdm
 
     files = collect_files(paths)
-    for path in tqdm(files, desc="Reading", unit="file", disable=not progress or len(files) < 2):
+    # Shown only once reading takes a while: a quick read (or a refused one) prints no bar.
+    for path in tqdm(files, desc="Reading", unit="file", delay=2, disable=not progress or len(files) < 2):
         try:
             suffix = path.suffix.lower()
             if suffix in JSONL_SUFFIXES:
