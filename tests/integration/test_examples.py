@@ -26,7 +26,7 @@ def test_same_runnable_over_three_vector_stores(smollm2: TransformersLLM) -> Non
     # Same passages, same greedy model: swapping the store must not change the answer or its source.
     assert len(set(results.values())) == 1
     answer, title = results["chroma"]
-    assert answer.strip() and title in {"Eiffel Tower", "Mona Lisa"}  # the two Paris passages rank top-2
+    assert "Gustave Eiffel" in answer and title == "Eiffel Tower"  # the designer, from the tower's passage
 
 
 def test_langgraph_node(smollm2: TransformersLLM) -> None:
@@ -34,7 +34,7 @@ def test_langgraph_node(smollm2: TransformersLLM) -> None:
 
     state = main()
     result = state["result"]
-    assert result.answer.strip() and len(result.citations) == int(result.retrieved)
+    assert "Shakespeare" in result.answer and len(result.citations) == int(result.retrieved)
     cited = "; ".join(f"[1] {d.metadata['title']}" for d in result.citations) or "none"
     assert state["reply"] == f"{result.answer} (sources: {cited})"
 
@@ -56,7 +56,9 @@ def test_chatbot_answers_a_conversation_with_citations(smollm2: TransformersLLM,
 
     turns = main(QUESTIONS, history_file=tmp_path / "chat.sqlite3")
     assert [t.question for t in turns] == QUESTIONS
-    assert turns[0].standalone_question == QUESTIONS[0] and turns[1].standalone_question.strip()
+    assert turns[0].standalone_question == QUESTIONS[0]
+    assert "Mona Lisa" in turns[1].standalone_question  # "it" resolved to the subject, not any rewrite
+    assert "Leonardo" in turns[0].answer
     assert [d.metadata["title"] for d in turns[0].citations][:1] == ["Mona Lisa"]
     for t in turns:
         assert t.answer.strip() and t.result.retrievals >= 1
@@ -86,7 +88,7 @@ def _check_annotations(message) -> None:
 
 
 def test_chat_model_in_a_chain_and_under_runnable_with_message_history(smollm2: TransformersLLM) -> None:
-    from examples.chat_model_chain import QUESTIONS, main
+    from examples.chat_model_chain import main
 
     demo = main()
     assert "[1]" in "".join(demo.streamed) and demo.streamed[-1] == ""  # the last chunk brings the citations
@@ -95,11 +97,10 @@ def test_chat_model_in_a_chain_and_under_runnable_with_message_history(smollm2: 
     for reply in demo.turns:
         _check_annotations(reply)
     # The follow-up's "it" was resolved from the conversation the history handed back.
-    assert second.response_metadata["selfrag"]["standalone_question"] != QUESTIONS[1]
+    assert "Mona Lisa" in second.response_metadata["selfrag"]["standalone_question"]
 
 
 def test_chat_model_as_a_langgraph_chatbot(smollm2: TransformersLLM) -> None:
-    from examples.chat_model_chain import QUESTIONS
     from examples.chat_model_langgraph import main
 
     demo = main()
@@ -107,4 +108,4 @@ def test_chat_model_as_a_langgraph_chatbot(smollm2: TransformersLLM) -> None:
     reply = demo.messages[-1]
     assert "".join(demo.streamed) == reply.text and reply.text.strip()  # streamed segment by segment
     _check_annotations(reply)  # the checkpointer kept the citations
-    assert reply.response_metadata["selfrag"]["standalone_question"] != QUESTIONS[1]  # "it" resolved
+    assert "Mona Lisa" in reply.response_metadata["selfrag"]["standalone_question"]  # "it" resolved

@@ -37,8 +37,7 @@ def test_lcel_batch_and_abatch_agree(smollm2: TransformersLLM, retriever) -> Non
     questions = [{"question": "Who painted the Mona Lisa?"}, {"question": "Who wrote Hamlet?"}]
     answers = chain.batch(questions)
     assert all(isinstance(a, str) and a.strip() for a in answers)
-    assert "Mona Lisa" in answers[0] or "Leonardo" in answers[0]
-    assert "Hamlet" in answers[1] or "Shakespeare" in answers[1]
+    assert "Leonardo" in answers[0] and "Shakespeare" in answers[1]  # the gold entities: an echo holds neither
     assert answers == [chain.invoke(q) for q in questions]
 
 

@@ -86,7 +86,7 @@ def test_key_ask_open_a_citation_reload_restart_and_delete(browser: Any, store: 
         errors = browser.find_elements(By.CSS_SELECTOR, ".turn.assistant .error")
         assert not errors, errors[0].text
         answer = browser.find_element(By.CSS_SELECTOR, '.turn.assistant[data-done="true"]')
-        assert "Eiffel" in answer.text
+        assert "Gustave Eiffel" in answer.text  # the designer, not the question's word
         markers = answer.find_elements(By.CSS_SELECTOR, "a.cite")
         assert markers and markers[0].text == "[1]"
         verdicts = [v.text for v in answer.find_elements(By.CSS_SELECTOR, "a.cite + .verdict")]
