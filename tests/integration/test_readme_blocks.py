@@ -5,7 +5,9 @@ Why: a README drifts from the code faster than anything else in a project, and i
 
 How the blocks run:
 
-- A ```python block runs as a script with this environment's interpreter (``sys.executable``).
+- A ```python block runs as a script with this environment's interpreter (``sys.executable``), followed by
+  the checks of what its prose and comments promise (``PROMISES``: the answer names Leonardo, the citation is
+  the Mona Lisa's, the settings took); every script that runs has them.
 - A ```bash block runs its commands one by one with bash, ``selfrag`` on PATH and ``.venv`` (the quick start's)
   being this environment. A command CI has already run is not re-run but accounted for in ``NOT_RERUN`` with
   the reason (``bash scripts/setup.sh``: CI's set-up step; ``.venv/bin/python -m pytest``: this suite); the rest
@@ -86,6 +88,37 @@ RUNS: dict[str, list[Run]] = {
 }
 """Commands (by prefix) checked for more than their exit status, one run each: what the README says they do.
 Any other command runs once with closed input."""
+
+PROMISES: dict[str, str] = {
+    "python-use-it-in-python-1": """
+import json
+assert "Leonardo" in result.answer, result.answer
+assert result.citations[0].metadata["citation"] == 1 and result.citations[0].metadata["title"] == "Mona Lisa"
+assert result.retrieve_decision.retrieve
+assert result.selected == max(result.branches, key=lambda b: b.scores.total).index  # the best total is chosen
+assert json.loads(result.model_dump_json())["answer"] == result.answer
+assert (rag.k, rag.w_sup) == (3, 2.0)                                    # = selfrag ask --k 3 --w-sup 2
+assert "Leonardo" in chain.invoke({"topic": "Art history", "question": "Who painted the Mona Lisa?"})
+""",
+    "python-self-rag-s-relevance-filter-as-a-retriever-1": """
+assert docs and docs[0].metadata["title"] == "Eiffel Tower"
+assert all(d.metadata["selfrag"]["relevant"] for d in docs) and docs[0].metadata["selfrag"]["retrieved_rank"] == 1
+""",
+    "python-self-rag-as-a-chat-model-1": """
+assert "Leonardo" in message.text and "[1]" in message.text
+assert message.content_blocks[0]["annotations"][0]["title"] == "Mona Lisa"
+assert message.response_metadata["selfrag"]["result"]["citations"]
+""",
+    "python-long-answers-with-per-sentence-citations-and-a-chat-1": """
+turns = chat.history_factory("alice").messages
+assert len(turns) == 4 and "Leonardo" in turns[1].content   # both turns kept for the session
+""",
+    "python-backends-transformers-vllm-openai-compatible-servers-llama-cpp-1": """
+assert type(llm).__name__ == "LlamaCppLLM" and llm.n_ctx == 4096
+""",
+}
+"""What each runnable python script's prose and comments promise, checked after it runs: a block that merely
+exits 0 proves nothing about its answer (keyed by the script's test id)."""
 
 DEMO_TITLES = frozenset({
     "Mona Lisa", "Leonardo da Vinci", "Louvre", "Eiffel Tower", "Volcano", "Hamlet", "William Shakespeare",
@@ -258,6 +291,11 @@ def block_ids(blocks: list[Block]) -> list[str]:
 
 BLOCKS = read_blocks(README.read_text(encoding="utf-8"))
 SCRIPTS = python_scripts(BLOCKS)
+SCRIPT_IDS = block_ids([s.blocks[0] for s in SCRIPTS])
+
+
+def script_id(script: Script) -> str:
+    return SCRIPT_IDS[SCRIPTS.index(script)]
 SHELL_BLOCKS = [block for block in BLOCKS if block.label == "bash"]
 
 
@@ -280,6 +318,11 @@ def test_every_block_is_run_or_marked() -> None:
     assert len(run) - len(skipped) >= len(run) // 2, "most of the README's blocks must run"
     for prefix in [*NOT_RERUN, *RUNS]:
         assert any(c.startswith(prefix) for c in commands), f"`{prefix}` is in this test but in no README command"
+
+
+def test_every_python_script_that_runs_has_its_promises_checked() -> None:
+    running = {script_id(s) for s in SCRIPTS if not s.blocks[0].skip}
+    assert set(PROMISES) == running, "a script without promises, or promises for no script"
 
 
 def test_reading_the_readme() -> None:
@@ -370,14 +413,15 @@ def _tail(text: str, limit: int = 4000) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("script", SCRIPTS, ids=block_ids([s.blocks[0] for s in SCRIPTS]))
+@pytest.mark.parametrize("script", SCRIPTS, ids=SCRIPT_IDS)
 def test_python_block_runs_as_a_script(script: Script, place: Place) -> None:
-    """The block (with the blocks that continue it) runs as a script and exits 0."""
+    """The block (with the blocks that continue it) runs as a script, exits 0 and keeps its promises
+    (:data:`PROMISES`)."""
     if script.blocks[0].skip:
         pytest.skip(f"{script.blocks[0].name}: {script.blocks[0].skip}")
     _copy_shared_data(script.code, place.cwd)
     path = place.cwd / "readme_block.py"
-    path.write_text(script.code, encoding="utf-8")
+    path.write_text(script.code + PROMISES[script_id(script)], encoding="utf-8")
     done = subprocess.run([sys.executable, str(path)], cwd=place.cwd, env=place.env, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
