@@ -1,10 +1,15 @@
-"""The README runs as written: every ```python and ```bash block in README.md is executed here, or the README
-says beside the block why CI cannot run it.
+"""The README runs as written: every ```python and ```bash block in README.md, and in the docs pages its sections
+moved to (``DOCUMENTS``), is executed here, or the page says beside the block why CI cannot run it.
 
 Why: a README drifts from the code faster than anything else in a project, and its readers copy its blocks first.
+The pages in ``DOCUMENTS`` hold the README's own sections, moved out to keep it short; the other docs pages are
+reference, and their blocks are not run (``test_every_marked_page_is_read`` keeps a marked block from moving to one
+of them unnoticed).
 
 How the blocks run:
 
+- Each block is named by its document and line (``docs/chat-model.md:9``), and identified in test ids and
+  ``PROMISES`` by its document, section and rank in the section (``chat-model-python-self-rag-as-a-chat-model-1``).
 - A ```python block runs as a script with this environment's interpreter (``sys.executable``), followed by
   the checks of what its prose and comments promise (``PROMISES``: the answer names Leonardo, the citation is
   the Mona Lisa's, the settings took); every script that runs has them.
@@ -19,15 +24,15 @@ How the blocks run:
   files the blocks name as the user's (``USER_FILES``), and ``../shared/data`` beside it holds 2-question
   copies of the files of the project's ``../shared/data`` the blocks name.
 
-Markers, HTML comments on the lines just before a fence (invisible when the README is rendered):
+Markers, HTML comments on the lines just before a fence (invisible when the page is rendered):
 
 - ``<!-- readme-test: continues -->`` before a ```python block: the block uses names an earlier block defined.
-  It runs in one script after the nearest python block before it that runs (which may itself continue an
-  earlier one; a skipped block is in no script): a chain of continuing blocks is one script, run once, and a
-  failure names the block whose line raised.
+  It runs in one script after the nearest python block before it in the same document that runs (which may
+  itself continue an earlier one; a skipped block is in no script): a chain of continuing blocks is one script
+  within one document, run once, and a failure names the block whose line raised.
 - ``<!-- readme-test: skip: REASON -->``: CI cannot run the block (a GPU, a 7B model, hours of training, a
   server); REASON says which. Such a block is reported as skipped with its reason, and ``MAX_SKIPPED`` caps
-  how many there may be.
+  how many there may be in all the documents together.
 
 Fences without a label (the diagrams, the command-line synopsis) are not code; a fence with any other label
 fails ``test_every_block_is_run_or_marked``, so no block escapes by its label.
@@ -50,14 +55,29 @@ from selfrag_langchain.llms.transformers import TransformersLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+DOCUMENTS: tuple[Path, ...] = (
+    README,
+    DOCS / "judges.md",
+    DOCS / "relevance-filter.md",
+    DOCS / "chat-model.md",
+    DOCS / "long-answers-and-chat.md",
+    DOCS / "web-chat-and-server.md",
+    DOCS / "eval-overview.md",
+    DOCS / "training-overview.md",
+    DOCS / "backends-overview.md",
+    DOCS / "retrieval.md",
+)
+"""The README and the docs pages that hold its moved sections' blocks: every fenced block of these runs here or
+is marked."""
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 RUN_LANGUAGES = ("python", "bash")
 """Fence labels of the blocks that run; an unlabelled fence is text (a diagram, a synopsis)."""
 
 MAX_SKIPPED = 7
-"""At most this many blocks may be skipped by marker: each needs hardware, a model or a server CI lacks, or
-is a server that runs until stopped (each of those names the test that runs it)."""
+"""At most this many blocks, in all of ``DOCUMENTS`` together, may be skipped by marker: each needs hardware, a
+model or a server CI lacks, or is a server that runs until stopped (each of those names the test that runs it)."""
 
 NOT_RERUN: dict[str, str] = {
     "bash scripts/setup.sh": "CI's set-up step runs it: these tests run in the environment it built",
@@ -86,11 +106,11 @@ RUNS: dict[str, list[Run]] = {
         Run(None, ("(session alice: continuing after 1 earlier turn)",)),  # "the same id continues it later"
     ],
 }
-"""Commands (by prefix) checked for more than their exit status, one run each: what the README says they do.
+"""Commands (by prefix) checked for more than their exit status, one run each: what the page says they do.
 Any other command runs once with closed input."""
 
 PROMISES: dict[str, str] = {
-    "python-use-it-in-python-1": """
+    "README-python-use-it-in-python-1": """
 import json
 assert "Leonardo" in result.answer, result.answer
 assert result.citations[0].metadata["citation"] == 1 and result.citations[0].metadata["title"] == "Mona Lisa"
@@ -100,30 +120,30 @@ assert json.loads(result.model_dump_json())["answer"] == result.answer
 assert (rag.k, rag.w_sup) == (3, 2.0)                                    # = selfrag ask --k 3 --w-sup 2
 assert "Leonardo" in chain.invoke({"topic": "Art history", "question": "Who painted the Mona Lisa?"})
 """,
-    "python-self-rag-s-relevance-filter-as-a-retriever-1": """
+    "relevance-filter-python-self-rag-s-relevance-filter-as-a-retriever-1": """
 assert docs and docs[0].metadata["title"] == "Eiffel Tower"
 assert all(d.metadata["selfrag"]["relevant"] for d in docs) and docs[0].metadata["selfrag"]["retrieved_rank"] == 1
 """,
-    "python-self-rag-as-a-chat-model-1": """
+    "chat-model-python-self-rag-as-a-chat-model-1": """
 assert "Leonardo" in message.text and "[1]" in message.text
 assert message.content_blocks[0]["annotations"][0]["title"] == "Mona Lisa"
 assert message.response_metadata["selfrag"]["result"]["citations"]
 """,
-    "python-long-answers-with-per-sentence-citations-and-a-chat-1": """
+    "long-answers-and-chat-python-long-answers-with-per-sentence-citations-and-a-chat-1": """
 turns = chat.history_factory("alice").messages
 assert len(turns) == 4 and "Leonardo" in turns[1].content   # both turns kept for the session
 """,
-    "python-backends-transformers-vllm-openai-compatible-servers-llama-cpp-1": """
+    "backends-overview-python-backends-transformers-vllm-openai-compatible-servers-llama-cpp-1": """
 assert type(llm).__name__ == "LlamaCppLLM" and llm.n_ctx == 4096
 """,
 }
 """What each runnable python script's prose and comments promise, checked after it runs: a block that merely
-exits 0 proves nothing about its answer (keyed by the script's test id)."""
+exits 0 proves nothing about its answer (keyed by the script's test id: document, section, rank)."""
 
 DEMO_TITLES = frozenset({
     "Mona Lisa", "Leonardo da Vinci", "Louvre", "Eiffel Tower", "Volcano", "Hamlet", "William Shakespeare",
 })
-"""The demo articles the README's questions are about; twelve sampled others make the retriever choose."""
+"""The demo articles the blocks' questions are about; twelve sampled others make the retriever choose."""
 
 USER_FILES: dict[str, str] = {
     "notes/volcanoes.md": "# Volcanoes\n\nA volcano is a rupture in the crust through which lava, volcanic ash and "
@@ -142,12 +162,12 @@ _MARKER = re.compile(r"^<!--\s*readme-test:\s*(?P<body>.*?)\s*-->$")
 _SHARED_PATH = re.compile(r"\.\./shared/data/(?P<name>[\w.-]+)")
 
 
-# --- reading the README ------------------------------------------------------------------------------------------
+# --- reading the README and its pages ----------------------------------------------------------------------------
 
 
 @dataclass
 class Block:
-    """One fenced block of the README and the markers written before it."""
+    """One fenced block of a document and the markers written before it."""
 
     label: str
     line: int
@@ -156,14 +176,17 @@ class Block:
     code: str = ""
     continues: bool = False
     skip: str | None = None
+    document: str = "README.md"
+    """The document's path from the repository root (``README.md``, ``docs/chat-model.md``)."""
 
     @property
     def name(self) -> str:
-        return f"README.md:{self.line} (```{self.label} under '{self.section}')"
+        return f"{self.document}:{self.line} (```{self.label} under '{self.section}')"
 
 
-def read_blocks(text: str) -> list[Block]:
-    """Every fenced block in order, with its section heading and markers; malformed markers fail here."""
+def read_blocks(text: str, document: str = "README.md") -> list[Block]:
+    """Every fenced block of ``document`` in order, with its section heading and markers; malformed markers fail
+    here."""
     blocks: list[Block] = []
     section, opened, code, pending = "(top)", None, [], []
     for number, line in enumerate(text.splitlines(), 1):
@@ -177,34 +200,37 @@ def read_blocks(text: str) -> list[Block]:
                 code.append(line)
             continue
         if fence:
-            _check_markers(pending, fence["label"], number)
+            _check_markers(pending, fence["label"], f"{document}:{number}")
             skip = next((m.removeprefix("skip:").strip() for m in pending if m.startswith("skip:")), None)
-            opened, pending = Block(fence["label"], number, section, continues="continues" in pending, skip=skip), []
+            opened = Block(fence["label"], number, section, continues="continues" in pending, skip=skip,
+                           document=document)
+            pending = []
         elif marker := _MARKER.match(line.strip()):
             pending.append(marker["body"])
         elif line.strip():
             if pending:
-                msg = f"README.md:{number}: a readme-test marker must stand just before a fence: {pending}"
+                msg = f"{document}:{number}: a readme-test marker must stand just before a fence: {pending}"
                 raise ValueError(msg)
             if line.startswith("#"):
                 section = line.lstrip("#").strip()
     if opened is not None:
-        msg = f"README.md:{opened.line}: the fence is never closed"
+        msg = f"{document}:{opened.line}: the fence is never closed"
         raise ValueError(msg)
     return blocks
 
 
-def _check_markers(markers: list[str], label: str, line: int) -> None:
-    """Check the markers before one fence: known kinds, a reason for a skip, continuation only of Python."""
+def _check_markers(markers: list[str], label: str, where: str) -> None:
+    """Check the markers before one fence (``where``: its document and line): known kinds, a reason for a skip,
+    continuation only of Python."""
     for marker in markers:
         if marker == "continues" and label != "python":
-            msg = f"README.md:{line}: only a ```python block can continue an earlier one"
+            msg = f"{where}: only a ```python block can continue an earlier one"
             raise ValueError(msg)
         if marker.startswith("skip:") and not marker.removeprefix("skip:").strip():
-            msg = f"README.md:{line}: a skip marker needs its reason: <!-- readme-test: skip: REASON -->"
+            msg = f"{where}: a skip marker needs its reason: <!-- readme-test: skip: REASON -->"
             raise ValueError(msg)
         if marker != "continues" and not marker.startswith("skip:"):
-            msg = f"README.md:{line}: unknown marker {marker!r} (use 'continues' or 'skip: REASON')"
+            msg = f"{where}: unknown marker {marker!r} (use 'continues' or 'skip: REASON')"
             raise ValueError(msg)
 
 
@@ -229,15 +255,17 @@ class Script:
 
 
 def python_scripts(blocks: list[Block]) -> list[Script]:
-    """The python blocks grouped into scripts by their ``continues`` markers; a skipped block is a script alone."""
+    """The python blocks (in document order) grouped into scripts by their ``continues`` markers, each script
+    within one document; a skipped block is a script alone."""
     scripts: list[Script] = []
     for block in blocks:
         if block.label != "python":
             continue
         if block.continues and not block.skip:
-            running = [script for script in scripts if not script.blocks[0].skip]
+            running = [script for script in scripts
+                       if not script.blocks[0].skip and script.blocks[0].document == block.document]
             if not running:
-                msg = f"{block.name} continues, but no python block that runs comes before it"
+                msg = f"{block.name} continues, but no python block that runs comes before it in {block.document}"
                 raise ValueError(msg)
             running[-1].blocks.append(block)
         else:
@@ -279,17 +307,30 @@ def not_rerun_reason(command: str) -> str | None:
 
 
 def block_ids(blocks: list[Block]) -> list[str]:
-    """Test ids that survive edits elsewhere in the README: label, section, and rank within the section."""
-    seen: dict[tuple[str, str], int] = {}
+    """Test ids that survive edits elsewhere in the documents: the document's name (``README``, ``chat-model``),
+    label, section, and rank within the section."""
+    seen: dict[tuple[str, str, str], int] = {}
     ids = []
     for block in blocks:
-        key = (block.label, re.sub(r"[^a-z0-9]+", "-", block.section.lower()).strip("-"))
+        key = (Path(block.document).stem, block.label, re.sub(r"[^a-z0-9]+", "-", block.section.lower()).strip("-"))
         seen[key] = seen.get(key, 0) + 1
-        ids.append(f"{key[0]}-{key[1]}-{seen[key]}")
+        ids.append(f"{key[0]}-{key[1]}-{key[2]}-{seen[key]}")
     return ids
 
 
-BLOCKS = read_blocks(README.read_text(encoding="utf-8"))
+def document_name(path: Path) -> str:
+    """A document's path from the repository root, as blocks name it."""
+    return path.relative_to(ROOT).as_posix()
+
+
+def read_documents(paths: tuple[Path, ...]) -> list[Block]:
+    """The blocks of every document, document after document."""
+    stems = [path.stem for path in paths]
+    assert len(set(stems)) == len(stems), f"two documents share a name, so test ids would clash: {stems}"
+    return [block for path in paths for block in read_blocks(path.read_text(encoding="utf-8"), document_name(path))]
+
+
+BLOCKS = read_documents(DOCUMENTS)
 SCRIPTS = python_scripts(BLOCKS)
 SCRIPT_IDS = block_ids([s.blocks[0] for s in SCRIPTS])
 
@@ -308,16 +349,31 @@ def test_every_block_is_run_or_marked() -> None:
     assert labels <= {"", *RUN_LANGUAGES}, f"fences labelled {labels - {'', *RUN_LANGUAGES}}: use python or bash"
     run = [b for b in BLOCKS if b.label in RUN_LANGUAGES]
     in_scripts = [b for script in SCRIPTS for b in script.blocks]
-    assert [b for b in run if b.label == "python"] == sorted(in_scripts, key=lambda b: b.line)
+    order = {document_name(path): rank for rank, path in enumerate(DOCUMENTS)}
+    assert [b for b in run if b.label == "python"] == sorted(in_scripts, key=lambda b: (order[b.document], b.line))
     skipped = [b for b in run if b.skip]
     report = [f"{b.name}: {b.skip}" for b in skipped]
     commands = [c for b in SHELL_BLOCKS if not b.skip for c in shell_commands(b.code)]
     report += [f"not re-run: `{c}`: {not_rerun_reason(c)}" for c in commands if not_rerun_reason(c)]
-    print("\n".join(["README blocks not run here:", *report]))
+    print("\n".join(["Blocks of the README and its pages not run here:", *report]))
     assert len(skipped) <= MAX_SKIPPED, f"{len(skipped)} blocks skipped by marker (at most {MAX_SKIPPED}): {report}"
     assert len(run) - len(skipped) >= len(run) // 2, "most of the README's blocks must run"
     for prefix in [*NOT_RERUN, *RUNS]:
-        assert any(c.startswith(prefix) for c in commands), f"`{prefix}` is in this test but in no README command"
+        assert any(c.startswith(prefix) for c in commands), f"`{prefix}` is in this test but in no command of a page"
+
+
+def test_every_marked_page_is_read() -> None:
+    """A page whose blocks carry readme-test markers is read here, so no README block leaves the test unnoticed;
+    every page read here holds a block that runs or is marked, and the README links to it."""
+    read = {path.resolve() for path in DOCUMENTS}
+    pages = {path.resolve() for path in [*ROOT.glob("*.md"), *DOCS.glob("*.md")]}
+    marked = sorted(document_name(p) for p in pages - read if "readme-test:" in p.read_text(encoding="utf-8"))
+    assert marked == [], "pages with readme-test markers that this test does not read: add them to DOCUMENTS"
+    runnable = {b.document for b in BLOCKS if b.label in RUN_LANGUAGES}
+    assert [document_name(p) for p in DOCUMENTS if document_name(p) not in runnable] == [], "a page with no block"
+    readme = README.read_text(encoding="utf-8")
+    unlinked = [document_name(p) for p in DOCUMENTS[1:] if f"]({document_name(p)})" not in readme]
+    assert unlinked == [], "pages the README does not link to, so no reader finds them"
 
 
 def test_every_python_script_that_runs_has_its_promises_checked() -> None:
@@ -347,6 +403,12 @@ def test_reading_the_readme() -> None:
         read_blocks("<!-- readme-test: skip: -->\n```bash\nls\n```\n")
     with pytest.raises(ValueError, match="just before a fence"):
         read_blocks("<!-- readme-test: continues -->\ntext\n```python\nx\n```\n")
+    other = read_blocks("# Page\n\n<!-- readme-test: continues -->\n```python\nx += 1\n```\n", "docs/page.md")
+    assert other[0].name == "docs/page.md:4 (```python under 'Page')"
+    with pytest.raises(ValueError, match=r"comes before it in docs/page\.md"):
+        python_scripts([*blocks, *other])  # a chain never crosses from one document into the next
+    assert block_ids([blocks[1], *read_blocks("## Two\n\n```python\ny = 2\n```\n", "docs/two.md")]) == [
+        "README-python-two-1", "two-python-two-1"]
 
 
 # --- running the blocks -------------------------------------------------------------------------------------------

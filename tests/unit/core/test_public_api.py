@@ -37,17 +37,19 @@ def test_trainer_is_installed_under_the_package() -> None:
 
 
 def test_every_import_in_the_readme_resolves() -> None:
-    """The README's Python snippets import names that exist, so a reader can paste them."""
+    """The Python snippets of the README and the docs pages import names that exist, so a reader can paste them."""
     import ast
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
-    imports = [node for block in blocks for node in ast.walk(ast.parse(block))
+    root = Path(__file__).resolve().parents[3]
+    pages = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    blocks = [(page.relative_to(root), block) for page in pages
+              for block in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.DOTALL)]
+    imports = [(page, node) for page, block in blocks for node in ast.walk(ast.parse(block))
                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("selfrag_langchain")]
     assert len(imports) >= 4
-    for node in imports:
+    for page, node in imports:
         mod = importlib.import_module(node.module)
         for alias in node.names:
-            assert hasattr(mod, alias.name), f"{node.module}.{alias.name} named in the README does not exist"
+            assert hasattr(mod, alias.name), f"{node.module}.{alias.name} named in {page} does not exist"
