@@ -1,5 +1,5 @@
-"""The README's picture of the web chat: ask a running `selfrag serve` one question in headless chromium,
-open the first citation and the judgements, and save the page.
+"""The picture of the web chat in docs/web-chat-and-server.md: ask a running `selfrag serve` one question in
+headless chromium, open the first citation and the judgements, and save the page.
 
     selfrag serve &                      # the embedded default: demo corpus, SmolLM2, the calibrated judge
     .venv/bin/python scripts/web_chat_screenshot.py http://127.0.0.1:8000 docs/web-chat.png
