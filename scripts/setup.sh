@@ -57,11 +57,13 @@ else
 fi
 # The web chat's browser test runs Debian's chromium through Selenium (the browser downloads of Selenium
 # and Playwright reach hosts other than the package registries); the two-process server test runs
-# Debian's PostgreSQL server.
+# Debian's PostgreSQL server; the OCR tests (`selfrag index --ocr`) run Debian's Tesseract with its English data.
 if [[ ",$extras," == *",dev,"* ]]; then
   wanted=()
   command -v chromedriver >/dev/null || wanted+=(chromium chromium-driver)
   compgen -G "/usr/lib/postgresql/*/bin/postgres" >/dev/null || command -v postgres >/dev/null || wanted+=(postgresql)
+  { command -v tesseract >/dev/null && tesseract --list-langs 2>&1 | grep -x eng >/dev/null; } ||
+    wanted+=(tesseract-ocr tesseract-ocr-eng)
   if [ ${#wanted[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
       export DEBIAN_FRONTEND=noninteractive
@@ -69,7 +71,7 @@ if [[ ",$extras," == *",dev,"* ]]; then
         { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null; } ||
         echo "note: could not install ${wanted[*]} with apt; the tests that need them will say so" >&2
     else
-      echo "note: the browser and two-process tests need: sudo apt-get install ${wanted[*]}" >&2
+      echo "note: the browser, two-process and OCR tests need: sudo apt-get install ${wanted[*]}" >&2
     fi
   fi
 fi

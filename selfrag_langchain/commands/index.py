@@ -22,6 +22,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="index nothing if a file cannot be read or a line is malformed (default: skip "
                              "those, index the rest and list what was skipped)")
+    parser.add_argument("--ocr", action="store_true",
+                        help="read the PDF pages that have no text layer (scans) with Tesseract OCR, about 2 s a "
+                             "page on one CPU core; needs `sudo apt-get install tesseract-ocr tesseract-ocr-eng` "
+                             "and `pip install \"selfrag-langchain[ocr]\"` (default: such pages are left out, and "
+                             "a PDF with no text layer at all is skipped and named)")
     parser.set_defaults(run=run)
 
 
@@ -29,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     """Index, print the counts, then name each skipped file or line on stderr with what to do."""
     from selfrag_langchain.corpus.indexing import index_paths
 
-    report = index_paths(args.paths, args.store, strict=args.strict)
+    report = index_paths(args.paths, args.store, strict=args.strict, ocr=args.ocr)
     emit(f"indexed {report.files} file(s): {report.chunks_added} chunk(s) added, "
           f"{report.chunks_skipped} already present, {report.chunks_removed} removed")
     for problem in report.problems:

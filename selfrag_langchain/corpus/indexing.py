@@ -216,6 +216,7 @@ def index_paths(
     progress: bool = True,
     embeddings: Embeddings | None = None,
     strict: bool = False,
+    ocr: bool = False,
 ) -> IndexReport:
     """Index .pdf, .html, .docx, .txt, .md and .jsonl files (or directories of them) into the store.
 
@@ -228,7 +229,8 @@ def index_paths(
     ``source`` field of the record wins over the file path) or a Self-RAG eval record whose
     non-empty ``ctxs`` are each indexed. Files that cannot be read and malformed lines are
     skipped, the rest is indexed, and what was skipped is listed in ``IndexReport.problems``;
-    with ``strict``, anything skipped stops the run before the store is touched.
+    with ``strict``, anything skipped stops the run before the store is touched. A PDF without any text
+    layer (a scan) is skipped unless ``ocr`` reads it.
 
     Args:
         paths: Files and directories.
@@ -239,6 +241,8 @@ def index_paths(
         progress: Show a progress bar (on stderr).
         embeddings: The embedding model; ``None`` uses ``MiniLMEmbeddings()``.
         strict: Index nothing when any file or line would be skipped.
+        ocr: Read a PDF's pages without a text layer with Tesseract, about 2 s a page; their chunks
+            are marked ``"ocr": True`` (see ``load_documents``).
 
     Returns:
         Files read and skipped, chunks added, skipped and removed, and what was skipped.
@@ -247,12 +251,13 @@ def index_paths(
         InputError: If a path is missing or has an unsupported type, if nothing given could be
             used, or (``strict``) if anything would be skipped; raised before the store is
             created or changed.
-        ConfigurationError: If a size parameter is unusable.
+        ConfigurationError: If a size parameter is unusable; with ``ocr``, if what OCR needs is not
+            installed (the message says what to install); raised before the store is created or changed.
         StoreError: If the store cannot be created, read or written.
     """
     _check_batch_size(batch_size)
     corpus = load_documents(
-        paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap, strict=strict, progress=progress
+        paths, chunk_size=chunk_size, chunk_overlap=chunk_overlap, strict=strict, progress=progress, ocr=ocr
     )
     store = open_store(store_dir, create=True, embeddings=embeddings)
     logger.info("Indexing %d files into %s", len(corpus.files), _local(store_dir) or store_dir)

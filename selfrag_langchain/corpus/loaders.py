@@ -8,7 +8,8 @@ never spans two pages.
 
 A file that cannot be read raises :class:`~selfrag_langchain.corpus.text_files.UnreadableFileError` with the
 reason a user can act on: an encrypted PDF, a scanned one without a text layer, a corrupt file, a ``.docx``
-that is something else. The libraries are pypdf (BSD), BeautifulSoup (MIT) and python-docx (MIT).
+that is something else. The libraries are pypdf (BSD), BeautifulSoup (MIT) and python-docx (MIT); with
+``ocr=True`` a PDF's pages without a text layer are read by Tesseract (:mod:`~selfrag_langchain.corpus.ocr`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
+from selfrag_langchain.corpus.ocr import check_ocr, ocr_pages
 from selfrag_langchain.corpus.text_files import UnreadableFileError, read_user_text
 
 __all__ = ["DocxLoader", "HtmlLoader", "PdfLoader"]
@@ -43,6 +45,11 @@ def _unit(text: str, path: Path, title: str, fmt: str, **where: Any) -> Document
 class PdfLoader(BaseLoader):
     """A PDF's text layer, one document per page that has text (``page`` numbered from 1, as a viewer shows).
 
+    With ``ocr=True`` each page without a text layer (a scan) is rendered and read by Tesseract, its document
+    marked ``"ocr": True``; pages with a text layer keep it, and a page OCR finds no words on is left out like an
+    empty page. OCR needs ``pip install "selfrag-langchain[ocr]"`` and ``sudo apt-get install tesseract-ocr
+    tesseract-ocr-eng``, and takes about 2 s a page on one CPU core.
+
     Example:
         .. code-block:: python
 
@@ -50,14 +57,25 @@ class PdfLoader(BaseLoader):
 
             pages = PdfLoader("handbook.pdf").load()
             pages[0].metadata   # {'source': 'handbook.pdf', 'title': 'Staff handbook', 'format': 'pdf', 'page': 1}
+            scanned = PdfLoader("signed-contract.pdf", ocr=True).load()
+            scanned[0].metadata  # {..., 'format': 'pdf', 'page': 1, 'ocr': True}
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, ocr: bool = False, progress: bool = False) -> None:
+        """Args:
+            path: The PDF.
+            ocr: Read the pages without a text layer with Tesseract.
+            progress: Show a progress bar over the pages OCR reads (when that takes over 2 s)."""
         self.path = Path(path)
+        self.ocr = ocr
+        self.progress = progress
 
     def lazy_load(self) -> Iterator[Document]:
         """Raises:
-            UnreadableFileError: for an encrypted, corrupt or unreadable file, or one without any text layer."""
+            UnreadableFileError: for an encrypted, corrupt or unreadable file, or one without any text (without
+                ``ocr``: without any text layer).
+            ConfigurationError: with ``ocr``, when a page needs OCR and pypdfium2, pytesseract or Tesseract is
+                missing (the message says what to install)."""
         from pypdf import PdfReader
         from pypdf.errors import PdfReadError
 
@@ -71,15 +89,37 @@ class PdfLoader(BaseLoader):
         except UnreadableFileError:
             raise
         except (PdfReadError, OSError, ValueError, KeyError, TypeError) as e:
-            reason = f"not a readable PDF ({type(e).__name__}: {e})".rstrip(": )") + ")"
-            raise UnreadableFileError(f"{self.path}: {reason}", self.path, reason) from e
+            raise _unreadable(self.path, "not a readable PDF", e) from e
+        scanned = [number for number, text in pages if not text]
+        read = self._read_scans(scanned) if self.ocr and scanned else {}
+        pages = [(number, read.get(number, text)) for number, text in pages]
         if not any(text for _, text in pages):
-            reason = (f"no text layer in its {len(pages)} page(s): a scanned PDF needs OCR first "
-                      "(e.g. `ocrmypdf`), then index the result")
+            reason = (f"no text in its {len(pages)} page(s), neither a text layer nor words OCR could read"
+                      if self.ocr else
+                      f"no text layer in its {len(pages)} page(s) (a scan?): index it with `--ocr` (Python: "
+                      "`ocr=True`) to read its pages with OCR")
             raise UnreadableFileError(f"{self.path}: {reason}", self.path, reason)
         for number, text in pages:
             if text:
-                yield _unit(text, self.path, title, "pdf", page=number)
+                yield _unit(text, self.path, title, "pdf", page=number, ocr=number in read)
+
+    def _read_scans(self, numbers: list[int]) -> dict[int, str]:
+        """The tidied text OCR reads on the pages ``numbers``."""
+        check_ocr()
+        from pypdfium2 import PdfiumError
+        from pytesseract import TesseractError
+
+        try:
+            return {number: _tidy(text) for number, text in
+                    ocr_pages(self.path, numbers, progress=self.progress).items()}
+        except (PdfiumError, TesseractError, OSError) as e:
+            raise _unreadable(self.path, "OCR failed", e) from e
+
+
+def _unreadable(path: Path, what: str, error: Exception) -> UnreadableFileError:
+    """``what`` went wrong with the file at ``path``, the library's own words in brackets."""
+    reason = f"{what} ({type(error).__name__}: {error})".rstrip(": )") + ")"
+    return UnreadableFileError(f"{path}: {reason}", path, reason)
 
 
 _NO_TITLE = re.compile(r"^(untitled\b.*|document\d*|microsoft word - .*|\S+\.(docx?|pdf|odt|rtf))$", re.IGNORECASE)

@@ -4,7 +4,8 @@ Every chunk gets an id derived from where it came from and what it says (:func:`
 files twice adds nothing. A ``.txt`` or ``.md`` file is split into overlapping chunks; a PDF's pages and an HTML
 or Word file's sections (:mod:`~selfrag_langchain.corpus.loaders`) are chunked one at a time; a ``.jsonl`` line is
 one passage or a Self-RAG evaluation record. A file that cannot be read (not UTF-8, a scanned PDF) or a malformed
-line is skipped and listed, and the rest is read; ``strict=True`` refuses the whole input instead.
+line is skipped and listed, and the rest is read; ``strict=True`` refuses the whole input instead. ``ocr=True``
+reads a PDF's pages without a text layer with Tesseract (:mod:`~selfrag_langchain.corpus.ocr`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from langchain_core.document_loaders import BaseLoader
 from langchain_core.documents import Document
 
 from selfrag_langchain.corpus.loaders import DocxLoader, HtmlLoader, PdfLoader
+from selfrag_langchain.corpus.ocr import check_ocr
 from selfrag_langchain.corpus.text_files import UnreadableFileError, read_user_text
 from selfrag_langchain.errors import ConfigurationError, InputError
 from selfrag_langchain.files.durable import json_lines
@@ -266,6 +268,7 @@ def load_documents(
     chunk_overlap: int = 150,
     strict: bool = False,
     progress: bool = False,
+    ocr: bool = False,
 ) -> LoadedCorpus:
     """Read and chunk files without touching any store or model.
 
@@ -277,7 +280,11 @@ def load_documents(
         chunk_size: Maximum characters per chunk of a .txt, .md, .pdf, .html or .docx file.
         chunk_overlap: Characters shared by consecutive chunks.
         strict: Refuse the whole input when anything in it would be skipped.
-        progress: Show a progress bar over the files (when there are several and reading takes over 2 s).
+        progress: Show a progress bar over the files (when there are several and reading takes over 2 s), and
+            over a PDF's pages OCR reads.
+        ocr: Read the pages of a PDF that have no text layer (scans) with Tesseract, about 2 s a page
+            (:class:`~selfrag_langchain.corpus.loaders.PdfLoader`); the chunks of those pages are marked
+            ``"ocr": True``.
 
     Returns:
         The files read, their chunks (each with its deterministic ``id``) and what was skipped.
@@ -285,13 +292,16 @@ def load_documents(
     Raises:
         InputError: If a path is missing or unsupported; if everything given was skipped; with
             ``strict``, if anything was. The message lists what was skipped, one line each.
-        ConfigurationError: If the chunk sizes are unusable.
+        ConfigurationError: If the chunk sizes are unusable; with ``ocr``, if Tesseract or the Python packages
+            OCR needs are missing (checked before any file is read).
     """
     _check_chunking(chunk_size, chunk_overlap)
     corpus = LoadedCorpus(files=[], documents=[])
     from tqdm.auto import tqdm
 
     files = collect_files(paths)
+    if ocr:
+        check_ocr()
     # Shown only once reading takes a while: a quick read (or a refused one) prints no bar.
     for path in tqdm(files, desc="Reading", unit="file", delay=2, disable=not progress or len(files) < 2):
         try:
@@ -299,7 +309,8 @@ def load_documents(
             if suffix in JSONL_SUFFIXES:
                 corpus.documents.extend(_jsonl_documents(path, corpus.problems))
             elif suffix in DOCUMENT_LOADERS:
-                loader = DOCUMENT_LOADERS[suffix](path)
+                loader = PdfLoader(path, ocr=True, progress=progress) if ocr and suffix == ".pdf" \
+                    else DOCUMENT_LOADERS[suffix](path)
                 corpus.documents.extend(_loaded_file_documents(path, loader, chunk_size, chunk_overlap))
                 corpus.text_sources.append(str(path))
             else:

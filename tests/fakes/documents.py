@@ -1,5 +1,6 @@
 """Real PDF, HTML and Word files with known facts on known pages and under known headings, and the bad files
-teams have: an encrypted PDF, a scanned one (no text layer), a corrupt one, a ``.docx`` that is not one."""
+teams have: an encrypted PDF, a scanned one (no text layer), a corrupt one, a ``.docx`` that is not one; and a PDF
+whose second page is a scan of known sentences, for OCR."""
 
 from __future__ import annotations
 
@@ -37,6 +38,37 @@ def write_scanned_pdf(path: Path) -> Path:
 
     page = canvas.Canvas(str(path))
     page.rect(50, 50, 300, 400, fill=1)
+    page.showPage()
+    page.save()
+    return path
+
+
+SCANNED_PAGE = (
+    "The archivist Zorvath Quimby counted 4817 boxes",
+    "in the cellar of the old mill on a wet Tuesday.",
+)
+"""The lines of :func:`write_half_scanned_pdf`'s page 2, an image only; "Zorvath", "Quimby" and "4817" are the
+words OCR must read back (a made-up name and a number, which no guess completes)."""
+
+
+def write_half_scanned_pdf(path: Path, dpi: int = 200) -> Path:
+    """A two-page PDF: page 1 with a text layer (``HANDBOOK_PAGES[0]``), page 2 an image of
+    :data:`SCANNED_PAGE` drawn at ``dpi`` and no text, as a scanner makes it."""
+    from PIL import Image, ImageDraw, ImageFont
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    width_in, height_in = 7, 2
+    image = Image.new("L", (width_in * dpi, height_in * dpi), 255)
+    font = ImageFont.load_default(size=dpi * 14 // 72)  # 14-point print
+    draw = ImageDraw.Draw(image)
+    for row, line in enumerate(SCANNED_PAGE):
+        draw.text((dpi // 4, dpi // 4 + row * dpi * 20 // 72), line, fill=0, font=font)
+    page = canvas.Canvas(str(path), pagesize=A4)
+    page.drawString(60, 760, HANDBOOK_PAGES[0])
+    page.showPage()
+    page.drawImage(ImageReader(image), 40, 600, width=width_in * 72, height=height_in * 72)
     page.showPage()
     page.save()
     return path

@@ -80,8 +80,8 @@ def test_indexing_input_keeps_pages_and_sections_and_skips_bad_files_by_name(tmp
     (folder / "faq.md").write_text("# FAQ\n\nAnswers to the questions new staff ask in their first week.\n\n"
                                    "## Printing\n\nThe printer is on floor two.\n")
     corpus = load_documents([folder], chunk_size=60, chunk_overlap=0)
-    assert corpus.problems == [f"{folder / 'scan.pdf'}: no text layer in its 1 page(s): a scanned PDF needs OCR "
-                               "first (e.g. `ocrmypdf`), then index the result"]
+    assert corpus.problems == [f"{folder / 'scan.pdf'}: no text layer in its 1 page(s) (a scan?): index it with "
+                               "`--ocr` (Python: `ocr=True`) to read its pages with OCR"]
     leave = next(d for d in corpus.documents if "27 days" in d.page_content)
     assert location(leave.metadata) == "handbook.pdf, p. 3"
     pdf_chunks = [d for d in corpus.documents if d.metadata["source"].endswith(".pdf")]
