@@ -21,6 +21,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from common import add_k
 from langchain_core.documents import Document
 
 from selfrag_langchain import TransformersLLM
@@ -41,7 +42,7 @@ def likeliest(scores: list[float], lengths: list[int]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--k", type=int, default=5)
+    add_k(parser, help="passages read per question, one prompt each, and joined")
     args = parser.parse_args()
 
     llm = TransformersLLM().load()

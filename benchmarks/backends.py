@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
 import sys
@@ -29,6 +28,8 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.servers, when run as a script
 
+from common import add_k, add_max_new_tokens, read_jsonl
+
 from selfrag_langchain import CriticReflector, SelfRAG
 from selfrag_langchain.llms.factory import build_llm
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
@@ -38,7 +39,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "popqa_longtail
 
 
 def questions(path: Path, n: int, k: int) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in path.read_text().splitlines()[:n]]
+    rows = read_jsonl(path, limit=n)
     return [{"question": r["question"], "passages": [{"title": c["title"], "text": c["text"]} for c in r["ctxs"][:k]]}
             for r in rows]
 
@@ -71,8 +72,8 @@ def run_concurrent(rag: SelfRAG, qs: list[dict[str, Any]], concurrency: int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=int, default=20)
-    parser.add_argument("--k", type=int, default=2)
-    parser.add_argument("--max-new-tokens", type=int, default=16)
+    add_k(parser, default=2, help="passages per question, fewer than the library's for a quick throughput run")
+    add_max_new_tokens(parser, default=16, help="token budget of an answer, short for a quick throughput run")
     parser.add_argument("--backends", default="transformers,llamacpp,openai")
     parser.add_argument("--concurrency", type=int, default=4, help="questions in flight for 'openai concurrent'")
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads (in process and server)")

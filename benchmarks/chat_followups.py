@@ -23,7 +23,6 @@ question that retrieves well but asks something else still fails here). Rows:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from common import add_k, add_max_new_tokens, read_jsonl
 from langchain_core.chat_history import InMemoryChatMessageHistory
 
 from selfrag_langchain import CalibratedReflector, SelfRAG, TransformersLLM
@@ -49,12 +49,13 @@ WAYS: dict[str, dict[str, Any]] = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--k", type=int, default=5, help="passages retrieved per question")
-    parser.add_argument("--max-new-tokens", type=int, default=24)
+    add_k(parser, help="passages retrieved per question")
+    add_max_new_tokens(parser, default=24, help="token budget of an answer, one short sentence as its recorded "
+                       "figures were run")
     parser.add_argument("--show", action="store_true", help="print every standalone question")
     args = parser.parse_args()
 
-    conversations = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
+    conversations = read_jsonl(args.data)
     retriever = default_retriever(k=args.k)
     llm = TransformersLLM().load()
     rag = SelfRAG(generator=llm, reflector=CalibratedReflector(), retriever=retriever, mode="always",

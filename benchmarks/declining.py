@@ -36,8 +36,8 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from common import read_jsonl, wilson  # benchmarks/common.py, beside this script
 from pydantic import ValidationError
-from selection import wilson  # benchmarks/selection.py, beside this script
 
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.eval.metrics import match
@@ -49,11 +49,9 @@ GOALS = {"unanswerable": 0.8, "answerable": 0.9}
 
 
 def questions(answerable_files: list[Path], unanswerable_files: list[Path]) -> list[dict[str, Any]]:
-    answerable = [{**json.loads(line), "set": f"answerable ({path.name})"}
-                  for path in answerable_files for line in path.read_text().splitlines() if line.strip()]
-    unanswerable = [{**json.loads(line), "set": "unanswerable" if len(unanswerable_files) == 1 else
-                     f"unanswerable ({path.name})"}
-                    for path in unanswerable_files for line in path.read_text().splitlines() if line.strip()]
+    answerable = [{**row, "set": f"answerable ({path.name})"} for path in answerable_files for row in read_jsonl(path)]
+    unanswerable = [{**row, "set": "unanswerable" if len(unanswerable_files) == 1 else f"unanswerable ({path.name})"}
+                    for path in unanswerable_files for row in read_jsonl(path)]
     return answerable + unanswerable
 
 
@@ -120,7 +118,7 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     done = {}
     if args.out.exists():
-        done = {r["question"]: r for r in map(json.loads, args.out.read_text().splitlines())}
+        done = {r["question"]: r for r in read_jsonl(args.out)}
     with args.out.open("a", encoding="utf-8") as out:
         for i, row in enumerate(rows, 1):
             if row["question"] in done:

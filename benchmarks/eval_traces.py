@@ -12,11 +12,12 @@ higher score than a random irrelevant (wrong) one: 0.5 is chance.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from common import read_jsonl
 
 from selfrag_langchain.eval.metrics import match
 
@@ -92,7 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", type=Path, help="a selfrag.jsonl written by `selfrag eval --methods selfrag`")
     args = parser.parse_args()
-    records = [json.loads(line) for line in args.results.read_text().splitlines() if line.strip()]
+    records = read_jsonl(args.results)
     ps = [r["retrieve_probability"] for r in records if r.get("retrieve_probability") is not None]
     if ps:
         print(f"p(Retrieve): min {min(ps):.2f}, median {statistics.median(ps):.2f}, max {max(ps):.2f}")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -30,6 +29,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from common import add_k, read_jsonl
 from langchain_core.documents import Document
 
 from selfrag_langchain.corpus.demo import ensure_demo_store, load_demo_documents
@@ -65,14 +65,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=None, help="index this many articles (default: all)")
     parser.add_argument("--descriptions", type=int, default=500, help="description queries")
-    parser.add_argument("--k", type=int, default=5)
+    add_k(parser, help="passages retrieved per query, recall@k")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="selfrag-indexing-"))
     os.environ["SELFRAG_HOME"] = str(work / "home")  # the int8 file is built here, from scratch
     docs = load_demo_documents(args.limit)
     in_corpus = {doc.metadata["title"] for doc in docs}
-    questions = [(row["question"], row["titles"]) for row in map(json.loads, QUESTIONS.read_text().splitlines())]
+    questions = [(row["question"], row["titles"]) for row in read_jsonl(QUESTIONS)]
     query_sets = {
         "questions": [(q, t) for q, t in questions if set(t) & in_corpus],
         "descriptions": description_queries(docs, args.descriptions),

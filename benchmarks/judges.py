@@ -19,6 +19,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from common import read_jsonl
 from judge_spec import HELP as JUDGE_HELP
 from judge_spec import judge_named
 
@@ -32,13 +33,11 @@ from selfrag_langchain.trainer.critic_rows import CriticRow
 
 def rows_of(path: Path) -> tuple[list[CriticRow], list[str | None]]:
     rows, kinds = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            row = CriticRow(record["instruction"], record["input"], record["output"], record["task"])
-            if row.fields() is not None:
-                rows.append(row)
-                kinds.append(record.get("kind"))
+    for record in read_jsonl(path):
+        row = CriticRow(record["instruction"], record["input"], record["output"], record["task"])
+        if row.fields() is not None:
+            rows.append(row)
+            kinds.append(record.get("kind"))
     return rows, kinds
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import resource
 import tempfile
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from common import read_jsonl
 
 from selfrag_langchain.chains.chat import SelfRAGConversation
 from selfrag_langchain.history import HistoryDatabase, SQLChatMessageHistory
@@ -61,7 +62,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1,
                         help="run the chat stage this many times: a peak that stops rising is memory that is bounded")
     args = parser.parse_args()
-    rows = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    rows = [row["question"] for row in read_jsonl(QUESTIONS)]
     questions = [rows[i % len(rows)] for i in range(args.questions)]
 
     rag = build_selfrag(PipelineSettings())

@@ -14,7 +14,6 @@ generated and kept, the tokens thrown away, the wall time, and whether the two a
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import statistics
@@ -24,6 +23,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from common import add_k, read_jsonl
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
@@ -57,11 +57,11 @@ def measure(rag: SelfRAGLongForm, question: str) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=int, default=6)
-    parser.add_argument("--k", type=int, default=3)
+    add_k(parser, default=3, help="passages per question, fewer than the library's: each question runs twice")
     parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
 
-    rows = [json.loads(line) for line in args.data.read_text().splitlines()[: args.questions]]
+    rows = read_jsonl(args.data, limit=args.questions)
     llm = TransformersLLM().load()
     llm.invoke("warm up")
     runs: dict[bool, list[dict[str, Any]]] = {False: [], True: []}

@@ -18,6 +18,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from common import add_k, add_max_new_tokens
+
 from selfrag_langchain import CalibratedReflector, TransformersLLM
 from selfrag_langchain.chains.branches import prepare_passages, to_branches
 from selfrag_langchain.chains.selection import select
@@ -56,8 +58,9 @@ PROMPTS = {"previous": previous_prompt, "current": rag_prompt, "words-at-end": w
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--max-new-tokens", type=int, default=24)
+    add_k(parser)
+    add_max_new_tokens(parser, default=24, help="token budget of a branch, one short sentence as its recorded "
+                       "figures were run")
     args = parser.parse_args()
 
     examples = load_examples(args.data, "popqa").examples

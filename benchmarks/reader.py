@@ -22,6 +22,8 @@ import random
 import time
 from pathlib import Path
 
+from common import read_jsonl
+
 from selfrag_langchain.judging.claims import titled
 from selfrag_langchain.judging.reader import SentenceReader
 from selfrag_langchain.judging.signals import content_words, coverage
@@ -53,8 +55,7 @@ def overlap(question: str, sentence: str) -> float:
 
 
 def selqa(reader: SentenceReader, path: Path) -> dict[str, float]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if r["answers"]]
+    rows = [r for r in read_jsonl(path) if r["answers"]]
     from selfrag_langchain.embeddings import MiniLMEmbeddings
 
     embeddings = MiniLMEmbeddings(runtime="torch")
@@ -100,8 +101,7 @@ def entailment(reader: SentenceReader, nli: Path, seed: int, held_mnli: int, hel
             counts[p.label] = counts.get(p.label, 0) + 1
         report[name] = {**evaluate_pairs(reader, pairs)["entailment"],
                         "majority_label": max(counts.values()) / len(pairs)}
-    test = [json.loads(line) for line in (nli / NLI_FILES["counterfactual"]).read_text().splitlines()
-            if line.strip() and json.loads(line).get("split") == "cad_test"]
+    test = [r for r in read_jsonl(nli / NLI_FILES["counterfactual"]) if r.get("split") == "cad_test"]
     groups = twin_groups(test)
     wins = total = 0
     for r, twins in groups:

@@ -24,8 +24,6 @@ passage's first sentence as a control of a quote's length; each with the answers
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import time
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from common import add_k, add_max_new_tokens, read_jsonl, wilson
 from judge_spec import HELP as JUDGE_HELP
 from judge_spec import judge_named
 from langchain_core.documents import Document
@@ -58,15 +57,6 @@ VARIANTS: dict[str, ScoringWeights] = {
 }
 
 
-def wilson(hits: int, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    if n == 0:
-        return 0.0, 0.0
-    z, p = 1.96, hits / n
-    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
-
-
 def questions(path: Path, task: str) -> list[dict[str, Any]]:
     """question, answers, where, and the file's own passages (PopQA) or None (retrieved from the store)."""
     if task == "popqa":
@@ -75,7 +65,7 @@ def questions(path: Path, task: str) -> list[dict[str, Any]]:
         return [{"question": ex.question, "answers": list(ex.answers), "where": None,
                  "passages": [d for d in ex.passages if d.page_content.strip()]}
                 for ex in load_examples(path, "popqa").examples]
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_jsonl(path)
     return [{"question": r["question"], "answers": r.get("answers", []), "where": r.get("where"), "passages": None}
             for r in rows]
 
@@ -94,7 +84,7 @@ def generate(items: list[dict[str, Any]], k: int, max_new_tokens: int, cache: Pa
              focus: bool = False, window: bool = False, lead: bool = False) -> list[dict[str, Any]]:
     """Each question's branches (title, evidence, answer, mean log-probability), read from ``cache`` when there."""
     if cache.is_file():
-        return [json.loads(line) for line in cache.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return read_jsonl(cache)
     from selfrag_langchain import TransformersLLM
     from selfrag_langchain.chains.branches import prepare_passages, to_branches
     from selfrag_langchain.corpus.answering import default_retriever
@@ -210,8 +200,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--task", choices=("popqa", "questions"), required=True)
     parser.add_argument("--cache", type=Path, required=True, help="branches file (written once, then read)")
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--max-new-tokens", type=int, default=60)
+    add_k(parser)
+    add_max_new_tokens(parser)
     parser.add_argument("--rank-prior", type=float, default=0.0,
                         help="add this weight / (1 + retriever rank) to every branch score (a probe; without "
                              "the names rule)")
@@ -246,7 +236,7 @@ def main() -> None:
     records = generate(questions(args.data, args.task), args.k, args.max_new_tokens, args.cache, args.focus,
                        args.window, args.lead)
     if args.also is not None:
-        extra = [json.loads(line) for line in args.also.read_text(encoding="utf-8").splitlines() if line.strip()]
+        extra = read_jsonl(args.also)
         for record, more in zip(records, extra, strict=True):
             record["branches"] = record["branches"] + more["branches"]
     if args.sentence_candidates:

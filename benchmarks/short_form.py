@@ -17,7 +17,6 @@ and the ratios the targets are stated in (the default Self-RAG <= 2x plain RAG, 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import tempfile
@@ -26,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from common import add_k, add_max_new_tokens, read_jsonl
 
 from selfrag_langchain import CriticReflector, InlineReflector, SelfRAG, TransformersLLM
 from selfrag_langchain.chains.branches import branch_prompts, prepare_passages
@@ -53,12 +54,13 @@ def model_with_reflection_tokens(base: TransformersLLM, max_new_tokens: int) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=int, default=5)
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--max-new-tokens", type=int, default=24)
+    add_k(parser)
+    add_max_new_tokens(parser, default=24, help="token budget of an answer, one short sentence as the recorded "
+                       "latencies were measured")
     parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
 
-    rows = [json.loads(line) for line in args.data.read_text().splitlines()[: args.questions]]
+    rows = read_jsonl(args.data, limit=args.questions)
     llm = TransformersLLM(max_new_tokens=args.max_new_tokens).load()
     inline_llm = model_with_reflection_tokens(llm, args.max_new_tokens)
     default_rag = SelfRAG(generator=llm, reflector=CalibratedReflector(), k=args.k, max_new_tokens=args.max_new_tokens)

@@ -37,6 +37,7 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from common import add_max_new_tokens, read_jsonl
 from langchain_core.documents import Document
 
 from selfrag_langchain import InlineReflector, SelfRAG, TransformersLLM
@@ -222,7 +223,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="the trained generator (required unless --reread)")
     parser.add_argument("--questions", type=int, default=5)
-    parser.add_argument("--max-new-tokens", type=int, default=48)
+    add_max_new_tokens(parser, default=48, help="token budget of a generation, as its recorded checks were run")
     parser.add_argument("--baseline", action="store_true", help="also measure the untrained base with the tokens")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--rows", type=Path, action="append", default=[],
@@ -260,9 +261,9 @@ def main() -> None:
         parser.error("give one --skip for each --rows")
     held_out: dict[str, list[dict]] = {}
     for path, skip in zip(args.rows, args.skip, strict=True):
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
+        rows = read_jsonl(path)
         held_out[path.name] = rows[skip : skip + args.max_rows]
-    questions = [json.loads(line) for line in DATA.read_text().splitlines()[: args.questions]]
+    questions = read_jsonl(DATA, limit=args.questions)
     try:
         retrieve = None if args.store is None else store_retrieval(args.store)
     except StoreError as e:

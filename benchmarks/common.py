@@ -1,0 +1,65 @@
+"""What the benchmark scripts share: reading a JSON Lines file, the 95% Wilson interval, and the ``--k`` and
+``--max-new-tokens`` flags, whose default is the library's (``LoopSettings``) unless a script gives its own.
+
+The scripts import it as a sibling module (``from common import read_jsonl``): a script's directory is on
+``sys.path`` when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.chains.controls import LoopSettings
+from selfrag_langchain.files.durable import json_lines
+
+
+def read_jsonl(path: str | Path, limit: int | None = None) -> list[Any]:
+    """The values of a JSON Lines file in order, blank lines skipped; with ``limit``, only the first ``limit``
+    of them (the rest of the file is not read). A line that is not JSON stops the script with one line naming
+    the file, the line's number and why, instead of a traceback."""
+    path = Path(path)
+    values: list[Any] = []
+    with path.open(encoding="utf-8") as handle:
+        for line in json_lines(handle):
+            if limit is not None and len(values) >= limit:
+                break
+            if line.error is not None:
+                raise SystemExit(f"{path}, line {line.number}: not JSON ({line.error.msg}, "
+                                 f"column {line.error.colno})")
+            values.append(line.value)
+    return values
+
+
+def wilson(hits: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion."""
+    if n == 0:
+        return 0.0, 0.0
+    z, p = 1.96, hits / n
+    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
+
+
+def _add_loop_flag(parser: argparse.ArgumentParser, flag: str, field: str, default: int | None,
+                   help: str) -> argparse.Action:
+    library = LoopSettings.model_fields[field].default
+    value = library if default is None else default
+    said = "the library's" if value == library else f"the library's: {library}"
+    return parser.add_argument(flag, type=int, default=value, help=f"{help} (default: %(default)s; {said})")
+
+
+def add_k(parser: argparse.ArgumentParser, default: int | None = None,
+          help: str = "passages retrieved, one branch each") -> argparse.Action:
+    """``--k``, defaulting to the library's ``k`` (``LoopSettings``) unless ``default`` is given; a script that
+    gives its own says why in ``help``. The help ends with the default, and the library's when they differ."""
+    return _add_loop_flag(parser, "--k", "k", default, help)
+
+
+def add_max_new_tokens(parser: argparse.ArgumentParser, default: int | None = None,
+                       help: str = "token budget of an answer") -> argparse.Action:
+    """``--max-new-tokens``, defaulting to the library's ``max_new_tokens`` (``LoopSettings``) unless ``default``
+    is given; a script that gives its own says why in ``help``. The help ends with the default, and the
+    library's when they differ."""
+    return _add_loop_flag(parser, "--max-new-tokens", "max_new_tokens", default, help)

@@ -1,0 +1,91 @@
+"""What the benchmark scripts share (benchmarks/common.py): the JSON Lines reader and the --k and --max-new-tokens
+flags, whose defaults are the library's unless a script gives its own."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pytest
+
+from selfrag_langchain.chains.controls import LoopSettings
+
+BENCHMARKS = str(Path(__file__).parents[3] / "benchmarks")
+sys.path.insert(0, BENCHMARKS)  # the scripts import common as a sibling module; only for this import
+try:
+    import common
+finally:
+    sys.path.remove(BENCHMARKS)
+
+LIBRARY_K = LoopSettings.model_fields["k"].default
+LIBRARY_TOKENS = LoopSettings.model_fields["max_new_tokens"].default
+
+
+def _file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "rows.jsonl"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _help(parser: argparse.ArgumentParser) -> str:
+    return " ".join(parser.format_help().split())
+
+
+def test_read_jsonl_reads_every_row_in_order(tmp_path: Path) -> None:
+    path = _file(tmp_path, '{"question": "a", "answers": ["x"]}\n{"question": "b"}\n[1, 2]\n')
+    assert common.read_jsonl(path) == [{"question": "a", "answers": ["x"]}, {"question": "b"}, [1, 2]]
+    assert common.read_jsonl(str(path)) == common.read_jsonl(path)
+
+
+def test_read_jsonl_skips_blank_lines(tmp_path: Path) -> None:
+    path = _file(tmp_path, '{"n": 1}\n\n   \n{"n": 2}\n\n')
+    assert common.read_jsonl(path) == [{"n": 1}, {"n": 2}]
+
+
+def test_read_jsonl_limit_keeps_the_first_rows_and_reads_no_further(tmp_path: Path) -> None:
+    path = _file(tmp_path, '{"n": 1}\n\n{"n": 2}\n{"n": 3}\nnot json\n')
+    assert common.read_jsonl(path, limit=2) == [{"n": 1}, {"n": 2}]
+    assert common.read_jsonl(path, limit=0) == []
+    assert common.read_jsonl(path, limit=3) == [{"n": 1}, {"n": 2}, {"n": 3}]  # the bad line is past the limit
+
+
+def test_read_jsonl_names_the_file_and_line_of_a_line_that_is_not_json(tmp_path: Path) -> None:
+    path = _file(tmp_path, '{"n": 1}\n\n{"n": 2,\n{"n": 3}\n')
+    with pytest.raises(SystemExit) as raised:
+        common.read_jsonl(path)
+    message = str(raised.value.code)
+    assert str(path) in message
+    assert "line 3" in message
+    assert "not JSON" in message
+    assert "\n" not in message
+
+
+def test_flags_default_to_the_library_and_say_so() -> None:
+    parser = argparse.ArgumentParser()
+    common.add_k(parser)
+    common.add_max_new_tokens(parser)
+    args = parser.parse_args([])
+    assert (args.k, args.max_new_tokens) == (LIBRARY_K, LIBRARY_TOKENS)
+    text = _help(parser)
+    assert f"(default: {LIBRARY_K}; the library's)" in text
+    assert f"(default: {LIBRARY_TOKENS}; the library's)" in text
+    assert parser.parse_args(["--k", "3", "--max-new-tokens", "7"]) == argparse.Namespace(k=3, max_new_tokens=7)
+
+
+def test_a_script_default_of_its_own_is_kept_and_named_beside_the_library() -> None:
+    parser = argparse.ArgumentParser()
+    common.add_k(parser, default=LIBRARY_K + 1, help="more passages, for a reason")
+    common.add_max_new_tokens(parser, default=LIBRARY_TOKENS - 1, help="fewer tokens, for a reason")
+    args = parser.parse_args([])
+    assert (args.k, args.max_new_tokens) == (LIBRARY_K + 1, LIBRARY_TOKENS - 1)
+    text = _help(parser)
+    assert f"more passages, for a reason (default: {LIBRARY_K + 1}; the library's: {LIBRARY_K})" in text
+    assert f"fewer tokens, for a reason (default: {LIBRARY_TOKENS - 1}; the library's: {LIBRARY_TOKENS})" in text
+
+
+def test_wilson_interval() -> None:
+    assert common.wilson(0, 0) == (0.0, 0.0)
+    low, high = common.wilson(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4)
+    assert high == pytest.approx(0.9433, abs=1e-4)
