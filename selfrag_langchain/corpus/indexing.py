@@ -5,6 +5,11 @@ an interrupted run (Ctrl-C, a killed process) is finished by running the same co
 committed are skipped, the rest are added. All input is read and checked before the store is touched, so a
 typo in a path never leaves a half-created store behind; a re-indexed file's chunks that are no longer in it
 are removed.
+
+Why not ``langchain_core.indexing.index()``: it learns what is stored from a record manager, a second database
+(``SQLRecordManager``) to keep beside the store. Here the store itself is asked (``_existing_ids``,
+``_remove_stale``), so nothing can disagree with it. With ``index()``, lost records leave a changed file's old
+chunks for good, and a replaced store with its records kept gets nothing re-added (docs/architecture.md, "Indexing").
 """
 
 from __future__ import annotations

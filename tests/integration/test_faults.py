@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -23,10 +24,13 @@ from typing import Any
 
 import pytest
 
+from selfrag_langchain.corpus.answering import default_retriever
+from selfrag_langchain.corpus.reading import load_documents
 from selfrag_langchain.corpus.store import open_store
 from selfrag_langchain.errors import ModelLoadError, StoreError
 from selfrag_langchain.files.paths import model_cache_dir
 from selfrag_langchain.llms.model_loading import gguf_path
+from tests.fakes.documents import write_pdf
 
 pytestmark = pytest.mark.slow
 
@@ -100,6 +104,42 @@ def test_index_killed_mid_run_resumes_and_stores_each_passage_once(tmp_path: Pat
     assert present >= kept and added + present == 2000
     documents = open_store(store, create=False).get(include=["documents"])["documents"]
     assert len(documents) == len(set(documents)) == 2000
+
+
+def _binders(folder: Path, files: int, pages: int) -> Path:
+    """PDFs of ``pages`` pages each; every third page is long enough for two chunks, the others hold one."""
+    folder.mkdir()
+    for b in range(files):
+        write_pdf(folder / f"binder{b:02d}.pdf", tuple(
+            " ".join(f"Binder {b}, page {p}, line {i}: shelf {p * 7 + i} of the depot holds crate {b}-{p}-{i}."
+                     for i in range(3 if p % 3 else 22)) for p in range(1, pages + 1)), title=f"Binder {b}")
+    return folder
+
+
+def test_pdf_index_killed_mid_run_resumes_and_stores_each_page_once(tmp_path: Path, selfrag_home: Path) -> None:
+    folder, store = _binders(tmp_path / "binders", files=16, pages=40), tmp_path / "store"
+    expected = {doc.id: doc for doc in load_documents([folder]).documents}
+    per_page = Counter((doc.metadata["source"], doc.metadata["page"]) for doc in expected.values())
+    assert len(per_page) == 16 * 40 and set(per_page.values()) == {1, 2}
+    _kill_when(["index", str(folder), "--store", str(store)], selfrag_home, lambda: _stored_rows(store) > 0)
+    kept = _stored_rows(store)
+    assert 0 < kept < len(expected)
+    again = _run(["index", str(folder), "--store", str(store)], selfrag_home)
+    assert again.returncode == 0, again.stderr[-2000:]
+    counts = re.search(r"(\d+) chunk\(s\) added, (\d+) already present, 0 removed", again.stdout)
+    assert counts is not None, again.stdout
+    added, present = int(counts.group(1)), int(counts.group(2))
+    assert present >= kept and added + present == len(expected)
+
+    stored = open_store(store, create=False).get(include=["documents", "metadatas"])
+    assert len(stored["ids"]) == len(set(stored["ids"])) == len(expected) and set(stored["ids"]) == set(expected)
+    assert Counter((m["source"], m["page"]) for m in stored["metadatas"]) == per_page  # each page's chunks once
+    for doc_id, text, metadata in zip(stored["ids"], stored["documents"], stored["metadatas"], strict=True):
+        assert text == expected[doc_id].page_content
+        assert metadata == expected[doc_id].metadata  # source, title, format, page, chunk: what a citation shows
+    page = next(doc for doc in expected.values() if doc.metadata["page"] == 20 and "binder07" in doc.metadata["source"])
+    cited = default_retriever(store, k=1).invoke(page.page_content)[0].metadata
+    assert (Path(cited["source"]).name, cited["page"], cited["title"]) == ("binder07.pdf", 20, "Binder 7")
 
 
 def test_eval_killed_mid_run_answers_only_the_rest(tmp_path: Path, selfrag_home: Path, smollm2: Any) -> None:
