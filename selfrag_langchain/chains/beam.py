@@ -28,8 +28,8 @@ from selfrag_langchain.chains.citations import CitationNumbers
 from selfrag_langchain.chains.declining import (
     closest_passages,
     declined_segments,
-    grounded,
     quote_verdict,
+    unfounded,
     verdict,
 )
 from selfrag_langchain.chains.inputs import Question
@@ -73,6 +73,7 @@ class SearchHost(Protocol):
     reflector: Reflector
     decline: bool
     min_name_coverage: float
+    min_quote_answering: float
     max_depth: int
     beam_width: int
     beam_score: Literal["sum", "mean"]
@@ -142,7 +143,7 @@ class CritiqueBatches:
 
 @dataclass(frozen=True)
 class QuoteSegments:
-    """Quote each final segment from its passage; the reply is one :class:`~selfrag_langchain.chains.quotes.Quote`
+    """Quote each candidate segment from its passage; the reply is one :class:`~selfrag_langchain.chains.quotes.Quote`
     (or None) per pair of the request."""
 
     request: QuoteRequest
@@ -243,7 +244,9 @@ class BeamSearch:
         off). Until then final segments are held back, so a declined answer never streams a claim."""
         self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
         self._quotes: dict[str, str | None] = {}
-        """Each final segment's quote by id (:meth:`_quote`)."""
+        """Each candidate's quote by id (:meth:`_quote`)."""
+        self._unquotable: set[str] = set()
+        """Candidates whose passage holds no sentence their beam has not quoted (:meth:`_invalid`)."""
         self._evidence: list[str | None] = []
         """Every candidate's passage as the models read it, in the order of :attr:`candidates`."""
 
@@ -262,7 +265,7 @@ class BeamSearch:
             yield from self._judge(depth, plans)
             beams = self._prune(depth, beams, plans)
             yield Report("selfrag_beams", {"depth": depth, "beams": [self._beam_summary(b) for b in beams]})
-            final = yield from self._newly_final(beams)
+            final = self._newly_final(beams)
             if final:
                 yield Final(final)
         for beam in beams:
@@ -275,7 +278,6 @@ class BeamSearch:
             declined = declined_segments(closest_passages(self.candidates), self.rag.boundary())
             yield Final(declined)
             return self._result(beams, declined)
-        yield from self._quote_paths(winner)
         rest = self._cite(winner[self.emitted :])
         self.emitted = len(winner)
         if rest:
@@ -408,16 +410,52 @@ class BeamSearch:
 
     # ------------------------------------------------------------------ judge and score
 
-    def _invalid(self, plan: _Plan, cut: CutSegment) -> str | None:
+    def _invalid(self, plan: _Plan, i: int) -> str | None:
+        """Why candidate ``i`` of ``plan`` cannot extend its beam, or None: it is empty, repeats an earlier
+        segment of its beam, or (quoting) its passage holds no sentence its beam has not quoted."""
+        cut = plan.cuts[i]
         if not cut.text:
             return "empty segment"
-        earlier = {repeat_key(node.text) for node in plan.beam.path()}
-        return "repeats an earlier segment of its beam" if repeat_key(cut.text) in earlier else None
+        if repeat_key(cut.text) in {repeat_key(node.text) for node in plan.beam.path()}:
+            return "repeats an earlier segment of its beam"
+        if plan.ids[i] in self._unquotable:
+            return "its passage has no sentence its beam has not quoted"
+        return None
+
+    def _quoting(self) -> bool:
+        """Whether segments are answered by quotes: with a quoter, for a question without answer choices (whose
+        answer is an option)."""
+        return self.rag.quoter is not None and not self.q.choices
+
+    def _quote_candidates(self, plans: list[_Plan]) -> Generator[Effect, Any, dict[str, Quote]]:
+        """Quote every non-empty candidate written from a passage, in one request for the step, each from the
+        sentences its beam has not quoted yet; keeps each quote (:meth:`_quote`) and returns them by candidate id.
+        A candidate whose passage has nothing left to quote is marked (:meth:`_invalid`)."""
+        if not self._quoting():
+            return {}
+        wanted = [(plan, i) for plan in plans if plan.passages is not None
+                  for i, cut in enumerate(plan.cuts) if cut.text]
+        if not wanted:
+            return {}
+        request = QuoteRequest.of(
+            [(plan.cuts[i].text, plan.passages[i]) for plan, i in wanted if plan.passages is not None],
+            taken=[frozenset(filter(None, (self._quote(n) for n in plan.beam.path()))) for plan, _ in wanted])
+        found: list[Quote | None] = yield QuoteSegments(request)
+        quotes: dict[str, Quote] = {}
+        for (plan, i), quote in zip(wanted, found, strict=True):
+            cid = plan.ids[i]
+            self._quotes[cid] = quote.text if quote is not None else None
+            if quote is None:
+                self._unquotable.add(cid)
+            else:
+                quotes[cid] = quote
+        return quotes
 
     def _judge(self, depth: int, plans: list[_Plan]) -> Generator[Effect, Any, None]:
+        quotes = yield from self._quote_candidates(plans)
         batches, owners = [], []
         for plan in plans:
-            valid = [b for b, c in zip(plan.branches, plan.cuts, strict=True) if self._invalid(plan, c) is None]
+            valid = [b for i, b in enumerate(plan.branches) if self._invalid(plan, i) is None]
             if valid:
                 batches.append((plan.beam.context or None, valid))
                 owners.append(plan)
@@ -426,11 +464,11 @@ class BeamSearch:
                   for b, c in zip(branches, critiques, strict=True)}
         coverage = self._name_coverage(plans)
         for plan in plans:
-            critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, c)}"])
-                         for b, c in zip(plan.branches, plan.cuts, strict=True)]
+            critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, i)}"])
+                         for i, b in enumerate(plan.branches)]
             shares = [coverage.pop(0) for _ in plan.branches] if coverage is not None else None
             traces = select(plan.branches, critiques, weights=self.rag.weights(), constraints=self.rag.constraints(),
-                            name_coverage=shares).traces
+                            name_coverage=shares, quotes=[quotes.get(cid) for cid in plan.ids]).traces
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
                 self._evidence.append(branch.evidence)
                 self.candidates.append(self._segment_trace(plan, branch, cut, trace, cid, depth))
@@ -448,7 +486,7 @@ class BeamSearch:
     def _segment_trace(self, plan: _Plan, branch: Branch, cut: CutSegment, trace: BranchTrace, cid: str,
                        depth: int) -> SegmentTrace:
         fields = {name: getattr(trace, name) for name in BranchTrace.model_fields}
-        fields["dropped"] = self._invalid(plan, cut) or trace.dropped
+        fields["dropped"] = self._invalid(plan, plan.ids.index(cid)) or trace.dropped
         stats = branch.stats
         return SegmentTrace(**fields, id=cid, parent=plan.beam.id, depth=depth, action=plan.action,
                             num_tokens=plan.generated[plan.ids.index(cid)],
@@ -509,7 +547,7 @@ class BeamSearch:
 
     # ------------------------------------------------------------------ final segments and the result
 
-    def _newly_final(self, beams: list[Node]) -> Generator[Effect, Any, list[CitedSegment]]:
+    def _newly_final(self, beams: list[Node]) -> list[CitedSegment]:
         """Segments every surviving beam shares: no later step can change them."""
         paths = [b.path() for b in beams]
         shared = 0
@@ -519,7 +557,6 @@ class BeamSearch:
             self.standing = True
         if not self.standing:
             return []
-        yield from self._quote_paths(paths[0][:shared])
         final = self._cite(paths[0][self.emitted : shared])
         self.emitted = shared
         return final
@@ -528,24 +565,24 @@ class BeamSearch:
         return self._traces[node.id or ""].distributions
 
     def _grounded(self, node: Node) -> bool:
-        """Whether ``node`` lets the answer stand: its passage was judged relevant and its claim supported, and
-        the passage holds enough of the question's names (or, when none found does, the passages found so far
-        together do: :func:`~selfrag_langchain.chains.names.names_enough`). A question with answer choices
-        always gets one."""
-        return node.passage is not None and grounded(self._judged(node)) and (bool(self.q.choices) or names_enough(
-            self.q.question, node.passage.evidence, self._evidence, self.rag.min_name_coverage))
+        """Whether ``node`` lets the answer stand: it is written from a passage and not
+        :func:`~selfrag_langchain.chains.declining.unfounded` (judged relevant and supported; quoted, judged
+        relevant with a quote read as answering), and the passage holds enough of the question's names (or, when
+        none found does, the passages found so far together do: :func:`~selfrag_langchain.chains.names.
+        names_enough`). A question with answer choices always gets one."""
+        if node.passage is None or unfounded(self._traces[node.id or ""], self.rag.min_quote_answering):
+            return False
+        return bool(self.q.choices) or names_enough(self.q.question, node.passage.evidence, self._evidence,
+                                                    self.rag.min_name_coverage)
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """Segments with their citation numbers; a passage keeps the number of its first use, so the streamed
-        segments and the final answer agree. With a quoter each segment written from a passage is that
-        passage's sentence stating it (supported by its passage word for word), and a segment quoting the
-        same sentence as an earlier one of its beam is left out."""
+        segments and the final answer agree. With a quoter each segment written from a passage is its quote
+        (:meth:`_quote_candidates`): supported by its passage word for word."""
         segments = []
         for node in nodes:
             doc = node.passage.document if node.passage is not None else None
             quote = self._quote(node)
-            if quote is not None and quote in {self._quote(earlier) for earlier in node.path()[:-1]}:
-                continue
             judge = quote_verdict if quote is not None else verdict
             n = self.numbers.number(doc)
             segments.append(CitedSegment(text=quote or node.text, citation=n,
@@ -556,24 +593,8 @@ class BeamSearch:
 
     def _quote(self, node: Node) -> str | None:
         """The sentence of ``node``'s passage that states its segment (None without a quoter or a passage, and
-        for a question with answer choices, whose answer is an option), as :meth:`_quote_paths` found it."""
+        for a question with answer choices, whose answer is an option), as :meth:`_quote_candidates` found it."""
         return self._quotes.get(node.id or "")
-
-    def _quote_paths(self, nodes: list[Node]) -> Generator[Effect, Any, None]:
-        """Quote each segment of ``nodes`` not quoted yet, in one request, and keep each quote in its
-        candidate's trace."""
-        new = [n for n in nodes if (n.id or "") not in self._quotes]
-        quoting = self.rag.quoter is not None and not self.q.choices
-        wanted = [(n, p) for n in new if quoting and (p := n.passage) is not None]
-        request = QuoteRequest.of([(n.text, p) for n, p in wanted])
-        quotes: list[Quote | None] = (yield QuoteSegments(request)) if wanted else []
-        found = {n.id or "": quote.text if quote is not None else None
-                 for (n, _), quote in zip(wanted, quotes, strict=True)}
-        for node in new:
-            key = node.id or ""
-            self._quotes[key] = found.get(key)
-            if key in self._traces:
-                self._traces[key].quote = self._quotes[key]
 
     def _beam_summary(self, beam: Node) -> dict[str, Any]:
         return {"segments": [n.id for n in beam.path()], "text": " ".join(n.text for n in beam.path()),

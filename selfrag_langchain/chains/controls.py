@@ -16,7 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from selfrag_langchain.chains.inputs import Question
-from selfrag_langchain.chains.quotes import PassageQuoter, Quote
+from selfrag_langchain.chains.quotes import PassageQuoter, Quote, QuoteRequest
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging import InlineReflector, Reflector
@@ -182,21 +182,20 @@ class SelfRAGControls(LoopSettings):
         docs = docs[: self.k]
         return self.passage_window.views(query, docs) if self.passage_window is not None else docs
 
-    def quotes_for(self, question: str, pairs: list[tuple[str, str]], titles: list[str | None]
-                   ) -> list[Quote | None]:
-        """For each (generated text, passage text as the models read it) pair, the passage's sentence that
-        states the text, an opening pronoun named from the passage's title (one per pair), with the quoter's
-        reading of whether it answers the question; None for every pair without a :attr:`quoter`."""
-        if self.quoter is None or not pairs:
-            return [None] * len(pairs)
-        return self.quoter.find(question, pairs, titles=titles)
+    def quotes_for(self, question: str, request: QuoteRequest) -> list[Quote | None]:
+        """For each (generated text, passage text as the models read it) pair of ``request``, the passage's
+        sentence that states the text (and is not among the pair's taken quotes), an opening pronoun named from
+        the passage's title, with the quoter's reading of whether it answers the question; None for every pair
+        without a :attr:`quoter`."""
+        if self.quoter is None or not request.pairs:
+            return [None] * len(request.pairs)
+        return self.quoter.find(question, request.pairs, titles=request.titles, taken=request.taken)
 
-    async def aquotes_for(self, question: str, pairs: list[tuple[str, str]], titles: list[str | None]
-                          ) -> list[Quote | None]:
+    async def aquotes_for(self, question: str, request: QuoteRequest) -> list[Quote | None]:
         """:meth:`quotes_for` with the quoter's async embedding call."""
-        if self.quoter is None or not pairs:
-            return [None] * len(pairs)
-        return await self.quoter.afind(question, pairs, titles=titles)
+        if self.quoter is None or not request.pairs:
+            return [None] * len(request.pairs)
+        return await self.quoter.afind(question, request.pairs, titles=request.titles, taken=request.taken)
 
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window

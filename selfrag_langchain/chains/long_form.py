@@ -34,7 +34,7 @@ from selfrag_langchain.results import CitedSegment, LongFormResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_segments", "critique")
 """Names of the child runs of each depth, as callbacks and ``astream_events`` see them (with a quoter, a
-``quote`` run before each group of segments becomes final)."""
+``quote`` run between ``generate_segments`` and ``critique``: each candidate is scored as its quote)."""
 
 EVENTS = ("selfrag_retrieve_decision", "selfrag_retrieval", "selfrag_beams", "selfrag_segment")
 """Custom events the search dispatches (``on_custom_event``), in the order of one depth."""
@@ -164,7 +164,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
             return RunnableLambda(judge, name=effect.run_name).invoke(effect.batches, config)
         if isinstance(effect, QuoteSegments):
             def quote(request: QuoteRequest) -> list[Quote | None]:
-                return self.quotes_for(search.q.question, request.pairs, request.titles)
+                return self.quotes_for(search.q.question, request)
 
             return RunnableLambda(quote, name=effect.run_name).invoke(effect.request, config)
         raise TypeError(f"unknown effect {effect!r}")
@@ -226,7 +226,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
             return await RunnableLambda(judge, name=effect.run_name).ainvoke(effect.batches, config)
         if isinstance(effect, QuoteSegments):
             async def aquote(request: QuoteRequest) -> list[Quote | None]:
-                return await self.aquotes_for(search.q.question, request.pairs, request.titles)
+                return await self.aquotes_for(search.q.question, request)
 
             return await RunnableLambda(aquote, name=effect.run_name).ainvoke(effect.request, config)
         raise TypeError(f"unknown effect {effect!r}")

@@ -29,7 +29,7 @@ names that subject (the article is about it) and the "It" is not an empty one ("
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from langchain_core.embeddings import Embeddings
@@ -62,11 +62,16 @@ class QuoteRequest:
 
     pairs: list[tuple[str, str]]
     titles: list[str | None]
+    taken: list[frozenset[str]] | None = None
+    """For each pair, the quotes it may not give (a long-form beam's earlier quotes); None: none taken."""
 
     @classmethod
-    def of(cls, written: Sequence[tuple[str, PreparedPassage]]) -> QuoteRequest:
-        """The request for each (generated text, passage it was written from) pair."""
-        return cls([(text, passage.body) for text, passage in written], [passage.title for _, passage in written])
+    def of(cls, written: Sequence[tuple[str, PreparedPassage]],
+           taken: Sequence[frozenset[str]] | None = None) -> QuoteRequest:
+        """The request for each (generated text, passage it was written from) pair, each with the quotes it may
+        not give."""
+        return cls([(text, passage.body) for text, passage in written], [passage.title for _, passage in written],
+                   list(taken) if taken is not None else None)
 
 
 class PassageQuoter(BaseModel):
@@ -106,16 +111,20 @@ class PassageQuoter(BaseModel):
         return [found.text if found is not None else None for found in self.find(question, pairs, titles)]
 
     def find(self, question: str, pairs: Sequence[tuple[str, str]],
-             titles: Sequence[str | None] | None = None) -> list[Quote | None]:
-        """:meth:`quotes`, each with the reader's probability that it answers the question."""
-        found = _Found(question, pairs, titles)
+             titles: Sequence[str | None] | None = None,
+             taken: Sequence[Collection[str]] | None = None) -> list[Quote | None]:
+        """:meth:`quotes`, each with the reader's probability that it answers the question. ``taken`` (one per
+        pair, or None): quotes a pair may not give, so that it gives the best of its passage's other sentences
+        (None when its passage has no other)."""
+        found = _Found(question, pairs, titles, taken)
         answering = self.reader.answering(found.answering_pairs()) if self.reader is not None else None
         return found.quotes(self.embeddings.embed_documents(found.texts), answering)
 
     async def afind(self, question: str, pairs: Sequence[tuple[str, str]],
-                    titles: Sequence[str | None] | None = None) -> list[Quote | None]:
+                    titles: Sequence[str | None] | None = None,
+                    taken: Sequence[Collection[str]] | None = None) -> list[Quote | None]:
         """:meth:`find` with the embeddings' async call."""
-        found = _Found(question, pairs, titles)
+        found = _Found(question, pairs, titles, taken)
         answering = (await asyncio.to_thread(self.reader.answering, found.answering_pairs())
                      if self.reader is not None else None)
         return found.quotes(await self.embeddings.aembed_documents(found.texts), answering)
@@ -129,13 +138,15 @@ class PassageQuoter(BaseModel):
 class _Found:
     """One :meth:`PassageQuoter.quotes` call: the texts to embed, then the sentence each pair points at."""
 
-    def __init__(self, question: str, pairs: Sequence[tuple[str, str]], titles: Sequence[str | None] | None
-                 ) -> None:
-        if titles is not None and len(titles) != len(pairs):
-            msg = f"{len(titles)} titles for {len(pairs)} passages"
-            raise ValueError(msg)
+    def __init__(self, question: str, pairs: Sequence[tuple[str, str]], titles: Sequence[str | None] | None,
+                 taken: Sequence[Collection[str]] | None = None) -> None:
+        for name, given in (("titles", titles), ("taken quote sets", taken)):
+            if given is not None and len(given) != len(pairs):
+                msg = f"{len(given)} {name} for {len(pairs)} passages"
+                raise ValueError(msg)
         self.question, self.pairs = question, pairs
         self.titles = list(titles) if titles is not None else [None] * len(pairs)
+        self.taken = list(taken) if taken is not None else [()] * len(pairs)
         self.sentences = [split_sentences(passage) if answer.strip() else [] for answer, passage in pairs]
         self.queries = [f"{question} {_first_sentence(answer)}" for answer, _ in pairs]
         self.texts = [*self.queries, *(s for parts in self.sentences for s in parts)]
@@ -151,21 +162,24 @@ class _Found:
         query_vectors, sentence_vectors = vectors[: len(self.queries)], iter(vectors[len(self.queries):])
         answers = iter(answering) if answering is not None else None
         found: list[Quote | None] = []
-        for (answer, _), parts, query, title in zip(self.pairs, self.sentences, query_vectors, self.titles,
-                                                    strict=True):
+        for (answer, _), parts, query, title, taken in zip(self.pairs, self.sentences, query_vectors, self.titles,
+                                                           self.taken, strict=True):
             added = set(novel_words(folded(_first_sentence(answer)), folded(self.question)))
             best: Quote | None = None
             best_score = float("-inf")
             for sentence in parts:
                 vector = next(sentence_vectors)
+                reads = next(answers) if answers is not None else None
+                shown = named(sentence, title, parts[0])
+                if shown in taken:
+                    continue
                 held = len(added & set(content_words(folded(sentence)))) / len(added) if added else 0.0
                 score = sum(a * b for a, b in zip(query, vector, strict=True)) + held
-                reads = next(answers) if answers is not None else None
                 if reads is not None:
                     score += reads
                 if score > best_score:
-                    best, best_score = Quote(sentence, reads), score
-            found.append(Quote(named(best.text, title, parts[0]), best.answering) if best is not None else None)
+                    best, best_score = Quote(shown, reads), score
+            found.append(best)
         return found
 
 

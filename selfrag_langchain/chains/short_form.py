@@ -179,7 +179,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         quotes = None
         if wanted is not None:
             read, request = wanted
-            found = RunnableLambda(lambda r: self.quotes_for(q.question, r.pairs, r.titles), name="quote").invoke(
+            found = RunnableLambda(lambda r: self.quotes_for(q.question, r), name="quote").invoke(
                 request, child)
             quotes = _placed(len(branches), read, found)
         selection = RunnableLambda(lambda c: self._select(q, branches, c, quotes), name="select").invoke(
@@ -234,7 +234,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             read, request = wanted
 
             async def aquote(r: QuoteRequest) -> list[Quote | None]:
-                return await self.aquotes_for(q.question, r.pairs, r.titles)
+                return await self.aquotes_for(q.question, r)
 
             found = await RunnableLambda(aquote, name="quote").ainvoke(request, child)
             quotes = _placed(len(branches), read, found)

@@ -132,38 +132,51 @@ EIFFEL = Document(page_content="The Eiffel Tower is a wrought-iron tower in Pari
                                "of 1889. It is 330 metres tall.", metadata={"title": "Eiffel Tower"})
 
 
-def _long_form(quoter: PassageQuoter | None) -> SelfRAGLongForm:
+def _long_form(quoter: PassageQuoter | None, depth: int = 3) -> SelfRAGLongForm:
     s1, s2 = "The tower stands in Paris, France.", "It was made for the World's Fair of 1889."
     retriever = RecordingRetriever(default=[EIFFEL])
     llm = ScriptedLongFormLLM(
         script={(0, "Eiffel Tower"): judged(s1, REL, FULL),
                 (1, "Eiffel Tower"): judged(s2, REL, FULL),
-                (2, "Eiffel Tower"): judged("It is in Paris.", REL, FULL)},
-        retrieve_logprobs={d: {RETRIEVAL: 0.0, NO_RETRIEVAL: -3.0} for d in (1, 2)})
+                (2, "Eiffel Tower"): judged("It is in Paris.", REL, FULL),
+                (3, "Eiffel Tower"): judged("It is a tower in Paris.", REL, FULL)},
+        retrieve_logprobs={d: {RETRIEVAL: 0.0, NO_RETRIEVAL: -3.0} for d in (1, 2, 3)})
     return SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=1, beam_width=1,
-                           max_depth=3, min_name_coverage=0.0, quoter=quoter)
+                           max_depth=depth, min_name_coverage=0.0, quoter=quoter)
 
 
-def test_long_form_quotes_each_segment_once_and_streams_what_it_answers() -> None:
+def test_long_form_quotes_each_segment_from_the_sentences_its_beam_has_not_quoted() -> None:
     rag = _long_form(PassageQuoter(embeddings=BagOfWords()))
     streamed = list(rag.stream(QUESTION))
     result = streamed[-1]
     assert isinstance(result, LongFormResult)
-    # The third segment points at the first segment's sentence again: it is left out, not repeated. The second
-    # sentence's opening "It" is named from the passage's title, as its first sentence calls it.
+    # The third segment points at the first segment's sentence again; that one is taken, so it quotes the best
+    # sentence its beam has not. Each opening "It" is named from the passage's title, as its first sentence
+    # calls it.
     assert [s.text for s in result.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris.",
-                                                 "The Eiffel Tower was built for the World's Fair of 1889."]
-    assert [s.support for s in result.segments] == ["supported", "supported"]
-    assert [s.citation for s in result.segments] == [1, 1]
+                                                 "The Eiffel Tower was built for the World's Fair of 1889.",
+                                                 "The Eiffel Tower is 330 metres tall."]
+    assert [s.support for s in result.segments] == ["supported"] * 3
+    assert [s.citation for s in result.segments] == [1, 1, 1]
     assert [s.text for s in streamed if isinstance(s, CitedSegment)] == [s.text for s in result.segments]
     assert [c.answer for c in result.candidates] == ["The tower stands in Paris, France.",
                                                    "It was made for the World's Fair of 1889.", "It is in Paris."]
     assert result.settings["quote"] is True and result.quoted
-    assert [c.quote for c in result.candidates] == [result.segments[0].text, result.segments[1].text,
-                                                    result.segments[0].text]
+    assert [c.quote for c in result.candidates] == [s.text for s in result.segments]
+    # Each candidate is scored as its quote: IsSup is the quote's, and no sequence term is read.
+    assert all(c.scores.sequence_probability is None and c.scores.support == 1.0 for c in result.candidates)
 
     plain = _long_form(None).invoke(QUESTION)
     assert [s.text for s in plain.segments] == [c.answer for c in plain.candidates] and not plain.quoted
+
+
+def test_a_segment_whose_passage_has_nothing_left_to_quote_ends_its_beam() -> None:
+    result = _long_form(PassageQuoter(embeddings=BagOfWords()), depth=4).invoke(QUESTION)
+    assert len(result.segments) == 3
+    fourth = result.candidates[-1]
+    assert fourth.depth == 3 and fourth.quote is None
+    assert fourth.dropped == "its passage has no sentence its beam has not quoted"
+    assert result.beams[0].finished is not None and "no continuation survived" in result.beams[0].finished
 
 
 class AsyncBagOfWords(BagOfWords):
@@ -196,7 +209,8 @@ def test_the_async_paths_quote_as_the_sync_ones_through_the_async_embedding_call
     long = asyncio.run(_long_form(PassageQuoter(embeddings=embeddings)).ainvoke(QUESTION))
     assert long.quoted
     assert [s.text for s in long.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris.",
-                                               "The Eiffel Tower was built for the World's Fair of 1889."]
+                                               "The Eiffel Tower was built for the World's Fair of 1889.",
+                                               "The Eiffel Tower is 330 metres tall."]
     assert embeddings.modes and set(embeddings.modes) == {"async"}
     assert long.model_dump() == _long_form(PassageQuoter(embeddings=BagOfWords())).invoke(QUESTION).model_dump()
 
@@ -210,9 +224,9 @@ async def test_quoting_is_a_run_of_its_own_in_both_forms_only_when_there_is_a_qu
         long = [e["name"] async for e in _long_form(quoter).astream_events(QUESTION, version="v2")
                 if e["event"] == "on_chain_end"]
         assert ("quote" in long) is expected
-        if expected:  # short form scores each branch as its quote; long form quotes the segments it wrote
+        if expected:  # both score each candidate as its quote; long form quotes a depth's candidates first
             assert short.index("critique") < short.index("quote") < short.index("select")
-            assert long.index("quote") > long.index("critique")
+            assert long.index("generate_segments") < long.index("quote") < long.index("critique")
 
 
 def test_a_quote_is_supported_by_its_passage_unless_the_passage_was_judged_irrelevant() -> None:
@@ -370,3 +384,43 @@ def test_short_form_chooses_the_branch_whose_quote_answers_and_a_trace_reselects
     example = EvalExample(key="kant", line=1, question=question, answers=["Königsberg"])
     again = reselect(result, get_task("questions"), example, weights=ScoringWeights(), constraints=HardConstraints())
     assert again == result.answer
+
+
+def test_a_taken_quote_gives_way_to_the_best_sentence_not_taken_and_a_passage_with_none_left_gives_none() -> None:
+    from tests.fakes.table_reader import TableReader
+
+    reader = TableReader(answering=lambda q, s: 0.9 if "330" in s else 0.1)
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader)
+    passage = EIFFEL.page_content
+    question, written = "How tall is the Eiffel Tower?", "It is 330 metres tall."
+    first = quoter.find(question, [(written, passage)], titles=["Eiffel Tower"])[0]
+    assert first is not None and first.text == "The Eiffel Tower is 330 metres tall." and first.answering == 0.9
+    every = {s for s in ("The Eiffel Tower is a wrought-iron tower in Paris.",
+                         "The Eiffel Tower was built for the World's Fair of 1889.", first.text)}
+    found = quoter.find(question, [(written, passage)] * 3, titles=["Eiffel Tower"] * 3,
+                        taken=[set(), {first.text}, every])
+    assert found[0] == first
+    assert found[1] is not None and found[1].text != first.text and found[1].answering == 0.1
+    assert found[2] is None
+    with pytest.raises(ValueError, match="1 taken quote sets for 3 passages"):
+        quoter.find(question, [(written, passage)] * 3, taken=[set()])
+
+
+def test_long_form_lets_a_quote_stand_on_its_reading_and_declines_one_that_does_not_answer() -> None:
+    from tests.fakes.scripted_long_form import NOSUP
+    from tests.fakes.table_reader import TableReader
+
+    llm = ScriptedLongFormLLM(script={(0, "Eiffel Tower"): judged("The tower stands in Paris, France.", REL, NOSUP)},
+                              retrieve_logprobs={})
+    for answering, declined in ((0.9, False), (0.02, True)):
+        quoter = PassageQuoter(embeddings=BagOfWords(), reader=TableReader(answering=lambda q, s, a=answering: a))
+        rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=RecordingRetriever(
+            default=[EIFFEL]), k=1, beam_width=1, max_depth=1, min_name_coverage=0.0, quoter=quoter)
+        result = rag.invoke(QUESTION)
+        # The generation was judged unsupported; what stands or falls is its quote, on whether it answers.
+        assert result.candidates[0].quote_answering == answering
+        assert result.declined is declined
+        if declined:
+            assert result.answer.startswith("The sources found do not answer")
+        else:
+            assert [s.text for s in result.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris."]

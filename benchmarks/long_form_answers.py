@@ -1,0 +1,120 @@
+"""Long form, as ``selfrag serve`` answers by default, on question lists: right, declined, and how long.
+
+Each question of an answerable list (``question``, ``answers``) and of an unanswerable one (``question``) is
+asked of the default long form (``build_long_form`` with the default settings: the demo corpus unless a store
+is indexed, quotes, declining), and with ``--short`` of the default short form beside it, on the same store in
+the same run. An answer is right when a gold alias occurs in it (``eval.metrics.match``); an unanswerable
+question is answered well when it is declined. Answers are kept in ``--out`` (one JSON line per question and
+form) and a rerun goes on from where it stopped.
+
+    python benchmarks/long_form_answers.py --answerable benchmarks/data/tuning_questions.jsonl \\
+        --unanswerable benchmarks/data/unanswerable_questions.jsonl --out selfrag-eval/long-form.jsonl --short
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from common import wilson
+
+from selfrag_langchain.eval.metrics import match
+from selfrag_langchain.files.durable import drop_torn_tail, json_lines
+from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
+
+
+def rows(path: Path | None, answerable: bool) -> list[dict[str, Any]]:
+    """The list's rows, each marked answerable or not."""
+    if path is None:
+        return []
+    return [{**line.value, "answerable": answerable} for line in json_lines(path.read_text().splitlines())
+            if line.error is None]
+
+
+def ask(rag: Any, form: str, row: dict[str, Any]) -> dict[str, Any]:
+    """One question to one form: its answer, whether it declined, segments and seconds."""
+    start = time.perf_counter()
+    result = rag.invoke(row["question"])
+    seconds = time.perf_counter() - start
+    out = {"form": form, "question": row["question"], "answerable": row["answerable"], "answer": result.answer,
+           "declined": bool(result.declined), "seconds": round(seconds, 2),
+           "segments": len(getattr(result, "segments", None) or [result.answer])}
+    if row["answerable"]:
+        out["right"] = not result.declined and match(result.answer, row["answers"])
+    return out
+
+
+def summary(done: list[dict[str, Any]], form: str) -> dict[str, Any]:
+    """Right and declined counts of one form, with 95% Wilson intervals."""
+    mine = [d for d in done if d["form"] == form]
+    answerable = [d for d in mine if d["answerable"]]
+    unanswerable = [d for d in mine if not d["answerable"]]
+    right = sum(d["right"] for d in answerable)
+    declined = sum(d["declined"] for d in unanswerable)
+    return {
+        "form": form,
+        "right": right, "answerable": len(answerable),
+        "right_ci": [round(x, 3) for x in wilson(right, len(answerable))],
+        "declined_answerable": sum(d["declined"] for d in answerable),
+        "declined": declined, "unanswerable": len(unanswerable),
+        "declined_ci": [round(x, 3) for x in wilson(declined, len(unanswerable))],
+        "mean_seconds": round(statistics.mean(d["seconds"] for d in mine), 2) if mine else None,
+        "mean_segments": round(statistics.mean(d["segments"] for d in answerable), 2) if answerable else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--answerable", type=Path, help="list of questions with their answers")
+    parser.add_argument("--unanswerable", type=Path, help="list of questions the corpus cannot answer")
+    parser.add_argument("--out", type=Path, required=True, help="answers, one JSON line each (resumed)")
+    parser.add_argument("--short", action="store_true", help="ask the default short form too, as a baseline")
+    parser.add_argument("--limit", type=int, help="the first N questions of each list")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON only")
+    args = parser.parse_args()
+    if args.answerable is None and args.unanswerable is None:
+        parser.error("give --answerable, --unanswerable or both")
+    questions = rows(args.answerable, True)[: args.limit] + rows(args.unanswerable, False)[: args.limit]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    if args.out.exists():
+        drop_torn_tail(args.out)
+    done = [line.value for line in json_lines(args.out.read_text().splitlines())] if args.out.exists() else []
+    seen = {(d["form"], d["question"]) for d in done}
+    settings = PipelineSettings()
+    forms = {"long": build_long_form(settings)}
+    if args.short:
+        forms["short"] = build_selfrag(settings)
+    with args.out.open("a") as out:
+        for row in questions:
+            for form, rag in forms.items():
+                if (form, row["question"]) in seen:
+                    continue
+                answer = ask(rag, form, row)
+                out.write(json.dumps(answer) + "\n")
+                out.flush()
+                done.append(answer)
+                if not args.json:
+                    mark = "declined" if answer["declined"] else ("right" if answer.get("right") else "-")
+                    print(f"{form:5s} {mark:8s} {answer['seconds']:6.1f}s  {row['question']}", flush=True)
+    wanted = {(form, row["question"]) for form in forms for row in questions}
+    report = [summary([d for d in done if (d["form"], d["question"]) in wanted], form) for form in forms]
+    if args.json:
+        print(json.dumps(report))
+        return
+    for s in report:
+        lo, hi = s["right_ci"]
+        dlo, dhi = s["declined_ci"]
+        print(f"{s['form']:5s} right {s['right']}/{s['answerable']} [{lo:.0%}, {hi:.0%}] "
+              f"(declined {s['declined_answerable']}), unanswerable declined {s['declined']}/{s['unanswerable']} "
+              f"[{dlo:.0%}, {dhi:.0%}], {s['mean_seconds']} s a question, {s['mean_segments']} segments")
+
+
+if __name__ == "__main__":
+    main()
