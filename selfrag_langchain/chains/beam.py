@@ -11,30 +11,29 @@ ended with, or by asking the judge with the answer so far), retrieves for the qu
 segment (a fresh query per segment), keeps its passage on ``[Continue to Use Evidence]``, and writes one
 candidate segment per passage; all candidates of all beams are generated in one call, judged, scored
 with the paper's formula, and the best ``beam_width`` beams by sequence score (``beam_score``) go on.
+
+The search reads its settings as a frozen :class:`~selfrag_langchain.chains.search_config.SearchConfig`, and of
+the Runnable only what :class:`SearchHost` names; the answer is assembled from the segments it settles on by
+:class:`~selfrag_langchain.chains.long_form_answer.LongFormAnswer`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.outputs import LLMResult
 
 from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
-from selfrag_langchain.chains.citations import CitationNumbers
-from selfrag_langchain.chains.declining import (
-    closest_passages,
-    declined_segments,
-    quote_verdict,
-    unfounded,
-    verdict,
-)
+from selfrag_langchain.chains.declining import unfounded
 from selfrag_langchain.chains.inputs import Question
+from selfrag_langchain.chains.long_form_answer import LongFormAnswer
 from selfrag_langchain.chains.names import name_coverages, names_enough
-from selfrag_langchain.chains.quotes import PassageQuoter, Quote, QuoteRequest
+from selfrag_langchain.chains.quotes import Quote, QuoteRequest
+from selfrag_langchain.chains.search_config import SearchConfig
 from selfrag_langchain.chains.segments import (
     RETRIEVE_STOPS,
     CutSegment,
@@ -47,7 +46,7 @@ from selfrag_langchain.chains.segments import (
     selfrag_step_prompt,
 )
 from selfrag_langchain.chains.selection import select
-from selfrag_langchain.judging import Branch, Critique, InlineReflector, Reflector
+from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
 from selfrag_langchain.results import (
     Action,
@@ -58,44 +57,17 @@ from selfrag_langchain.results import (
     LongFormResult,
     RetrieveDecision,
     SegmentTrace,
-    join_segments,
 )
-from selfrag_langchain.scoring import HardConstraints, ScoringWeights, argmax
-from selfrag_langchain.text.boundary import Boundary
+from selfrag_langchain.scoring import argmax
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group, parse_generation
 
 
 class SearchHost(Protocol):
-    """What a search reads of the Runnable that runs it (:class:`~selfrag_langchain.chains.long_form.
-    SelfRAGLongForm`): its models, its settings and its retrieve decision, and nothing else."""
-
-    generator: BaseLanguageModel
-    reflector: Reflector
-    decline: bool
-    min_name_coverage: float
-    min_quote_answering: float
-    max_depth: int
-    beam_width: int
-    beam_score: Literal["sum", "mean"]
-    max_new_tokens: int
-    max_segment_tokens: int
-    max_passage_tokens: int | None
-    stop_at_segment_end: bool
-    quoter: PassageQuoter | None
-
-    def weights(self) -> ScoringWeights: ...
-
-    def constraints(self) -> HardConstraints: ...
+    """What a search still asks of the Runnable that runs it (:class:`~selfrag_langchain.chains.long_form.
+    SelfRAGLongForm`): the two rules it shares with short form, and nothing else. Its settings come as a
+    :class:`~selfrag_langchain.chains.search_config.SearchConfig`, its model work goes out as effects."""
 
     def windowed(self, query: str, docs: list[Document]) -> list[Document]: ...
-
-    def boundary(self) -> Boundary: ...
-
-    def resolved_prompt_format(self) -> str: ...
-
-    def settings(self) -> dict[str, Any]: ...
-
-    def judges_retrieval(self) -> bool: ...
 
     def retrieve_decision(self, dist: dict[str, float] | None) -> RetrieveDecision: ...
 
@@ -222,29 +194,37 @@ class _Plan:
 
 
 class BeamSearch:
-    """One question's search; ``run()`` yields effects and returns the :class:`LongFormResult`."""
+    """One question's search; ``run()`` yields effects and returns the :class:`LongFormResult`.
 
-    def __init__(self, runnable: SearchHost, question: Question, *, raw_continuation: bool) -> None:
+    Args:
+        question: The question, neutralised.
+        config: The settings it reads.
+        generator: The generator the passages are fitted to and counted in (its model work is yielded).
+        runnable: The Runnable that runs it, for what :class:`SearchHost` names.
+    """
+
+    def __init__(self, question: Question, config: SearchConfig, generator: BaseLanguageModel,
+                 runnable: SearchHost) -> None:
         self.rag = runnable
+        self.config = config
+        self.generator = generator
         self.q = question
         self.instruction = build_instruction(question.question, question.instruction, question.choices)
-        self.format = runnable.resolved_prompt_format()
-        self.raw_continuation = raw_continuation and self.format == "rag"
-        self.inline = isinstance(runnable.reflector, InlineReflector)
+        self.format = config.prompt_format
+        self.raw_continuation = config.raw_continuation
+        self.inline = config.inline
+        self.answer = LongFormAnswer(question.question, config)
         self.notes: list[str] = []
         self.steps: list[BeamStep] = []
         self.candidates: list[SegmentTrace] = []
         self._traces: dict[str, SegmentTrace] = {}
         """Each candidate's trace by id: its distributions give the segments' verdicts, and its quote is kept in it."""
         self.retrievals = 0
-        self.numbers = CitationNumbers()
         self.emitted = 0
-        self.standing = not runnable.decline
+        self.standing = not config.decline
         """Whether the answer stands: a segment of it was judged relevant and supported (or declining is
         off). Until then final segments are held back, so a declined answer never streams a claim."""
         self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
-        self._quotes: dict[str, str | None] = {}
-        """Each candidate's quote by id (:meth:`_quote`)."""
         self._unquotable: set[str] = set()
         """Candidates whose passage holds no sentence their beam has not quoted (:meth:`_invalid`)."""
         self._evidence: list[str | None] = []
@@ -255,7 +235,7 @@ class BeamSearch:
     def run(self) -> Generator[Effect, Any, LongFormResult]:
         root = Node()
         beams = [root]
-        for depth in range(self.rag.max_depth):
+        for depth in range(self.config.max_depth):
             active = [b for b in beams if b.finished is None]
             if not active:
                 break
@@ -270,12 +250,12 @@ class BeamSearch:
                 yield Final(final)
         for beam in beams:
             if beam.finished is None:
-                beam.finished = f"reached max_depth ({self.rag.max_depth})"
+                beam.finished = f"reached max_depth ({self.config.max_depth})"
         winner = beams[0].path()
         if not self.standing and (any(self._grounded(n) for n in winner) or all(n.passage is None for n in winner)):
             self.standing = True
         if not self.standing:
-            declined = declined_segments(closest_passages(self.candidates), self.rag.boundary())
+            declined = self.answer.declined(self.candidates)
             yield Final(declined)
             return self._result(beams, declined)
         rest = self._cite(winner[self.emitted :])
@@ -291,7 +271,7 @@ class BeamSearch:
         sources: dict[int, str] = {}
         ask: list[int] = []
         for i, beam in enumerate(active):
-            if not self.rag.judges_retrieval():
+            if not self.config.judges_retrieval:
                 dists[i], sources[i] = None, "mode"
             elif self.inline and beam.next_retrieve is not None:
                 dists[i], sources[i] = beam.next_retrieve, "generation"
@@ -354,10 +334,10 @@ class BeamSearch:
 
     def _prepare(self, beam: Node, docs: list[Document]) -> list[PreparedPassage]:
         # The answer so far shares the context window with the passage.
-        return prepare_passages(self.rag.windowed(self._query(beam), docs), self.rag.generator,
+        return prepare_passages(self.rag.windowed(self._query(beam), docs), self.generator,
                                 instruction=f"{self.instruction}\n{beam.context}",
-                                max_new_tokens=self.rag.max_segment_tokens, max_tokens=self.rag.max_passage_tokens,
-                                boundary=self.rag.boundary())
+                                max_new_tokens=self.config.max_segment_tokens,
+                                max_tokens=self.config.max_passage_tokens, boundary=self.config.boundary)
 
     # ------------------------------------------------------------------ generate
 
@@ -366,9 +346,9 @@ class BeamSearch:
         for plan in plans:
             items: list[PreparedPassage | None] = list(plan.passages) if plan.passages is not None else [None]
             prompts.extend(self._prompt(plan, p) for p in items)
-        budget = self.rag.max_segment_tokens  # a segment is never cut for the answer budget, only for its own
+        budget = self.config.max_segment_tokens  # a segment is never cut for the answer budget, only for its own
         stop = list(RETRIEVE_STOPS) if self.format == "selfrag" else None
-        sentence_end = self.format != "selfrag" and self.rag.stop_at_segment_end
+        sentence_end = self.format != "selfrag" and self.config.stop_at_segment_end
         result: LLMResult = yield Generate(prompts, self.raw_continuation, stop, budget, sentence_end)
         start = n = 0
         for plan in plans:
@@ -398,7 +378,7 @@ class BeamSearch:
         if self.format == "selfrag":
             return selfrag_step_prompt(self.instruction, plan.beam.context, plan.action, evidence)
         if self.raw_continuation:
-            rendered = self.rag.generator.format_prompt(rag_step_prompt(self.instruction, evidence))
+            rendered = self.generator.format_prompt(rag_step_prompt(self.instruction, evidence))
             return rendered + plan.beam.context
         return rag_followup_prompt(self.instruction, evidence, plan.beam.context)
 
@@ -425,11 +405,11 @@ class BeamSearch:
     def _quoting(self) -> bool:
         """Whether segments are answered by quotes: with a quoter, for a question without answer choices (whose
         answer is an option)."""
-        return self.rag.quoter is not None and not self.q.choices
+        return self.config.quoting and not self.q.choices
 
     def _quote_candidates(self, plans: list[_Plan]) -> Generator[Effect, Any, dict[str, Quote]]:
         """Quote every non-empty candidate written from a passage, in one request for the step, each from the
-        sentences its beam has not quoted yet; keeps each quote (:meth:`_quote`) and returns them by candidate id.
+        sentences its beam has not quoted yet, and return them by candidate id (its trace keeps each, :meth:`_trace`).
         A candidate whose passage has nothing left to quote is marked (:meth:`_invalid`)."""
         if not self._quoting():
             return {}
@@ -439,12 +419,11 @@ class BeamSearch:
             return {}
         request = QuoteRequest.of(
             [(plan.cuts[i].text, plan.passages[i]) for plan, i in wanted if plan.passages is not None],
-            taken=[frozenset(filter(None, (self._quote(n) for n in plan.beam.path()))) for plan, _ in wanted])
+            taken=[frozenset(filter(None, (self._trace(n).quote for n in plan.beam.path()))) for plan, _ in wanted])
         found: list[Quote | None] = yield QuoteSegments(request)
         quotes: dict[str, Quote] = {}
         for (plan, i), quote in zip(wanted, found, strict=True):
             cid = plan.ids[i]
-            self._quotes[cid] = quote.text if quote is not None else None
             if quote is None:
                 self._unquotable.add(cid)
             else:
@@ -467,7 +446,7 @@ class BeamSearch:
             critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, i)}"])
                          for i, b in enumerate(plan.branches)]
             shares = [coverage.pop(0) for _ in plan.branches] if coverage is not None else None
-            traces = select(plan.branches, critiques, weights=self.rag.weights(), constraints=self.rag.constraints(),
+            traces = select(plan.branches, critiques, weights=self.config.weights, constraints=self.config.constraints,
                             name_coverage=shares, quotes=[quotes.get(cid) for cid in plan.ids]).traces
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
                 self._evidence.append(branch.evidence)
@@ -481,7 +460,7 @@ class BeamSearch:
         if self.q.choices:
             return None
         passages = [b.evidence for plan in plans for b in plan.branches]
-        return name_coverages(self.q.question, passages, self.rag.min_name_coverage)
+        return name_coverages(self.q.question, passages, self.config.min_name_coverage)
 
     def _segment_trace(self, plan: _Plan, branch: Branch, cut: CutSegment, trace: BranchTrace, cid: str,
                        depth: int) -> SegmentTrace:
@@ -518,8 +497,8 @@ class BeamSearch:
                 pool.append(plan.beam)
             self.steps.append(plan.step)
         # Stable: on a tie, earlier beams and better-ranked passages first.
-        pool.sort(key=lambda b: b.score(self.rag.beam_score), reverse=True)
-        return pool[: self.rag.beam_width]
+        pool.sort(key=lambda b: b.score(self.config.beam_score), reverse=True)
+        return pool[: self.config.beam_width]
 
     def _child(self, plan: _Plan, i: int, trace: SegmentTrace) -> Node:
         cut, branch = plan.cuts[i], plan.branches[i]
@@ -535,12 +514,12 @@ class BeamSearch:
         reading = branch.stats.first(Group.RETRIEVE) if branch.stats is not None else None
         node.next_retrieve = dict(reading.probs) if reading is not None else None
         node.finished = cut.ended
-        if node.finished is None and node.tokens >= self.rag.max_new_tokens:
-            node.finished = f"reached max_new_tokens ({self.rag.max_new_tokens})"
+        if node.finished is None and node.tokens >= self.config.max_new_tokens:
+            node.finished = f"reached max_new_tokens ({self.config.max_new_tokens})"
         return node
 
     def _count(self, text: str, branch: Branch) -> int:
-        count = getattr(self.rag.generator, "count_tokens", None)
+        count = getattr(self.generator, "count_tokens", None)
         if count is not None:
             return int(count(text))
         return branch.stats.num_tokens if branch.stats is not None else len(text.split())
@@ -561,8 +540,11 @@ class BeamSearch:
         self.emitted = shared
         return final
 
-    def _judged(self, node: Node) -> dict[str, dict[str, float] | None]:
-        return self._traces[node.id or ""].distributions
+    def _trace(self, node: Node) -> SegmentTrace:
+        """The trace of the candidate ``node`` was made from: its text, passage, the judge's reading, and its quote
+        (the sentence of its passage that states it, as :meth:`_quote_candidates` found it; None without a quoter
+        or a passage, and for a question with answer choices, whose answer is an option)."""
+        return self._traces[node.id or ""]
 
     def _grounded(self, node: Node) -> bool:
         """Whether ``node`` lets the answer stand: it is written from a passage and not
@@ -570,57 +552,26 @@ class BeamSearch:
         relevant with a quote read as answering), and the passage holds enough of the question's names (or, when
         none found does, the passages found so far together do: :func:`~selfrag_langchain.chains.names.
         names_enough`). A question with answer choices always gets one."""
-        if node.passage is None or unfounded(self._traces[node.id or ""], self.rag.min_quote_answering):
+        if node.passage is None or unfounded(self._trace(node), self.config.min_quote_answering):
             return False
         return bool(self.q.choices) or names_enough(self.q.question, node.passage.evidence, self._evidence,
-                                                    self.rag.min_name_coverage)
+                                                    self.config.min_name_coverage)
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
-        """Segments with their citation numbers; a passage keeps the number of its first use, so the streamed
-        segments and the final answer agree. With a quoter each segment written from a passage is its quote
-        (:meth:`_quote_candidates`): supported by its passage word for word."""
-        segments = []
-        for node in nodes:
-            doc = node.passage.document if node.passage is not None else None
-            quote = self._quote(node)
-            judge = quote_verdict if quote is not None else verdict
-            n = self.numbers.number(doc)
-            segments.append(CitedSegment(text=quote or node.text, citation=n,
-                                         source=self.numbers.document(n) if n is not None else None,
-                                         segment_id=node.id or "",
-                                         support=judge(self._judged(node)) if doc is not None else None))
-        return segments
-
-    def _quote(self, node: Node) -> str | None:
-        """The sentence of ``node``'s passage that states its segment (None without a quoter or a passage, and
-        for a question with answer choices, whose answer is an option), as :meth:`_quote_candidates` found it."""
-        return self._quotes.get(node.id or "")
+        """``nodes`` as the answer's segments (:meth:`LongFormAnswer.cite
+        <selfrag_langchain.chains.long_form_answer.LongFormAnswer.cite>`)."""
+        return self.answer.cite([self._trace(node) for node in nodes])
 
     def _beam_summary(self, beam: Node) -> dict[str, Any]:
         return {"segments": [n.id for n in beam.path()], "text": " ".join(n.text for n in beam.path()),
-                "score": beam.score(self.rag.beam_score) if beam.count else None, "finished": beam.finished}
+                "score": beam.score(self.config.beam_score) if beam.count else None, "finished": beam.finished}
 
     def _result(self, beams: list[Node], declined: list[CitedSegment] | None = None) -> LongFormResult:
-        winner = beams[0].path()
-        segments = declined if declined is not None else self._cite(winner)
-        return LongFormResult(
-            question=self.q.question,
-            answer=join_segments(segments),
-            segments=segments,
-            citations=[s.source for s in segments if s.source is not None] if declined is not None
-            else list(self.numbers.documents),
-            retrievals=self.retrievals,
-            declined=declined is not None,
-            quoted=declined is None and any(self._quotes.get(s.segment_id) for s in segments),
-            selected=0 if winner else None,
+        return self.answer.result(
+            [self._trace(node) for node in beams[0].path()], declined,
             beams=[BeamTrace(segments=[n.id or "" for n in b.path()], finished=b.finished,
-                             score=b.score(self.rag.beam_score) if b.count else 0.0) for b in beams],
-            steps=self.steps,
-            candidates=self.candidates,
-            reflector=self.rag.reflector.name,
-            notes=self.notes,
-            settings=self.rag.settings(),
-        )
+                             score=b.score(self.config.beam_score) if b.count else 0.0) for b in beams],
+            steps=self.steps, candidates=self.candidates, retrievals=self.retrievals, notes=self.notes)
 
 
 def _title(doc: Document) -> str:

@@ -27,9 +27,10 @@ from selfrag_langchain.chains.branches import generation_inputs, generation_kwar
 from selfrag_langchain.chains.controls import BeamSettings, SelfRAGControls
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
+from selfrag_langchain.chains.search_config import SearchConfig
 from selfrag_langchain.chains.segments import raw_continuation
 from selfrag_langchain.chains.streaming import ItemStreaming
-from selfrag_langchain.judging import Critique
+from selfrag_langchain.judging import Critique, InlineReflector
 from selfrag_langchain.results import CitedSegment, LongFormResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_segments", "critique")
@@ -102,6 +103,20 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                 "max_segment_tokens": self.max_segment_tokens, "beam_score": self.beam_score,
                 "stop_at_segment_end": self.stop_at_segment_end}
 
+    def search_config(self) -> SearchConfig:
+        """The settings a search reads, as plain values (made once per question)."""
+        prompt_format = "selfrag" if self.resolved_prompt_format() == "selfrag" else "rag"
+        return SearchConfig(
+            max_depth=self.max_depth, beam_width=self.beam_width, beam_score=self.beam_score,
+            max_new_tokens=self.max_new_tokens, max_segment_tokens=self.max_segment_tokens,
+            max_passage_tokens=self.max_passage_tokens, stop_at_segment_end=self.stop_at_segment_end,
+            prompt_format=prompt_format,
+            raw_continuation=prompt_format == "rag" and self._raw_generator() is not None,
+            inline=isinstance(self.reflector, InlineReflector), judges_retrieval=self.judges_retrieval(),
+            quoting=self.quoter is not None, decline=self.decline, min_name_coverage=self.min_name_coverage,
+            min_quote_answering=self.min_quote_answering, weights=self.weights(), constraints=self.constraints(),
+            boundary=self.boundary(), reflector=self.reflector.name, settings=self.settings())
+
     # ------------------------------------------------------------------ shared by every driver
 
     def _search(self, input: Any) -> BeamSearch:
@@ -110,8 +125,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
         # The answer so far (up to max_new_tokens) is in the prompt of its next segment.
         self.check_budget(self.max_new_tokens + self.max_segment_tokens,
                           f"max_new_tokens + max_segment_tokens ({self.max_new_tokens} + {self.max_segment_tokens})")
-        raw = self._raw_generator() if self.resolved_prompt_format() == "rag" else None
-        return BeamSearch(self, q, raw_continuation=raw is not None)
+        return BeamSearch(q, self.search_config(), self.generator, self)
 
     def _raw_generator(self) -> Any:
         """The generator reading raw text, to continue its own reply (made once, shares the loaded model)."""

@@ -1,0 +1,63 @@
+"""The settings one long-form search reads, as a frozen value.
+
+:class:`SearchConfig` exists so the beam search (:mod:`~selfrag_langchain.chains.beam`) reads plain values rather
+than the Runnable that runs it: :meth:`SelfRAGLongForm.search_config
+<selfrag_langchain.chains.long_form.SelfRAGLongForm.search_config>` builds one per question from its fields, and
+nothing the search reads can change under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from selfrag_langchain.scoring import HardConstraints, ScoringWeights
+from selfrag_langchain.text.boundary import Boundary
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """What one long-form search reads of its settings (:class:`~selfrag_langchain.chains.controls.BeamSettings`,
+    :class:`~selfrag_langchain.chains.controls.LoopSettings`), resolved for its generator and judge."""
+
+    max_depth: int
+    """Most segments in an answer."""
+    beam_width: int
+    """Beams kept after each segment."""
+    beam_score: Literal["sum", "mean"]
+    """How beams are ranked: the sum or the mean of their segment scores."""
+    max_new_tokens: int
+    """Token budget of the whole answer: a beam stops growing once its segments reach it."""
+    max_segment_tokens: int
+    """Generation budget of one segment."""
+    max_passage_tokens: int | None
+    """Passages are cut to this many tokens (and always to fit the generator's context window)."""
+    stop_at_segment_end: bool
+    """Ask the backend to stop a plain-prompt segment once its sentence has ended."""
+    prompt_format: Literal["selfrag", "rag"]
+    """The generator's prompt format, resolved (``auto`` is never left)."""
+    raw_continuation: bool
+    """A plain-prompt generator continues its own reply as raw text (a raw-text copy of it exists)."""
+    inline: bool
+    """The generator judges itself: the Retrieve reading it ends a segment with decides the next step."""
+    judges_retrieval: bool
+    """The retrieve decision reads the judge's Retrieve distribution (``adaptive`` and ``hard`` modes)."""
+    quoting: bool
+    """A quoter answers each segment written from a passage with that passage's sentence."""
+    decline: bool
+    """Decline an answer none of whose segments stands."""
+    min_name_coverage: float
+    """The share of the question's names a segment's passage (or the passages found) must hold."""
+    min_quote_answering: float
+    """The least probability that a quote answers the question for a quoted segment to stand."""
+    weights: ScoringWeights
+    """The weights of a segment's score."""
+    constraints: HardConstraints
+    """The hard constraints that drop candidates."""
+    boundary: Boundary
+    """Where passages are neutralised for the generator and the judge."""
+    reflector: str
+    """The judge's name, recorded in the result."""
+    settings: Mapping[str, Any]
+    """The knobs of the run, recorded in the result."""
