@@ -22,14 +22,17 @@ def read_jsonl(path: str | Path, limit: int | None = None) -> list[Any]:
     the file, the line's number and why, instead of a traceback."""
     path = Path(path)
     values: list[Any] = []
-    with path.open(encoding="utf-8") as handle:
-        for line in json_lines(handle):
-            if limit is not None and len(values) >= limit:
-                break
-            if line.error is not None:
-                raise SystemExit(f"{path}, line {line.number}: not JSON ({line.error.msg}, "
-                                 f"column {line.error.colno})")
-            values.append(line.value)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in json_lines(handle):
+                if limit is not None and len(values) >= limit:
+                    break
+                if line.error is not None:
+                    raise SystemExit(f"{path}, line {line.number}: not JSON ({line.error.msg}, "
+                                     f"column {line.error.colno})")
+                values.append(line.value)
+    except (OSError, UnicodeDecodeError) as e:
+        raise SystemExit(f"{path}: cannot be read ({e.strerror or e})") from e
     return values
 
 

@@ -23,10 +23,10 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from common import wilson
+from common import read_jsonl, wilson
 
 from selfrag_langchain.eval.metrics import match
-from selfrag_langchain.files.durable import drop_torn_tail, json_lines
+from selfrag_langchain.files.durable import drop_torn_tail
 from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
 
 
@@ -34,8 +34,7 @@ def rows(path: Path | None, answerable: bool) -> list[dict[str, Any]]:
     """The list's rows, each marked answerable or not."""
     if path is None:
         return []
-    return [{**line.value, "answerable": answerable} for line in json_lines(path.read_text().splitlines())
-            if line.error is None]
+    return [{**row, "answerable": answerable} for row in read_jsonl(path)]
 
 
 def ask(rag: Any, form: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -85,7 +84,7 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if args.out.exists():
         drop_torn_tail(args.out)
-    done = [line.value for line in json_lines(args.out.read_text().splitlines())] if args.out.exists() else []
+    done = read_jsonl(args.out) if args.out.exists() else []
     seen = {(d["form"], d["question"]) for d in done}
     settings = PipelineSettings()
     forms = {"long": build_long_form(settings)}

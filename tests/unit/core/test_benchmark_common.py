@@ -61,6 +61,13 @@ def test_read_jsonl_names_the_file_and_line_of_a_line_that_is_not_json(tmp_path:
     assert "\n" not in message
 
 
+def test_read_jsonl_names_a_file_it_cannot_read_in_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.jsonl"
+    with pytest.raises(SystemExit) as raised:
+        common.read_jsonl(missing)
+    assert str(raised.value) == f"{missing}: cannot be read (No such file or directory)"
+
+
 def test_flags_default_to_the_library_and_say_so() -> None:
     parser = argparse.ArgumentParser()
     common.add_k(parser)
