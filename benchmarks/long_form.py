@@ -23,7 +23,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from common import add_k, read_jsonl
+from common import add_k, add_max_new_tokens, read_jsonl
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
@@ -58,6 +58,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--questions", type=int, default=6)
     add_k(parser, default=3, help="passages per question, fewer than the library's: each question runs twice")
+    add_max_new_tokens(parser, default=200, help="token budget of a whole answer, more than the library's: "
+                       "what is measured is several segments an answer")
     parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
 
@@ -72,7 +74,7 @@ def main() -> None:
         order = (False, True) if n % 2 == 0 else (True, False)  # neither setting always runs first
         for stop in order:
             rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(), retriever=retriever, k=args.k,
-                                  stop_at_segment_end=stop)
+                                  max_new_tokens=args.max_new_tokens, stop_at_segment_end=stop)
             runs[stop].append(measure(rag, question))
         before, after = runs[False][-1], runs[True][-1]
         print(f"{question[:44]:<44} whole budget: {before['seconds']:6.1f}s {before['generated']:4d} generated "

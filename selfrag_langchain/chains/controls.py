@@ -108,7 +108,8 @@ class LoopSettings(BaseModel):
     answering the question with less than this probability (a passage about the asked entity that does not state
     what was asked). 0 turns it off. Chosen on lists already run, from seven values (0 to 0.5)."""
     max_new_tokens: int = 60
-    """Token budget of the answer."""
+    """Token budget of the answer: short form's generation, and long form's whole answer (a beam stops growing
+    once its segments reach it; the segment that crosses it is kept whole)."""
 
     _threshold = field_validator("threshold", "min_name_coverage", "min_quote_answering")(in_unit_interval)
     _positive = field_validator("max_new_tokens")(at_least_one)

@@ -88,8 +88,6 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
     ``selfrag_retrieve_decision``, ``selfrag_retrieval``, ``selfrag_beams`` and ``selfrag_segment``.
     """
 
-    max_new_tokens: int = 200
-    """Token budget of the whole answer: a beam stops growing once its segments reach it."""
     stop_at_segment_end: bool = True
     """Stop generating a plain-prompt segment once its sentence has ended, on backends that can
     (``stops_at_sentence_end``); False generates the whole ``max_segment_tokens`` and keeps the first
