@@ -43,7 +43,9 @@ def parse_command_line(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """
     parser = build_parser(require_command=False)
     args, unknown = parser.parse_known_args(argv)
-    if unknown:
+    if getattr(args, "options_parsed_later", False):  # a `selfrag train` step parses its own flags
+        args.options = unknown
+    elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         parser.error("the following arguments are required: command")

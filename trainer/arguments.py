@@ -1,7 +1,9 @@
-"""Command lines from config dataclasses: every field becomes a flag, ``--config`` reads a YAML/JSON file.
+"""Command lines from config dataclasses, with transformers' ``HfArgumentParser``: every field is a flag
+(``learning_rate`` -> ``--learning-rate`` or ``--learning_rate``, plus the aliases in its metadata), and
+``--config`` reads a YAML/JSON file of the same options, as trl's ``TrlParser`` does.
 
-Precedence: the dataclass defaults, then the file, then the flags given on the command line. Fields
-marked ``required`` in their metadata (``data``, ``out``, ...) must come from the file or the flags.
+Precedence: the dataclass defaults, then the file, then the flags given on the command line. A field
+without a default (``data``, ``out``, ...) must come from the file or the flags.
 """
 
 from __future__ import annotations
@@ -9,70 +11,79 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import types
-import typing
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from selfrag_langchain.errors import ConfigurationError
 
 T = TypeVar("T")
 
 
-def _field_type(cls: type, name: str) -> tuple[type, bool]:
-    """(base type, is a list) of a field, with ``X | None`` unwrapped."""
-    hint = typing.get_type_hints(cls)[name]
-    args = [a for a in typing.get_args(hint) if a is not type(None)]
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        hint = args[0]
-    if typing.get_origin(hint) is list:
-        return typing.get_args(hint)[0], True
-    return hint, False
+def config_parser(cls: type, prog: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``cls``: one flag per field, and ``--config``."""
+    from transformers import HfArgumentParser
 
-
-def add_config_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
-    """One flag per field of ``cls`` (``learning_rate`` -> ``--learning-rate``), plus ``--config``."""
+    parser = HfArgumentParser(cls, prog=prog, description=(cls.__doc__ or "").strip())
     parser.add_argument("--config", type=Path, default=None,
                         help="YAML or JSON file of these options (flags given here override it)")
-    for f in dataclasses.fields(cls):
-        base, is_list = _field_type(cls, f.name)
-        flag = "--" + f.name.replace("_", "-")
-        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-        shown = "required" if f.metadata.get("required") else f"default: {default}"
-        kwargs: dict[str, Any] = {"default": argparse.SUPPRESS, "help": f"{f.metadata.get('help', '')} ({shown})"}
-        if base is bool:
-            kwargs["action"] = argparse.BooleanOptionalAction
-        else:
-            kwargs["type"] = base
-            kwargs["metavar"] = f.name.upper() if base is str else base.__name__.upper()
-            if is_list:
-                kwargs["nargs"] = "+"
-        if "choices" in f.metadata and not is_list:
-            kwargs["choices"] = f.metadata["choices"]
-        parser.add_argument(flag, *f.metadata.get("aliases", ()), dest=f.name, **kwargs)
+    parser.error = _refuse  # type: ignore[method-assign]  # one line, as for a mistake in the data
+    return parser
 
 
-def config_from_args(cls: type[T], args: argparse.Namespace) -> T:
-    """The config ``cls`` from the parsed flags and the ``--config`` file, if any.
+def _refuse(message: str) -> NoReturn:
+    raise ConfigurationError(message)
+
+
+def parse_config(cls: type[T], argv: Sequence[str], prog: str | None = None) -> T:
+    """The config ``cls`` from the flags in ``argv`` and the ``--config`` file they name, if any.
 
     Raises:
-        ConfigurationError: for an unreadable file, an unknown key in it, a value of the wrong type, or a
-            required option given nowhere.
+        ConfigurationError: for a flag or a file option that ``cls`` does not have, a value of the wrong type,
+            a required option given nowhere, an unreadable file, or a value the config refuses.
     """
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    values: dict[str, Any] = {}
-    config_path = getattr(args, "config", None)
-    if config_path is not None:
-        values.update(_read_config_file(Path(config_path), cls, names))
-    values.update({name: getattr(args, name) for name in names if hasattr(args, name)})
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if f.metadata.get("required") and not values.get(f.name):
-            msg = f"--{f.name.replace('_', '-')} is required (as a flag or in --config)"
+    parser = config_parser(cls, prog)
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--config", type=Path, default=None)
+    path = early.parse_known_args(list(argv))[0].config
+    if path is not None:
+        _take_file(parser, path)
+    namespace = parser.parse_args(list(argv))
+    names = [f.name for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+    try:
+        return cls(**{name: getattr(namespace, name) for name in names if hasattr(namespace, name)})
+    except TypeError as e:  # a value a field cannot hold, from the file
+        raise ConfigurationError(str(e)) from e
+
+
+def _take_file(parser: argparse.ArgumentParser, path: Path) -> None:
+    """Make the file's values the parser's defaults (so flags still win); a required option it gives is
+    required no more."""
+    actions = {option.lstrip("-").replace("-", "_"): action
+               for action in parser._actions for option in action.option_strings}
+    for key, value in _read_config_file(path).items():
+        action = actions.get(str(key).replace("-", "_"))
+        if action is None or action.dest in ("help", "config"):
+            msg = f"unknown option '{key}' in {path}: `--help` lists the options"
             raise ConfigurationError(msg)
-    return cls(**values)
+        if value is not None and action.type is not None:
+            items = value if isinstance(value, list) else [value]
+            try:
+                for item in items:
+                    action.type(item)
+            except (TypeError, ValueError, argparse.ArgumentTypeError) as e:
+                kind = getattr(action.type, "__name__", "its type")
+                msg = f"option '{key}' in {path} must be {kind}, got {value!r}"
+                raise ConfigurationError(msg) from e
+            if isinstance(value, list) and action.nargs not in ("+", "*"):
+                msg = f"option '{key}' in {path} takes one value, got a list"
+                raise ConfigurationError(msg)
+            value = [action.type(i) for i in items] if action.nargs in ("+", "*") else action.type(value)
+        action.required = False
+        action.default = value
 
 
-def _read_config_file(path: Path, cls: type, names: set[str]) -> dict[str, Any]:
+def _read_config_file(path: Path) -> dict[str, Any]:
     if not path.is_file():
         msg = f"config file {path} does not exist"
         raise ConfigurationError(msg)
@@ -92,40 +103,4 @@ def _read_config_file(path: Path, cls: type, names: set[str]) -> dict[str, Any]:
     if not isinstance(data, dict):
         msg = f"config file {path} must hold a mapping of option: value"
         raise ConfigurationError(msg)
-    values: dict[str, Any] = {}
-    for key, value in data.items():
-        name = str(key).replace("-", "_")
-        if name not in names:
-            msg = f"unknown option '{key}' in {path}: choose from {', '.join(sorted(names))}"
-            raise ConfigurationError(msg)
-        values[name] = _coerce(cls, name, value, path)
-    return values
-
-
-def _coerce(cls: type, name: str, value: Any, path: Path) -> Any:
-    """A file value as the field's type (YAML gives 2e-5 as a string, a single path instead of a list)."""
-    if value is None:
-        return None
-    base, is_list = _field_type(cls, name)
-    items = value if isinstance(value, list) else [value]
-    try:
-        converted = [item if isinstance(item, base) else _convert(base, item) for item in items]
-    except (TypeError, ValueError) as e:
-        msg = f"option '{name}' in {path} must be {base.__name__}, got {value!r}"
-        raise ConfigurationError(msg) from e
-    if is_list:
-        return converted
-    if len(converted) != 1:
-        msg = f"option '{name}' in {path} takes one value, got a list"
-        raise ConfigurationError(msg)
-    return converted[0]
-
-
-def _convert(base: type, item: Any) -> Any:
-    if base is bool:
-        if isinstance(item, str) and item.lower() in ("true", "false", "yes", "no"):
-            return item.lower() in ("true", "yes")
-        raise ValueError(item)
-    if base is int and isinstance(item, float) and not item.is_integer():
-        raise ValueError(item)
-    return base(item)
+    return data

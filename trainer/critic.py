@@ -20,11 +20,11 @@ from typing import Any
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.llms.chat_templates import render_hf_chat, use_chat_template
 from selfrag_langchain.tokens import TOKEN_GROUP
-from selfrag_langchain.trainer.config import CriticConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
 from selfrag_langchain.trainer.masks import Encoder, Example, critic_example, hf_encoder
 from selfrag_langchain.trainer.models import apply_lora, load_base, prepare_vocabulary
 from selfrag_langchain.trainer.training import TrainingResult, run_training
+from selfrag_langchain.trainer.training_config import CriticConfig
 
 
 def select_rows(rows: list[CriticRow], config: CriticConfig) -> list[CriticRow]:
@@ -97,7 +97,6 @@ def train_critic(config: CriticConfig) -> TrainingResult:
         ConfigurationError: for settings that do not fit together.
     """
     rows = select_rows(read_critic_rows(config.data), config)
-    config.deepspeed_file()  # a bad path fails before the model loads
     model, tokenizer = load_base(config)
     new_ids = prepare_vocabulary(model, tokenizer, config.add_tokens)
     examples, dropped = build_examples(rows, tokenizer, config.max_length)

@@ -18,7 +18,7 @@ import json
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +28,7 @@ from selfrag_langchain.files.durable import write_json_atomic
 from selfrag_langchain.judging.label_bias import LABEL_BIAS_FILE, LabelBias
 from selfrag_langchain.tokens import Group
 from selfrag_langchain.trainer.agreement import agreement
-from selfrag_langchain.trainer.config import CriticBiasConfig, CriticConfig
+from selfrag_langchain.trainer.config import CriticBiasConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, read_critic_rows
 from selfrag_langchain.trainer.provenance import data_hashes, data_keys, file_hash
 from selfrag_langchain.trainer.training import SUMMARY_FILE
@@ -178,9 +178,13 @@ def training_draw(model: str | Path, given: Sequence[str]) -> tuple[set[RowKey] 
             reason = f"{Path(path).name} is not where the record names it, or has changed since"
             break
     else:
-        known = {f.name for f in fields(CriticConfig)}
+        from selfrag_langchain.trainer.training_config import CriticConfig
+
+        # The fields that chose the rows; a critic trained before the configs built on TrainingArguments
+        # recorded them under the same names.
+        chosen = {k: saved[k] for k in ("tasks", "per_group", "per_label", "limit", "seed") if k in saved}
         try:
-            config = CriticConfig(**{**{k: v for k, v in saved.items() if k in known}, "data": found})
+            config = CriticConfig(data=found, out=str(model), use_cpu=True, **chosen)
             return {row_key(r) for r in select_rows(read_critic_rows(found), config)}, None
         except (ConfigurationError, InputError, TypeError) as err:
             reason = str(err)

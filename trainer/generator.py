@@ -19,11 +19,11 @@ from typing import Any
 
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.prompts import build_instruction, generator_prompt
-from selfrag_langchain.trainer.config import GeneratorConfig
 from selfrag_langchain.trainer.data import read_jsonl
 from selfrag_langchain.trainer.masks import Example, generator_example, hf_encoder
 from selfrag_langchain.trainer.models import apply_lora, load_base, prepare_vocabulary
 from selfrag_langchain.trainer.training import TrainingResult, run_training
+from selfrag_langchain.trainer.training_config import GeneratorConfig
 
 
 def training_prompt(record: dict[str, Any]) -> str:
@@ -69,7 +69,6 @@ def train_generator(config: GeneratorConfig) -> TrainingResult:
         ConfigurationError: for settings that do not fit together.
     """
     records = read_generator_records(config.data, config.limit, config.held_out)
-    config.deepspeed_file()
     model, tokenizer = load_base(config)
     new_ids = prepare_vocabulary(model, tokenizer, add_tokens=True)
     examples, dropped = build_examples(records, tokenizer, config.max_length)

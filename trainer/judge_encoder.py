@@ -35,10 +35,10 @@ from selfrag_langchain.judging.encoder import (
     trained_state,
 )
 from selfrag_langchain.tokens import Group
-from selfrag_langchain.trainer.config import JudgeEncoderConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
 from selfrag_langchain.trainer.provenance import provenance
-from selfrag_langchain.trainer.training import latest_complete_checkpoint, warmup_arguments
+from selfrag_langchain.trainer.training import latest_complete_checkpoint
+from selfrag_langchain.trainer.training_config import JudgeEncoderConfig
 
 Row = TypeVar("Row")
 
@@ -108,7 +108,7 @@ def train_encoder(config: JudgeEncoderConfig, *, base: str | Path | None = None)
     """
     import torch
     from safetensors.torch import save_file
-    from transformers import AutoTokenizer, Trainer, TrainingArguments, set_seed
+    from transformers import AutoTokenizer, Trainer, set_seed
 
     from selfrag_langchain.embeddings import default_model_path
 
@@ -124,24 +124,17 @@ def train_encoder(config: JudgeEncoderConfig, *, base: str | Path | None = None)
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = build_model(base, trained_layers)
     out = Path(config.out)
-    checkpoints = out / "checkpoints"
-    arguments = TrainingArguments(
-        output_dir=str(checkpoints), num_train_epochs=config.epochs, learning_rate=config.learning_rate,
-        per_device_train_batch_size=config.batch_size, **warmup_arguments(TrainingArguments, 0.06), weight_decay=0.01,
-        lr_scheduler_type="linear", logging_steps=20, save_steps=100, save_total_limit=1, seed=seed,
-        data_seed=seed, report_to=[], remove_unused_columns=False, use_cpu=not torch.cuda.is_available(),
-        dataloader_num_workers=0)
-    trainer = Trainer(model=model, args=arguments, train_dataset=PairDataset(rows),
+    trainer = Trainer(model=model, args=config, train_dataset=PairDataset(rows),
                       data_collator=PairCollator(tokenizer, config.max_length))
-    trainer.train(resume_from_checkpoint=latest_complete_checkpoint(checkpoints))
+    trainer.train(resume_from_checkpoint=latest_complete_checkpoint(Path(str(config.output_dir))))
     counts: dict[str, int] = {}
     for row in rows:
         counts[LABELS[row.label]] = counts.get(LABELS[row.label], 0) + 1
     card = EncoderCard(trained_layers, max_length=config.max_length, support_sentences=config.support_sentences,
                        mark_unstated=config.mark_unstated, provenance={
         **provenance(data, seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
-        "per_label": config.per_label, "rows": len(rows), "labels": counts, "epochs": config.epochs,
-        "learning_rate": config.learning_rate, "batch_size": config.batch_size,
+        "per_label": config.per_label, "rows": len(rows), "labels": counts, "epochs": config.num_train_epochs,
+        "learning_rate": config.learning_rate, "batch_size": config.per_device_train_batch_size,
         "seconds": round(time.monotonic() - started)})
     out.mkdir(parents=True, exist_ok=True)
     state = {k: v.to(torch.float16).contiguous() for k, v in trained_state(model, trained_layers).items()}

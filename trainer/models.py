@@ -14,17 +14,8 @@ from typing import Any
 
 from selfrag_langchain.errors import ConfigurationError, ModelLoadError
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, hf_location, resolve_model
-from selfrag_langchain.trainer.config import TrainingConfig
+from selfrag_langchain.trainer.training_config import TrainingConfig
 from selfrag_langchain.trainer.vocabulary import add_reflection_tokens, reflection_token_ids
-
-
-def use_bf16(config: TrainingConfig) -> bool:
-    """bf16 as configured, by default on exactly when a CUDA GPU that supports it will be used."""
-    import torch
-
-    if config.bf16 is not None:
-        return config.bf16
-    return config.device != "cpu" and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
 
 
 def load_base(config: TrainingConfig) -> tuple[Any, Any]:
@@ -38,7 +29,7 @@ def load_base(config: TrainingConfig) -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     location = hf_location(config.base)
-    dtype = torch.bfloat16 if use_bf16(config) and config.lora else torch.float32
+    dtype = torch.bfloat16 if config.bf16 and config.lora else torch.float32
     try:
         tokenizer = AutoTokenizer.from_pretrained(location)
         model = AutoModelForCausalLM.from_pretrained(location, dtype=dtype)

@@ -32,12 +32,12 @@ from selfrag_langchain.judging.reader import (
     reader_state,
     reading_masks,
 )
-from selfrag_langchain.trainer.config import ReaderConfig
 from selfrag_langchain.trainer.judge_encoder import PairDataset
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.reader_data import NLI_FILES, SQUAD_FILES, ReaderPair, build, label_counts
 from selfrag_langchain.trainer.reader_eval import evaluate_pairs
-from selfrag_langchain.trainer.training import latest_complete_checkpoint, warmup_arguments
+from selfrag_langchain.trainer.training import latest_complete_checkpoint
+from selfrag_langchain.trainer.training_config import ReaderConfig
 
 HELD_OUT_FILE = "held_out.json"
 
@@ -106,7 +106,7 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
     """
     import torch
     from safetensors.torch import save_file
-    from transformers import AutoTokenizer, TrainingArguments, set_seed
+    from transformers import AutoTokenizer, set_seed
 
     from selfrag_langchain.embeddings import default_model_path
 
@@ -122,16 +122,9 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
     init = started_from(model, config)
     LengthGroupedTrainer = length_grouped_trainer()
     out = Path(config.out)
-    checkpoints = out / "checkpoints"
-    arguments = TrainingArguments(
-        output_dir=str(checkpoints), num_train_epochs=config.epochs, learning_rate=config.learning_rate,
-        per_device_train_batch_size=config.batch_size, **warmup_arguments(TrainingArguments, 0.06),
-        weight_decay=0.01, lr_scheduler_type="linear", logging_steps=50, save_steps=200, save_total_limit=1,
-        seed=config.seed, data_seed=config.seed, report_to=[], remove_unused_columns=False,
-        use_cpu=not torch.cuda.is_available(), dataloader_num_workers=0)
-    trainer = LengthGroupedTrainer(model=model, args=arguments, train_dataset=PairDataset(data.train),
+    trainer = LengthGroupedTrainer(model=model, args=config, train_dataset=PairDataset(data.train),
                                    data_collator=ReaderCollator(tokenizer, config.max_length))
-    trainer.train(resume_from_checkpoint=latest_complete_checkpoint(checkpoints))
+    trainer.train(resume_from_checkpoint=latest_complete_checkpoint(Path(str(config.output_dir))))
     seconds = round(time.monotonic() - started)
     files = [*(Path(config.nli) / f for f in NLI_FILES.values()),
              *(Path(config.squad) / f for f in SQUAD_FILES.values()), *map(Path, config.pairs)]
@@ -141,8 +134,8 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
         "held_out": {name: len(pairs) for name, pairs in data.held_out.items()},
         "snli": config.snli, "squad_paragraphs": config.squad_paragraphs,
         "contrasts_per_kind": config.contrasts_per_kind, "hard_negatives": config.hard_negatives,
-        "init": init, "epochs": config.epochs,
-        "learning_rate": config.learning_rate, "batch_size": config.batch_size, "seconds": seconds})
+        "init": init, "epochs": config.num_train_epochs,
+        "learning_rate": config.learning_rate, "batch_size": config.per_device_train_batch_size, "seconds": seconds})
     out.mkdir(parents=True, exist_ok=True)
     state = {k: v.to(torch.float16).contiguous() for k, v in reader_state(model, config.trained_layers).items()}
     tmp = out / (WEIGHTS_FILE + ".tmp")

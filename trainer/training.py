@@ -2,7 +2,8 @@
 
 The same code runs on one CPU, one GPU, or many GPUs under ``accelerate launch`` / ``torchrun`` with
 DeepSpeed ZeRO-2 or ZeRO-3 (``--deepspeed zero3``): Trainer takes the device, mixed precision, gradient
-accumulation, checkpoints and resuming from :class:`~selfrag_langchain.trainer.config.TrainingConfig`.
+accumulation, checkpoints and resuming from :class:`~selfrag_langchain.trainer.training_config.TrainingConfig`,
+which is its ``TrainingArguments``.
 The model is loaded (and its vocabulary extended) before DeepSpeed sees it, so the mean-initialised rows
 of new tokens are written into whole matrices, not shards.
 """
@@ -19,12 +20,11 @@ from typing import Any
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.files.durable import write_text_atomic
 from selfrag_langchain.trainer.collators import ExampleDataset, PaddingCollator
-from selfrag_langchain.trainer.config import TrainingConfig
 from selfrag_langchain.trainer.masks import Example
-from selfrag_langchain.trainer.models import save_trained, use_bf16
+from selfrag_langchain.trainer.models import save_trained
 from selfrag_langchain.trainer.provenance import provenance
+from selfrag_langchain.trainer.training_config import CHECKPOINT_DIR, TrainingConfig
 
-CHECKPOINT_DIR = "checkpoints"
 TRAINER_STATE = "trainer_state.json"
 """What Hugging Face's Trainer writes last into a checkpoint (``TRAINER_STATE_NAME``)."""
 LOG_FILE = "training_log.jsonl"
@@ -52,60 +52,6 @@ class TrainingResult:
                 f"{self.seconds:.0f} s, loss {first} -> {last}")
 
 
-def warmup_arguments(arguments: type, ratio: float) -> dict[str, float]:
-    """The warm-up as a share of the steps, in the field this transformers reads it from: ``warmup_ratio``
-    where it exists (before transformers 5, whose ``warmup_steps`` counts steps, so 0.03 would mean none),
-    else ``warmup_steps``, which from transformers 5 on reads a value below 1 as a share."""
-    import dataclasses
-
-    names = {f.name for f in dataclasses.fields(arguments)}
-    return {"warmup_ratio": ratio} if "warmup_ratio" in names else {"warmup_steps": ratio}
-
-
-def checkpointing_arguments(arguments: type, enabled: bool) -> dict[str, object]:
-    """Recomputing activations, under the name this transformers reads (``activation_checkpointing`` from
-    transformers 5, which deprecates ``gradient_checkpointing``)."""
-    import dataclasses
-
-    names = {f.name for f in dataclasses.fields(arguments)}
-    prefix = "activation" if "activation_checkpointing" in names else "gradient"
-    return {f"{prefix}_checkpointing": enabled,
-            f"{prefix}_checkpointing_kwargs": {"use_reentrant": False} if enabled else None}
-
-
-def training_arguments(config: TrainingConfig, out: Path) -> Any:
-    """The ``TrainingArguments`` a config describes."""
-    from transformers import TrainingArguments
-
-    return TrainingArguments(
-        output_dir=str(out / CHECKPOINT_DIR),
-        per_device_train_batch_size=config.batch_size,
-        gradient_accumulation_steps=config.gradient_accumulation_steps,
-        learning_rate=config.peak_learning_rate,
-        num_train_epochs=config.epochs,
-        max_steps=config.max_steps,
-        **warmup_arguments(TrainingArguments, config.warmup_ratio),
-        lr_scheduler_type="linear",
-        weight_decay=config.weight_decay,
-        optim="adamw_torch",
-        logging_steps=config.logging_steps,
-        logging_first_step=True,
-        save_strategy="steps",
-        save_steps=config.save_steps,
-        save_total_limit=config.save_total_limit,
-        bf16=use_bf16(config),
-        deepspeed=config.deepspeed_file(),
-        **checkpointing_arguments(TrainingArguments, config.gradient_checkpointing),
-        seed=config.seed,
-        data_seed=config.seed,
-        use_cpu=config.device == "cpu",
-        report_to="none",
-        remove_unused_columns=False,
-        dataloader_num_workers=0,
-        disable_tqdm=False,
-    )
-
-
 TOKEN_ROWS = "trainable_tokens"
 """Name part of peft's parameters holding the added tokens' embedding rows under LoRA."""
 
@@ -120,16 +66,16 @@ def _optimizer(config: TrainingConfig, model: Any) -> Any:
     if not (config.lora and rows):
         return None
     rest = [p for name, p in params if TOKEN_ROWS not in name]
-    groups = [{"params": rest, "lr": config.peak_learning_rate},
+    groups = [{"params": rest, "lr": config.learning_rate},
               {"params": rows, "lr": config.token_learning_rate, "weight_decay": 0.0}]
-    return torch.optim.AdamW(groups, lr=config.peak_learning_rate, weight_decay=config.weight_decay)
+    return torch.optim.AdamW(groups, lr=config.learning_rate, weight_decay=config.weight_decay)
 
 
-def _resume_point(config: TrainingConfig, out: Path, notes: list[str] | None = None) -> str | None:
+def _resume_point(config: TrainingConfig, notes: list[str] | None = None) -> str | None:
     """The checkpoint to resume from (the latest complete one) or None to start fresh; refuses to silently
     mix runs. A checkpoint is complete once the trainer wrote its state, which it does last: a run killed
     while saving leaves one without it, which is skipped with a note."""
-    checkpoints = out / CHECKPOINT_DIR
+    checkpoints = Path(config.output_dir or Path(config.out) / CHECKPOINT_DIR)
     if _checkpoints(checkpoints) and not config.resume:
         msg = f"{checkpoints} holds checkpoints of an earlier run: pass --resume to continue it, or use another --out"
         raise ConfigurationError(msg)
@@ -191,7 +137,7 @@ def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: l
 
     out = Path(config.out)
     notes = list(notes or [])
-    resume = _resume_point(config, out, notes)
+    resume = _resume_point(config, notes)
     if config.resume and resume is None:
         notes.append("no checkpoint to resume from: started from the base model")
     out.mkdir(parents=True, exist_ok=True)
@@ -210,7 +156,7 @@ def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: l
 
     trainer = Trainer(
         model=model,
-        args=training_arguments(config, out),
+        args=config,
         train_dataset=ExampleDataset(examples),
         data_collator=PaddingCollator(pad_id=int(tokenizer.pad_token_id)),
         processing_class=tokenizer,
@@ -224,7 +170,7 @@ def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: l
     losses = [float(entry["loss"]) for entry in trainer.state.log_history if "loss" in entry]
     result = TrainingResult(str(out), saved, len(examples), int(trainer.state.global_step), seconds, losses, notes)
     if trainer.is_world_process_zero():
-        summary = {"config": asdict(config), "provenance": provenance(config.data, config.seed),
+        summary = {"config": config.to_dict(), "provenance": provenance(config.data, config.seed),
                    "result": asdict(result), "log_history": trainer.state.log_history}
         write_text_atomic(out / SUMMARY_FILE, json.dumps(summary, indent=2, default=str) + "\n")
     return result

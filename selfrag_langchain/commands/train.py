@@ -1,7 +1,8 @@
 """``selfrag train``: from raw instruction data to a Self-RAG critic and generator.
 
-Each subcommand is one config dataclass of :mod:`selfrag_langchain.trainer.config` as flags, or a
-YAML/JSON file given with ``--config`` (flags override it).
+Each subcommand is one config dataclass as flags, or a YAML/JSON file given with ``--config`` (flags override
+it): :mod:`selfrag_langchain.trainer.training_config` for the steps that train with ``transformers.Trainer``
+(every ``TrainingArguments`` field is a flag of theirs), :mod:`selfrag_langchain.trainer.config` for the rest.
 
 Examples:
     selfrag train critic-data --input pairs.jsonl --out critic_train.jsonl --model gpt-4o
@@ -22,25 +23,30 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from selfrag_langchain.commands.output import emit
-from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
-from selfrag_langchain.trainer.config import (
-    CriticBiasConfig,
-    CriticConfig,
-    CriticDataConfig,
-    CriticEvalConfig,
-    GeneratorConfig,
-    GeneratorDataConfig,
-    GeneratorPairsConfig,
-    JudgeConfig,
-    JudgeDataConfig,
-    JudgeEncoderConfig,
-    ReaderConfig,
-)
+from selfrag_langchain.trainer.arguments import parse_config
+
+if TYPE_CHECKING:
+    from selfrag_langchain.trainer.config import (
+        CriticBiasConfig,
+        CriticDataConfig,
+        CriticEvalConfig,
+        GeneratorDataConfig,
+        GeneratorPairsConfig,
+        JudgeConfig,
+        JudgeDataConfig,
+    )
+    from selfrag_langchain.trainer.training_config import (
+        CriticConfig,
+        GeneratorConfig,
+        JudgeEncoderConfig,
+        ReaderConfig,
+    )
 
 
 def _critic_data(config: CriticDataConfig) -> None:
@@ -146,47 +152,60 @@ def _report(result: Any) -> None:
         print(f"selfrag: note: {note}", file=sys.stderr)
 
 
-SUBCOMMANDS: dict[str, tuple[type, Callable[[Any], None], str]] = {
-    "critic-data": (CriticDataConfig, _critic_data,
+SUBCOMMANDS: dict[str, tuple[str, Callable[[Any], None], str]] = {
+    "critic-data": ("config:CriticDataConfig", _critic_data,
                     "label (x, y) pairs with a teacher LM behind an OpenAI-compatible API (paper Appendix D)"),
-    "critic": (CriticConfig, _critic, "train a critic on labelled data (paper Eq. 1)"),
-    "critic-eval": (CriticEvalConfig, _critic_eval,
+    "critic": ("training_config:CriticConfig", _critic, "train a critic on labelled data (paper Eq. 1)"),
+    "critic-eval": ("config:CriticEvalConfig", _critic_eval,
                     "agreement of a judge (a critic model, or the default calibrated judge) with held-out labels, "
                     "per task, beside the majority baseline"),
-    "critic-bias": (CriticBiasConfig, _critic_bias,
+    "critic-bias": ("config:CriticBiasConfig", _critic_bias,
                     "fit a trained critic's label bias on labelled rows it never trained on, kept per group when it "
                     "raises balanced accuracy across folds"),
-    "judge": (JudgeConfig, _judge,
+    "judge": ("config:JudgeConfig", _judge,
               "fit the calibrated judge (the embedded default's) to labelled critic data, in seconds on CPU"),
-    "judge-encoder": (JudgeEncoderConfig, _judge_encoder,
+    "judge-encoder": ("training_config:JudgeEncoderConfig", _judge_encoder,
                       "train the learned judge (a cross-encoder on the shipped MiniLM) on labelled critic data, "
                       "in about 20 minutes on 2 CPU cores"),
-    "reader": (ReaderConfig, _reader,
+    "reader": ("training_config:ReaderConfig", _reader,
                "train the sentence reader (entailment and answer sentences, a cross-encoder on the shipped MiniLM) "
                "on ../shared/data's nli/ and squad/ pairs, in about 40 minutes on 2 CPU cores"),
-    "judge-data": (JudgeDataConfig, _judge_data,
+    "judge-data": ("config:JudgeDataConfig", _judge_data,
                    "make synthetic judgements (swapped facts, neighbouring entities, added claims) from passages"),
-    "generator-pairs": (GeneratorPairsConfig, _generator_pairs,
+    "generator-pairs": ("config:GeneratorPairsConfig", _generator_pairs,
                         "make (x, y) pairs whose answers rest on a passage from critic files, for generator-data"),
-    "generator-data": (GeneratorDataConfig, _generator_data,
+    "generator-data": ("config:GeneratorDataConfig", _generator_data,
                        "insert reflection tokens and passages into (x, y) pairs with a critic (Algorithm 3)"),
-    "generator": (GeneratorConfig, _generator, "train a Self-RAG generator (paper Eq. 2)"),
+    "generator": ("training_config:GeneratorConfig", _generator, "train a Self-RAG generator (paper Eq. 2)"),
 }
+
+
+"""Each step: its config class (``module:Class`` under :mod:`selfrag_langchain.trainer`, imported only when the step
+runs, since the training configs load transformers), what it does, and its one-line help."""
+
+
+def config_class(step: str) -> type:
+    """The config dataclass of ``step``."""
+    module, name = SUBCOMMANDS[step][0].split(":")
+    return getattr(importlib.import_module(f"selfrag_langchain.trainer.{module}"), name)
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "train", help="train a Self-RAG critic and generator",
         description="From raw instruction data to a critic and a generator that SelfRAG loads. Each step takes "
-                    "its options as flags or from a YAML/JSON file (--config).")
+                    "its options as flags or from a YAML/JSON file (--config); `selfrag train STEP --help` "
+                    "lists them.")
     steps = parser.add_subparsers(dest="step", required=True, metavar="STEP")
-    for name, (config_cls, _, help_text) in SUBCOMMANDS.items():
-        step = steps.add_parser(name, help=help_text, description=(config_cls.__doc__ or help_text).strip())
-        add_config_arguments(step, config_cls)
+    for name, (_, _, help_text) in SUBCOMMANDS.items():
+        # The step's own flags are parsed when it runs (parse_config): building them here would load
+        # transformers for every command.
+        step = steps.add_parser(name, help=help_text, add_help=False)
+        step.set_defaults(options_parsed_later=True)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config_cls, action, _ = SUBCOMMANDS[args.step]
-    action(config_from_args(config_cls, args))
+    _, action, _ = SUBCOMMANDS[args.step]
+    action(parse_config(config_class(args.step), args.options, prog=f"selfrag train {args.step}"))
     return 0

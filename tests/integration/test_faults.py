@@ -221,8 +221,8 @@ def test_training_killed_while_saving_resumes_from_the_last_complete_checkpoint(
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "gen"
     args = ["train", "generator", "--data", str(data), "--out", str(out), "--lora", "--max-length", "48",
-            "--batch-size", "2", "--max-steps", "6", "--save-steps", "2", "--logging-steps", "1",
-            "--learning-rate", "1e-3", "--device", "cpu"]
+            "--per-device-train-batch-size", "2", "--max-steps", "6", "--save-steps", "2", "--logging-steps", "1",
+            "--learning-rate", "1e-3", "--use-cpu"]
     # Killed as soon as the second checkpoint's folder appears: while the trainer is still writing it.
     _kill_when(args, selfrag_home, lambda: (out / "checkpoints" / "checkpoint-4").is_dir())
     state = out / "checkpoints" / "checkpoint-4" / "trainer_state.json"

@@ -12,8 +12,8 @@ import pytest
 from selfrag_langchain.judging import CriticQuery
 from selfrag_langchain.judging.encoder import EncoderJudge
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
-from selfrag_langchain.trainer.config import JudgeEncoderConfig
 from selfrag_langchain.trainer.judge_encoder import train_encoder
+from selfrag_langchain.trainer.training_config import JudgeEncoderConfig
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +31,8 @@ def test_a_trained_encoder_loads_judges_and_resumes(tmp_path: Path, monkeypatch:
         return train(self, *args, **kwargs)
 
     monkeypatch.setattr(transformers.Trainer, "train", recording)
-    config = JudgeEncoderConfig(data=[str(EXAMPLE)], out=str(tmp_path / "encoder"), epochs=1.0, batch_size=16,
+    config = JudgeEncoderConfig(data=[str(EXAMPLE)], out=str(tmp_path / "encoder"), num_train_epochs=1.0,
+                                per_device_train_batch_size=16,
                                 max_length=128, trained_layers=1)
     card = train_encoder(config)
     assert card.provenance["rows"] > 0 and card.provenance["epochs"] == 1.0
@@ -45,7 +46,8 @@ def test_a_trained_encoder_loads_judges_and_resumes(tmp_path: Path, monkeypatch:
     # The trainer keeps its last checkpoint; a second run with more epochs starts from it.
     checkpoints = list((tmp_path / "encoder" / "checkpoints").glob("checkpoint-*"))
     assert len(checkpoints) == 1, "the trainer kept no checkpoint"
-    again = train_encoder(JudgeEncoderConfig(data=[str(EXAMPLE)], out=str(tmp_path / "encoder"), epochs=2.0,
-                                             batch_size=16, max_length=128, trained_layers=1))
+    again = train_encoder(JudgeEncoderConfig(data=[str(EXAMPLE)], out=str(tmp_path / "encoder"),
+                                             num_train_epochs=2.0,
+                                             per_device_train_batch_size=16, max_length=128, trained_layers=1))
     assert again.provenance["epochs"] == 2.0
     assert resumed_from == [None, str(checkpoints[0])]

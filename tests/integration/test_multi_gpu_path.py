@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.cli import build_parser
-from selfrag_langchain.trainer.arguments import config_from_args
-from selfrag_langchain.trainer.config import CONFIG_DIR, DEEPSPEED_PRESETS, GeneratorConfig
+from selfrag_langchain.cli import parse_command_line
+from selfrag_langchain.commands.train import config_class
+from selfrag_langchain.trainer.arguments import parse_config
+from selfrag_langchain.trainer.config import CONFIG_DIR, DEEPSPEED_PRESETS
+from selfrag_langchain.trainer.training_config import GeneratorConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,12 +36,14 @@ def test_the_documented_launch_parses_into_the_papers_generator_run() -> None:
     assert Path(launch.config_file) == Path("trainer/configs/accelerate_multi_gpu.yaml")
     assert (ROOT / launch.config_file).is_file()
     assert launch.module and launch.training_script == "selfrag_langchain.cli"
-    args = build_parser().parse_args(launch.training_script_args)
-    config = config_from_args(GeneratorConfig, args)
+    args = parse_command_line(launch.training_script_args)
+    assert args.step == "generator"
+    config = parse_config(config_class(args.step), args.options)
     assert isinstance(config, GeneratorConfig)
-    assert config.deepspeed_file() == str(DEEPSPEED_PRESETS["zero3"])
-    assert (config.epochs, config.batch_size, config.gradient_accumulation_steps) == (3, 4, 8)
-    assert (config.learning_rate, config.max_length, config.warmup_ratio) == (2e-5, 2048, 0.03)
+    assert config.deepspeed == str(DEEPSPEED_PRESETS["zero3"])
+    assert (config.num_train_epochs, config.per_device_train_batch_size) == (3, 4)
+    assert config.gradient_accumulation_steps == 8
+    assert (config.learning_rate, config.max_length, config.warmup_steps) == (2e-5, 2048, 0.03)
 
 
 BUILD = """
@@ -47,13 +51,12 @@ import os, sys
 os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[3])
 from pathlib import Path
 from transformers import LlamaConfig, LlamaForCausalLM, Trainer
-from selfrag_langchain.trainer.config import GeneratorConfig
-from selfrag_langchain.trainer.training import training_arguments
-config = GeneratorConfig(data=["unused"], out=sys.argv[2], deepspeed=sys.argv[1], device="cpu", batch_size=2,
-                         gradient_accumulation_steps=4)
+from selfrag_langchain.trainer.training_config import GeneratorConfig
+config = GeneratorConfig(data=["unused"], out=sys.argv[2], deepspeed=sys.argv[1], use_cpu=True,
+                         per_device_train_batch_size=2, gradient_accumulation_steps=4)
 model = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                      num_attention_heads=2, num_key_value_heads=2))
-trainer = Trainer(model=model, args=training_arguments(config, Path(config.out)))
+trainer = Trainer(model=model, args=config)
 stage = trainer.args.hf_deepspeed_config.config["zero_optimization"]["stage"]
 print("built", trainer.is_deepspeed_enabled, trainer.accelerator.state.distributed_type, stage)
 """

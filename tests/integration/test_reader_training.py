@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from selfrag_langchain.judging.reader import CARD_FILE, WEIGHTS_FILE, SentenceReader
-from selfrag_langchain.trainer.config import ReaderConfig
 from selfrag_langchain.trainer.reader import HELD_OUT_FILE, train_reader
+from selfrag_langchain.trainer.training_config import ReaderConfig
 from tests.fakes.reader_data import write_reader_data
 
 pytestmark = pytest.mark.slow
@@ -20,8 +20,8 @@ pytestmark = pytest.mark.slow
 
 def _config(nli: Path, squad: Path, out: Path, epochs: float) -> ReaderConfig:
     return ReaderConfig(nli=str(nli), squad=str(squad), out=str(out), snli=20, squad_paragraphs=12,
-                        contrasts_per_kind=20, held_mnli=5, held_halueval=2, trained_layers=2, epochs=epochs,
-                        batch_size=16, max_length=64)
+                        contrasts_per_kind=20, held_mnli=5, held_halueval=2, trained_layers=2, num_train_epochs=epochs,
+                        per_device_train_batch_size=16, max_length=64)
 
 
 def test_a_trained_reader_loads_reads_reports_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,9 +16,9 @@ from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.prompts import PAPER_CRITIC
 from selfrag_langchain.retrievers.passages import PassageRetriever
 from selfrag_langchain.tokens import REFLECTION_TOKENS, Group
-from selfrag_langchain.trainer.config import CriticConfig, GeneratorConfig
 from selfrag_langchain.trainer.critic import train_critic
 from selfrag_langchain.trainer.generator import train_generator, training_prompt
+from selfrag_langchain.trainer.training_config import CriticConfig, GeneratorConfig
 
 pytestmark = pytest.mark.slow
 
@@ -56,8 +56,8 @@ def test_critic_steps_lower_the_loss_and_the_adapter_loads_as_a_critic(
     queries = _critic_data(tmp_path / "critic.jsonl")
     before = _label_logprob(smollm2, queries)
     config = CriticConfig(data=[str(tmp_path / "critic.jsonl")], out=str(tmp_path / "critic"), lora=True,
-                          max_length=128, max_steps=3, batch_size=4, gradient_accumulation_steps=1,
-                          learning_rate=2e-3, warmup_ratio=0.0, logging_steps=1, device="cpu")
+                          max_length=128, max_steps=3, per_device_train_batch_size=4, gradient_accumulation_steps=1,
+                          learning_rate=2e-3, warmup_steps=0.0, logging_steps=1, use_cpu=True)
     result = train_critic(config)
     assert result.saved == "adapter" and result.steps == 3 and result.examples == 4
     assert result.losses[-1] < result.losses[0]
@@ -118,9 +118,9 @@ def test_generator_steps_resume_and_the_model_runs_selfrag_inline(
     data.write_text("".join(json.dumps(r) + "\n" for r in GENERATOR_ROWS))
     request = ContinuationRequest(training_prompt(GENERATOR_ROWS[0]), (GENERATOR_ROWS[0]["output"],), chat=False)
     (before,) = smollm2_with_tokens.score_continuations([request])
-    settings = {"data": [str(data)], "out": str(tmp_path / "gen"), "lora": True, "max_length": 64, "batch_size": 4,
-                "gradient_accumulation_steps": 1, "learning_rate": 3e-3, "warmup_ratio": 0.0, "logging_steps": 1,
-                "save_steps": 2, "device": "cpu"}
+    settings = {"data": [str(data)], "out": str(tmp_path / "gen"), "lora": True, "max_length": 64,
+                "per_device_train_batch_size": 4, "gradient_accumulation_steps": 1, "learning_rate": 3e-3,
+                "warmup_steps": 0.0, "logging_steps": 1, "save_steps": 2, "use_cpu": True}
     first = train_generator(GeneratorConfig(**settings, max_steps=2))
     assert (tmp_path / "gen" / "checkpoints" / "checkpoint-2").is_dir()
     resumed = train_generator(GeneratorConfig(**settings, max_steps=3, resume=True))

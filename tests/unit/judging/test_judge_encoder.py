@@ -23,9 +23,9 @@ from selfrag_langchain.judging.encoder import (
 )
 from selfrag_langchain.prompts import critic_input
 from selfrag_langchain.tokens import GROUP_TOKENS, Group
-from selfrag_langchain.trainer.config import JudgeEncoderConfig
 from selfrag_langchain.trainer.critic_rows import CriticRow
 from selfrag_langchain.trainer.judge_encoder import pair_rows
+from selfrag_langchain.trainer.training_config import JudgeEncoderConfig
 
 PASSAGE = "Canberra\nCanberra is the capital city of Australia."
 
@@ -98,8 +98,9 @@ def test_pair_rows_keep_encoded_groups_with_their_label_index() -> None:
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
-    ("trained_layers", 7, "between 1 and 6"), ("epochs", 0, "epochs must be > 0"),
-    ("per_label", 0, "per_label must be >= 1"), ("batch_size", -1, "batch_size must be > 0")])
+    ("trained_layers", 7, "between 1 and 6"), ("num_train_epochs", 0, "num_train_epochs must be > 0"),
+    ("per_label", 0, "per_label must be >= 1"), ("per_device_train_batch_size", -1,
+                                                 "per_device_train_batch_size must be >= 1")])
 def test_config_refuses_impossible_values(field: str, value: float, message: str) -> None:
     with pytest.raises(ConfigurationError, match=message):
         JudgeEncoderConfig(data=["x.jsonl"], out="out", **{field: value})
@@ -139,7 +140,8 @@ def test_training_writes_only_the_trained_layers_and_loads_into_a_judge(tmp_path
 
     out = tmp_path / "judge"
     config = JudgeEncoderConfig(data=[str(_training_file(tmp_path / "data.jsonl"))], out=str(out), trained_layers=1,
-                                epochs=6, batch_size=8, learning_rate=5e-4, max_length=64, mark_unstated=True)
+                                num_train_epochs=6, per_device_train_batch_size=8, learning_rate=5e-4, max_length=64,
+                                mark_unstated=True)
     card = train_encoder(config)
     assert card.provenance["rows"] == 24
     with safe_open(str(out / WEIGHTS_FILE), "pt") as weights:

@@ -9,11 +9,12 @@ import pytest
 
 from selfrag_langchain.errors import InputError
 from selfrag_langchain.prompts import critic_input
-from selfrag_langchain.trainer.config import GeneratorConfig, GeneratorPairsConfig
+from selfrag_langchain.trainer.config import GeneratorPairsConfig
 from selfrag_langchain.trainer.critic_rows import read_critic_rows
 from selfrag_langchain.trainer.generator import read_generator_records
 from selfrag_langchain.trainer.generator_pairs import create, critic_pairs, generate, names_entity, without_title
 from selfrag_langchain.trainer.judge_data import Passage
+from selfrag_langchain.trainer.training_config import GeneratorConfig
 
 SUPPORT = "Judge whether the output is supported."
 OPENING = ("Babe Martin\nBabe Martin Boris Michael Martin (March 28, 1920 - August 1, 2013) was a Major League "

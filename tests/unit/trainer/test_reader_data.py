@@ -10,7 +10,6 @@ import pytest
 
 from selfrag_langchain.errors import ConfigurationError, InputError
 from selfrag_langchain.judging.reader import HEAD_LABELS, Reading
-from selfrag_langchain.trainer.config import ReaderConfig
 from selfrag_langchain.trainer.reader_data import (
     Paragraph,
     answer_kind,
@@ -24,6 +23,7 @@ from selfrag_langchain.trainer.reader_data import (
     split_by_title,
     unanswerable_pairs,
 )
+from selfrag_langchain.trainer.training_config import ReaderConfig
 from tests.fakes.reader_data import CONTEXTS, write_reader_data
 
 
@@ -168,7 +168,7 @@ def test_missing_files_are_named(tmp_path):
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [("trained_layers", 7, "between 1 and 6"),
-                                                         ("epochs", 0, "epochs must be > 0"),
+                                                         ("max_length", 0, "max_length must be >= 1"),
                                                          ("held_mnli", -1, "held_mnli must be >= 0")])
 def test_the_config_refuses_values_out_of_range(field, value, message):
     with pytest.raises(ConfigurationError, match=message):

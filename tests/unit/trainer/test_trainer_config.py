@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -10,25 +9,16 @@ import pytest
 
 from selfrag_langchain.cli import main
 from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.trainer.arguments import add_config_arguments, config_from_args
-from selfrag_langchain.trainer.config import CONFIG_DIR, CriticConfig, GeneratorConfig, TrainingConfig
-from selfrag_langchain.trainer.training import (
-    TRAINER_STATE,
-    _resume_point,
-    _trim_log,
-    checkpointing_arguments,
-    latest_complete_checkpoint,
-    training_arguments,
-    warmup_arguments,
-)
+from selfrag_langchain.trainer.arguments import parse_config
+from selfrag_langchain.trainer.config import CONFIG_DIR
+from selfrag_langchain.trainer.training import TRAINER_STATE, _resume_point, _trim_log, latest_complete_checkpoint
+from selfrag_langchain.trainer.training_config import CriticConfig, GeneratorConfig, TrainingConfig
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 
 
 def _parse(cls: type, argv: list[str]) -> object:
-    parser = argparse.ArgumentParser()
-    add_config_arguments(parser, cls)
-    return config_from_args(cls, parser.parse_args(argv))
+    return parse_config(cls, argv)
 
 
 def test_flags_become_the_config() -> None:
@@ -38,7 +28,23 @@ def test_flags_become_the_config() -> None:
     assert config.data == ["a.jsonl", "b.jsonl"] and config.lora and config.per_group == 5
     assert config.learning_rate == pytest.approx(1e-3)
     assert config.tasks == ["relevance", "utility"]
-    assert config.epochs == 1.0  # untouched defaults stay
+    assert config.num_train_epochs == 1.0 and config.gradient_accumulation_steps == 8  # the step's defaults stay
+    assert config.lr_scheduler_type == "linear" and config.output_dir == str(Path("o") / "checkpoints")
+
+
+def test_every_training_argument_is_a_flag_of_the_training_steps() -> None:
+    config = _parse(GeneratorConfig, ["--data", "a.jsonl", "--out", "o", "--lr-scheduler-type", "cosine",
+                                      "--optim", "adafactor", "--num_train_epochs", "2", "--use-cpu"])
+    assert isinstance(config, GeneratorConfig)
+    assert (config.lr_scheduler_type, config.optim, config.num_train_epochs) == ("cosine", "adafactor", 2.0)
+    assert config.use_cpu and not config.bf16  # bf16 is on only where a GPU that supports it is used
+
+
+def test_a_flag_mistake_is_one_line() -> None:
+    with pytest.raises(ConfigurationError, match="unrecognized arguments: --no-such-flag"):
+        _parse(CriticConfig, ["--data", "a.jsonl", "--out", "o", "--no-such-flag"])
+    with pytest.raises(ConfigurationError, match="required: --out"):
+        _parse(CriticConfig, ["--data", "a.jsonl"])
 
 
 def test_file_then_flags(tmp_path: Path) -> None:
@@ -48,7 +54,7 @@ def test_file_then_flags(tmp_path: Path) -> None:
     assert isinstance(config, GeneratorConfig)
     assert config.data == ["train.jsonl"] and config.lora and config.max_length == 256
     assert config.learning_rate == pytest.approx(2e-4)  # YAML reads 2e-4 as a string: coerced
-    assert config.epochs == 1.0  # the flag wins over the file
+    assert config.num_train_epochs == 1.0  # the flag wins over the file (`epochs` is the field's former name)
     json_path = tmp_path / "c.json"
     json_path.write_text(json.dumps({"data": ["x.jsonl"], "out": "o", "no_such": 1}))
     with pytest.raises(ConfigurationError, match="unknown option 'no_such'"):
@@ -68,11 +74,11 @@ def test_bad_config_files(tmp_path: Path, content: str, message: str) -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"batch_size": 0}, "batch_size must be >= 1"),
-    ({"learning_rate": -1.0}, "learning_rate must be > 0"),
+    ({"max_length": 0}, "max_length must be >= 1"),
+    ({"learning_rate": -1.0}, "learning_rate and token_learning_rate must be > 0"),
     ({"merge": True}, "merge applies only with lora"),
     ({"lora": True, "merge": True, "deepspeed": "zero3"}, "merge is not available under DeepSpeed"),
-    ({"warmup_ratio": 1.5}, "warmup_ratio must be in"),
+    ({"warmup_steps": -0.5}, "warmup_steps"),  # transformers' own check, as one line
 ])
 def test_config_ranges(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigurationError, match=message):
@@ -80,9 +86,9 @@ def test_config_ranges(kwargs: dict[str, object], message: str) -> None:
 
 
 def test_deepspeed_presets_resolve_and_unknown_paths_fail() -> None:
-    assert TrainingConfig(data=["d"], out="o", deepspeed="zero3").deepspeed_file().endswith("zero3.json")
+    assert TrainingConfig(data=["d"], out="o", deepspeed="zero3").deepspeed.endswith("zero3.json")
     with pytest.raises(ConfigurationError, match=r"deepspeed config nope\.json not found"):
-        TrainingConfig(data=["d"], out="o", deepspeed="nope.json").deepspeed_file()
+        TrainingConfig(data=["d"], out="o", deepspeed="nope.json")
 
 
 def _checkpoint(root: Path, step: int, *, complete: bool = True) -> Path:
@@ -96,10 +102,10 @@ def _checkpoint(root: Path, step: int, *, complete: bool = True) -> Path:
 def test_leftover_checkpoints_need_resume(tmp_path: Path) -> None:
     _checkpoint(tmp_path, 3)
     with pytest.raises(ConfigurationError, match="pass --resume"):
-        _resume_point(TrainingConfig(data=["d"], out=str(tmp_path)), tmp_path)
+        _resume_point(TrainingConfig(data=["d"], out=str(tmp_path)))
     resume = TrainingConfig(data=["d"], out=str(tmp_path), resume=True)
-    assert _resume_point(resume, tmp_path) == str(tmp_path / "checkpoints" / "checkpoint-3")
-    assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path / "new"), resume=True), tmp_path / "new") is None
+    assert _resume_point(resume) == str(tmp_path / "checkpoints" / "checkpoint-3")
+    assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path / "new"), resume=True)) is None
 
 
 def test_a_checkpoint_torn_by_a_kill_is_skipped_for_the_last_complete_one(tmp_path: Path) -> None:
@@ -108,7 +114,7 @@ def test_a_checkpoint_torn_by_a_kill_is_skipped_for_the_last_complete_one(tmp_pa
     _checkpoint(tmp_path, 12, complete=False)  # the run was killed while saving it
     (_checkpoint(tmp_path, 14, complete=False) / TRAINER_STATE).write_text('{"global_st')  # killed mid-write
     notes: list[str] = []
-    got = _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), tmp_path, notes)
+    got = _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), notes)
     assert got == str(tmp_path / "checkpoints" / "checkpoint-10")  # by step number, not name order
     assert notes == [f"checkpoint-{n} is incomplete (the run stopped while saving it): skipped" for n in (14, 12)]
     # The judge encoder resumes the same way, without the --resume guard (a re-run always continues).
@@ -140,10 +146,10 @@ GOOD_ROW = {"instruction": "i", "input": "Task instruction: q", "output": "[Retr
     (["critic", "--data", "{empty}", "--out", "{out}"], "has no records"),
     (["critic", "--data", "{unknown_task}", "--out", "{out}"], r":1: unknown task 'isrel': choose from retrieval"),
     (["critic", "--data", "{bad_label}", "--out", "{out}"], r":1: label '\[Relevant\]' is not a Retrieve token"),
-    (["critic", "--data", "{good}", "--out", "{out}", "--tasks", "isrel"], "unknown tasks isrel: choose from"),
+    (["critic", "--data", "{good}", "--out", "{out}", "--tasks", "isrel"], "invalid choice: 'isrel'"),
     (["critic", "--data", "{good}", "--out", "{out}", "--base", "/no/such/model"],
      "model path /no/such/model does not exist"),
-    (["critic", "--data", "{good}"], "--out is required"),
+    (["critic", "--data", "{good}"], "required: --out"),
     (["critic", "--data", "{nope}", "--out", "{out}"], "nope.jsonl does not exist"),
     (["generator", "--data", "{missing}", "--out", "{out}"], r":1: missing field 'output'"),
     (["generator", "--data", "{good}", "--out", "{out}", "--base", "./no-such-dir"],
@@ -185,70 +191,28 @@ def test_help_lists_every_step(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(("ratio", "steps", "expected"), [(0.03, 100, 3), (0.1, 250, 25), (0.0, 100, 0)])
 def test_the_warmup_ratio_becomes_that_share_of_the_steps(tmp_path: Path, ratio: float, steps: int,
                                                            expected: int) -> None:
-    config = CriticConfig(data=["d.jsonl"], out=str(tmp_path), warmup_ratio=ratio, device="cpu")
-    assert training_arguments(config, tmp_path).get_warmup_steps(steps) == expected
-
-
-def test_warmup_is_passed_as_a_ratio_to_transformers_before_5_and_as_a_share_of_steps_from_5() -> None:
-    from dataclasses import dataclass
-
-    @dataclass
-    class Before5:
-        warmup_ratio: float = 0.0
-        warmup_steps: int = 0
-
-    @dataclass
-    class From5:
-        warmup_steps: float = 0
-
-    assert warmup_arguments(Before5, 0.03) == {"warmup_ratio": 0.03}
-    assert warmup_arguments(From5, 0.03) == {"warmup_steps": 0.03}
-
-
-def test_activation_recomputation_goes_to_the_name_this_transformers_reads(tmp_path: Path) -> None:
-    from dataclasses import dataclass
-
-    @dataclass
-    class Before5:
-        gradient_checkpointing: bool = False
-
-    @dataclass
-    class From5:
-        activation_checkpointing: bool = False
-        gradient_checkpointing: bool = False  # deprecated, still accepted
-
-    assert checkpointing_arguments(Before5, True) == {"gradient_checkpointing": True,
-                                                      "gradient_checkpointing_kwargs": {"use_reentrant": False}}
-    assert checkpointing_arguments(From5, False) == {"activation_checkpointing": False,
-                                                     "activation_checkpointing_kwargs": None}
-    import warnings
-
-    config = CriticConfig(data=["d.jsonl"], out=str(tmp_path), gradient_checkpointing=True, device="cpu")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        arguments = training_arguments(config, tmp_path)
-    assert arguments.gradient_checkpointing or getattr(arguments, "activation_checkpointing", False)
+    config = _parse(CriticConfig, ["--data", "d.jsonl", "--out", str(tmp_path), "--warmup-ratio", str(ratio)])
+    assert isinstance(config, CriticConfig) and config.get_warmup_steps(steps) == expected
 
 
 def test_a_flag_keeps_its_former_name() -> None:
     """critic-eval's --calibration was --judge: the old flag still fills the field for one release."""
     from selfrag_langchain.trainer.config import CriticEvalConfig
 
-    parser = argparse.ArgumentParser()
-    add_config_arguments(parser, CriticEvalConfig)
     for flag in ("--calibration", "--judge"):
-        config = config_from_args(CriticEvalConfig, parser.parse_args(["--data", "d.jsonl", flag, "mine.json"]))
+        config = parse_config(CriticEvalConfig, ["--data", "d.jsonl", flag, "mine.json"])
         assert config.calibration == "mine.json"
 
 
 @pytest.mark.parametrize(("name", "step"), [
     ("critic_smollm2", "critic"), ("generator_smollm2", "generator"), ("generator_pairs", "generator-pairs"),
     ("generator_data", "generator-data"), ("judge", "judge"), ("judge_data", "judge-data"),
-    ("judge_encoder", "judge-encoder"),
+    ("judge_encoder", "judge-encoder"), ("reader", "reader"), ("reader_answering", "reader"),
+    ("entailment_judge", "judge"),
 ])
 def test_every_shipped_config_is_read_by_its_step(name: str, step: str) -> None:
-    from selfrag_langchain.commands.train import SUBCOMMANDS
+    from selfrag_langchain.commands.train import config_class
 
     path = CONFIG_DIR / f"{name}.yaml"
-    config = _parse(SUBCOMMANDS[step][0], ["--config", str(path)])
+    config = _parse(config_class(step), ["--config", str(path)])
     assert config.out.startswith("selfrag-train/"), "every shipped config writes under selfrag-train/"

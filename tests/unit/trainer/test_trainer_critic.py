@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from selfrag_langchain.errors import ConfigurationError, InputError
-from selfrag_langchain.trainer.config import CriticConfig
 from selfrag_langchain.trainer.critic import fit_example, select_rows
 from selfrag_langchain.trainer.critic_rows import CriticRow
 from selfrag_langchain.trainer.masks import IGNORE_INDEX
+from selfrag_langchain.trainer.training_config import CriticConfig
 from tests.fakes.char_tokenizer import CharTokenizer
 
 ROWS = ([CriticRow("i", f"Task instruction: r{n}", "[Retrieval]", "retrieval") for n in range(10)]
