@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -147,6 +148,8 @@ def _generator(config: GeneratorConfig) -> None:
 
 
 def _report(result: Any) -> None:
+    if int(os.environ.get("RANK", "0")) != 0:  # one process of a many-process run says what was saved
+        return
     print(f"selfrag: {result.summary()}", file=sys.stderr)
     for note in result.notes:
         print(f"selfrag: note: {note}", file=sys.stderr)

@@ -1,10 +1,13 @@
-"""The many-GPU path, checked on the CPU without running it: the documented `accelerate launch` command
-parses into the training config it means, and transformers' Trainer builds with each shipped DeepSpeed
-config (DeepSpeed's CPU accelerator, one process)."""
+"""The many-GPU path, checked on the CPU: the documented `accelerate launch` command parses into the training
+config it means, transformers' Trainer builds with each shipped DeepSpeed config (DeepSpeed's CPU accelerator,
+one process), and two processes train one generator together under torchrun (DDP over gloo, the CPU's
+backend, where GPUs use NCCL)."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import re
 import shlex
 import subprocess
@@ -71,3 +74,26 @@ def test_the_trainer_builds_with_each_shipped_deepspeed_config(name: str, port: 
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == f"built True DistributedType.DEEPSPEED {name[-1]}"
     assert CONFIG_DIR / f"{name}.json" == DEEPSPEED_PRESETS[name]
+
+
+@pytest.mark.slow
+def test_two_processes_train_one_generator_each_on_its_share_of_the_data(tmp_path: Path) -> None:
+    rows = [{"instruction": f"Question {i}?", "output": f"[No Retrieval]Answer {i}.[Utility:5]"} for i in range(16)]
+    data = tmp_path / "gen.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "gen"
+    command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29533",
+               "-m", "selfrag_langchain.cli", "train", "generator", "--data", str(data), "--out", str(out), "--lora",
+               "--max-length", "48", "--per-device-train-batch-size", "2", "--gradient-accumulation-steps", "1",
+               "--max-steps", "3", "--logging-steps", "1", "--save-steps", "2", "--use-cpu", "--ddp-backend", "gloo"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = [json.loads(line) for line in (out / "training_log.jsonl").read_text().splitlines()]
+    losses = [entry for entry in log if "loss" in entry]
+    assert [entry["step"] for entry in losses] == [1, 2, 3]  # one process writes the log, each step once
+    # A step takes 2 rows on each of the 2 processes: a quarter of the 16 rows, where one process takes an eighth.
+    assert losses[0]["epoch"] == pytest.approx(0.25)
+    assert losses[-1]["loss"] < losses[0]["loss"]
+    assert (out / "adapter_model.safetensors").is_file() and (out / "checkpoints" / "checkpoint-2").is_dir()
+    assert done.stderr.count("selfrag: saved adapter model") == 1
