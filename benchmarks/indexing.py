@@ -101,7 +101,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for name, seconds, hits in rows:
         timing = f"{seconds:.1f} | {len(docs) / seconds:.0f} | {base / seconds:.2f}x" if seconds else "- | - | -"
-        recalls = " | ".join(f"{sum(hits[n]) / len(hits[n]):.1%}" for n in query_sets)
+        recalls = " | ".join(f"{sum(hits[n]) / len(hits[n]):.1%}" if hits[n] else "no queries" for n in query_sets)
         print(f"| {name} | {timing} | {recalls} |")
     print("\nQueries whose top-5 changed against torch fp32 (found now / lost now):")
     for name, _, hits in rows[1:]:

@@ -96,6 +96,9 @@ def entailment(reader: SentenceReader, nli: Path, seed: int, held_mnli: int, hel
     _, slices = nli_split(nli, seed, held_mnli=held_mnli, held_halueval=held_halueval)
     report: dict[str, object] = {}
     for name, pairs in slices.items():
+        if not pairs:  # a file too small for this slice
+            report[name] = {"rows": 0}
+            continue
         counts: dict[int, int] = {}
         for p in pairs:
             counts[p.label] = counts.get(p.label, 0) + 1
