@@ -8,51 +8,26 @@ import re
 import sys
 from collections.abc import Collection
 from enum import Enum
-from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError
+from pydantic import AliasChoices, BaseModel, ValidationError
 
 from selfrag_langchain.chains.controls import BeamSettings, LoopSettings
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.files.paths import store_location
-from selfrag_langchain.llms.model_loading import DEFAULT_MODEL
-from selfrag_langchain.pipeline import REFLECTORS, PipelineSettings, uses_demo_corpus
-from selfrag_langchain.prompts import CRITIC_PROMPT_SETS
+from selfrag_langchain.pipeline import PipelineSettings, uses_demo_corpus
 from selfrag_langchain.scoring import RetrieveMode
+
+MODEL_SETTINGS = ("model", "reflector", "calibration", "judge_encoder", "reader", "critic", "critic_prompts",
+                  "relevance")
+"""The :class:`PipelineSettings` fields that choose the models and the judge, each a flag."""
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
-    """Which models generate and judge, and on which backend."""
+    """Which models generate and judge, and on which backend, with the settings' defaults and docstrings."""
     model = parser.add_argument_group("models")
-    model.add_argument("--model", default=DEFAULT_MODEL,
-                       help="generator: hub id, local directory, .gguf file, or with --backend openai the served "
-                            "model's name (default: %(default)s)")
-    model.add_argument("--reflector", choices=list(REFLECTORS), default="calibrated",
-                       help="calibrated: embedding and word-overlap signals calibrated on GPT-4 critic labels "
-                            "(any generator, no extra model read); entailment: those and a sentence reader's "
-                            "(which passage sentence answers the question, which entails or contradicts the answer); "
-                            "learned: a cross-encoder on the shipped MiniLM "
-                            "trained on critic labels and synthetic contrasts (any generator); critic: a critic "
-                            "model judges (any generator); inline: a Self-RAG model judges itself "
-                            "(default: %(default)s)")
-    model.add_argument("--calibration", "--judge", dest="calibration", type=Path, default=None, metavar="FILE",
-                       help="calibrated, entailment and learned reflectors: a calibration written by `selfrag train "
-                            "judge` (default: the one shipped with the package; --judge is its former name)")
-    model.add_argument("--judge-encoder", type=Path, default=None,
-                       help="learned reflector: a directory written by `selfrag train judge-encoder` (default: the "
-                            "one shipped with the package)")
-    model.add_argument("--reader", type=Path, default=None, metavar="DIR",
-                       help="the sentence reader of the entailment reflector and of --quote-reader: a directory "
-                            "written by `selfrag train reader` (default: the one shipped with the package)")
-    model.add_argument("--critic", default=None,
-                       help="critic reflector: critic model (default: the generator's model)")
-    model.add_argument("--critic-prompts", choices=sorted(CRITIC_PROMPT_SETS), default="zero_shot",
-                       help="zero_shot for instruct models, paper for trained Self-RAG critics (default: %(default)s)")
-    model.add_argument("--relevance", choices=["auto", "labels", "question_likelihood"], default="auto",
-                       help="how the critic judges IsRel: its answer labels, or how much more likely the passage "
-                            "makes the question (better for small instruct critics); auto: question_likelihood "
-                            "with --critic-prompts zero_shot, labels with paper (default: %(default)s)")
+    add_setting_flags(model, PipelineSettings, only=MODEL_SETTINGS)
     add_setting_flags(model, LoopSettings, only={"max_new_tokens"})
     add_backend_options(parser)
 
@@ -67,12 +42,7 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
         return f"{value:g}" if isinstance(value, float) else value
 
     group = parser.add_argument_group("backend")
-    group.add_argument("--backend", choices=list(BACKENDS), default="transformers",
-                       help="where the models run: transformers (CPU/GPU, in process), vllm (GPU engine), openai "
-                            "(any OpenAI-compatible completions server), llamacpp (GGUF in process) "
-                            "(default: %(default)s)")
-    group.add_argument("--critic-backend", choices=list(BACKENDS), default=None,
-                       help="backend of the critic model (default: --backend)")
+    add_setting_flags(group, PipelineSettings, only=("backend", "critic_backend"), choices=list(BACKENDS))
     group.add_argument("--device", default=None,
                        help=f"transformers: torch device (default: {fallback('transformers', 'device')})")
     group.add_argument("--dtype", default=None,
@@ -139,10 +109,11 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection[str] | None = None,
-                      exclude: Collection[str] = ()) -> None:
+                      exclude: Collection[str] = (), choices: list[str] | None = None) -> None:
     """A flag for each field of ``settings`` (or of ``only``): ``--name-with-dashes`` with the field's type,
-    choices and default; a switch pair for a bool (``--decline`` / ``--no-decline``, a ``use_`` dropped); the
-    field's docstring as the help. The flag's destination is the field's name, so
+    choices (or ``choices``, for a field the settings check themselves) and default, and its former names
+    (a validation alias) as aliases; a switch pair for a bool (``--decline`` / ``--no-decline``, a ``use_``
+    dropped); the field's docstring as the help. The flag's destination is the field's name, so
     :func:`settings_from_args` reads it back unchanged."""
     for name, field in settings.model_fields.items():
         if name in exclude or (only is not None and name not in only):
@@ -153,10 +124,21 @@ def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection
             group.add_argument("--" + name.removeprefix("use_").replace("_", "-"), dest=name, default=default,
                                action=argparse.BooleanOptionalAction, help=f"{text} (default: {_switch(default)})")
             continue
-        choices = _choices(field.annotation)
+        annotation = _given(field.annotation)
+        allowed = _choices(annotation) or choices
         value = default.value if isinstance(default, Enum) else default
-        group.add_argument(_flag(name), dest=name, type=None if choices else field.annotation, choices=choices,
-                           default=value, help=f"{text} (default: %(default)s)")
+        former = field.validation_alias.choices if isinstance(field.validation_alias, AliasChoices) else []
+        group.add_argument(_flag(name), *(_flag(str(a)) for a in former if a != name), dest=name,
+                           type=None if allowed else annotation, choices=allowed, default=value,
+                           help=f"{text} (default: {'none' if value is None else '%(default)s'})")
+
+
+def _given(annotation: Any) -> Any:
+    """The type a flag's value is read as: ``X`` for ``X | None``."""
+    if get_origin(annotation) in (Union, UnionType):
+        kept = [a for a in get_args(annotation) if a is not type(None)]
+        return kept[0] if len(kept) == 1 else str
+    return annotation
 
 
 def _switch(on: bool) -> str:
