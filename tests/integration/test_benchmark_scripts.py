@@ -185,7 +185,7 @@ def outputs(request: pytest.FixtureRequest, tiny: dict[str, Path], selfrag_home:
     folder = tmp_path_factory.mktemp("runs")
     inputs = {k: str(v) for k, v in tiny.items()}
     selected = [item.callspec.params["script"] for item in request.session.items
-                if getattr(item, "callspec", None) and "script" in item.callspec.params]
+                if isinstance(getattr(item, "callspec", None) and item.callspec.params.get("script"), Script)]
     plan = [{"name": script.name, "stdout": str(folder / f"{script.name}.out"), "env": script.env,
              "argv": [a.format(**inputs, out=str(folder / f"{script.name}.made")) for a in script.args]}
             for script in selected]
