@@ -2,8 +2,10 @@
 
 A question about Greta Thunberg is not answered by a passage about Greta Garbo, however close its topic:
 the judge's IsRel reads topic and wording, so a passage that names nothing the question names can still look
-relevant. Names are the question's capitalised words and numbers, or, in a question that capitalises none,
-its numbers and the words English's lexicon does not know (:func:`asked_names`). Two rules read them, with
+relevant. Names are the question's capitalised words and numbers (a sentence's first word when English's
+lexicon does not know it), or, in a question that capitalises none, its numbers and the words the lexicon does
+not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective included
+(:func:`holds`). Two rules read them, with
 one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
@@ -82,13 +84,23 @@ def asked_names(question: str) -> list[str]:
     von bismarck's wife": "otto", "von", "bismarck"; a word in a script without case is left out)."""
     names = name_words(question)
     if not all(name.isdigit() for name in names):
-        return names
+        return [*(word for word in _opening_names(question) if word not in names), *names]
     return [word for word in content_words(folded(question))
             if word.isdigit() or (_lexical(word) and not _parts_of_speech(word))]
 
 
+def _opening_names(question: str) -> list[str]:
+    """The capitalised first words of the question's sentences that English's lexicon does not know: a question
+    may open with what it asks about ("Semarang is the capital of which province?"), where
+    :func:`~selfrag_langchain.judging.signals.name_words` passes over a sentence's first word ("Which", "Apart")."""
+    openers = (_WORD.match(sentence.strip()) for sentence in _SENTENCE_END.split(folded(question)))
+    words = [m.group().lower() for m in openers if m and m.group()[:1].isupper()]
+    return [word for word in content_words(" ".join(words)) if _lexical(word) and not _parts_of_speech(word)]
+
+
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _JOINING = frozenset({"of", "and", "for", "the", "de"})
 """Words that join the capitalised words of a name without giving it a letter."""
 ACRONYM_LETTERS = (2, 6)
@@ -124,12 +136,32 @@ class _Held:
     def __init__(self, text: str) -> None:
         self.words = set(content_words(folded(text))) | acronyms(text)
         self.forms = {_lemma(w) for w in self.words}
+        self.stems = set().union(*map(place_stems, self.words))
 
     def holds(self, word: str) -> bool:
         """:func:`holds` against this text."""
-        if word in self.words or _lemma(word) in self.forms:
+        if word in self.words or _lemma(word) in self.forms or not place_stems(word).isdisjoint(self.stems):
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
+
+
+DEMONYM_ENDINGS = ("ian", "ese", "ish", "an", "n")
+"""The endings that make a place's name its people's or its adjective ("Croatia" "Croatian", "Italy" "Italian",
+"China" "Chinese", "Turkey" "Turkish"), for :func:`place_stems`."""
+PLACE_ENDINGS = ("a", "y", "e", "o")
+"""The letter a place's name may end with where its adjective has another ending ("Mexico" "Mexican")."""
+MIN_STEM = 4
+"""The fewest letters a stem of :func:`place_stems` keeps, so that short words do not meet by chance."""
+
+
+def place_stems(word: str) -> set[str]:
+    """The stems a place's name and its adjective share: the word without one of :data:`DEMONYM_ENDINGS`, or
+    without the last of :data:`PLACE_ENDINGS`, each of at least :data:`MIN_STEM` letters ("croatian" and
+    "croatia" both give "croati", "italian" and "italy" "ital", "german" and "germany" "german"), so that a
+    question's "Croatian capital" finds the passage about Croatia and "the Indonesian province" one in Indonesia."""
+    bases = {word} | {word[: -len(end)] for end in DEMONYM_ENDINGS if word.endswith(end)}
+    stems = bases | {base[:-1] for base in bases if base.endswith(PLACE_ENDINGS)}
+    return {stem for stem in stems if len(stem) >= MIN_STEM}
 
 
 def name_share(question: str, text: str) -> float:
@@ -161,9 +193,10 @@ def rare_terms(question: str) -> list[str]:
 
 
 def holds(word: str, text: str) -> bool:
-    """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal"), as the
-    two words of a compound ("chess" and "board" for "chessboard"; the words anywhere in the text, each of at
-    least three letters), or as an acronym the text spells (:func:`acronyms`: "us" in "the United States")."""
+    """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal", "Croatia" for
+    "croatian": :func:`place_stems`), as the two words of a compound ("chess" and "board" for "chessboard"; the
+    words anywhere in the text, each of at least three letters), or as an acronym the text spells
+    (:func:`acronyms`: "us" in "the United States")."""
     return _Held(text).holds(word)
 
 

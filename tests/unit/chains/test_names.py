@@ -19,6 +19,7 @@ from selfrag_langchain.chains.names import (
     names_enough,
     names_found,
     noun_words,
+    place_stems,
     rare,
     rare_terms,
 )
@@ -259,3 +260,28 @@ def test_a_name_given_as_an_acronym_is_held_by_the_words_it_stands_for() -> None
     assert name_share(question, "Hawaii is an island state in the Pacific Ocean.") == 0.5
     assert acronyms("The United States of America") == {"us", "sa", "usa"}
     assert "us" not in acronyms("They told us about the United nations.")  # lower case spells nothing
+
+
+def test_a_question_that_opens_with_its_subject_names_it() -> None:
+    question = "Semarang is the capital of which Indonesian province?"
+    assert asked_names(question) == ["semarang", "indonesian"]
+    palembang = "Palembang\nPalembang is the capital city of the Indonesian province of South Sumatra."
+    semarang = "Semarang\nSemarang is the capital of Central Java province in Indonesia."
+    assert name_coverages(question, [palembang, semarang], 0.6) == [0.5, 1.0]
+    # A first word English's lexicon knows is no name; the next word capitalised still makes it one.
+    assert asked_names("Apart from swimming, which sport did Johnny Weissmuller play?") == ["johnny", "weissmuller"]
+    assert asked_names("Mona Lisa was painted by whom?") == ["mona", "lisa"]
+    assert asked_names("Which river? Zagreb lies on it.") == ["zagreb"]
+
+
+def test_a_place_adjective_is_held_by_the_place_and_the_place_by_its_adjective() -> None:
+    zagreb = "Zagreb\nZagreb is the capital and largest city of Croatia, along the Sava River."
+    assert name_share("Along which river does the Croatian capital Zagreb lie?", zagreb) == 1.0
+    assert holds("italian", "Rome is the capital of Italy.")
+    assert holds("chinese", "Beijing is the capital of China.")
+    assert holds("mexico", "The Mexican Revolution began in 1910.")
+    assert holds("germany", "He was a German priest.")
+    assert not holds("austria", "He was an Australian cricketer.")
+    assert not holds("romania", "The Roman Empire.")
+    assert place_stems("croatian") & place_stems("croatia") == {"croati", "croatia"}
+    assert all(len(stem) >= 4 for stem in place_stems("roman"))
