@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from selfrag_langchain.judging.signals import content_words, folded, name_words
+from selfrag_langchain.judging.signals import SENTENCE_BREAK, content_words, folded, name_words
 
 
 @functools.cache
@@ -93,14 +93,13 @@ def _opening_names(question: str) -> list[str]:
     """The capitalised first words of the question's sentences that English's lexicon does not know: a question
     may open with what it asks about ("Semarang is the capital of which province?"), where
     :func:`~selfrag_langchain.judging.signals.name_words` passes over a sentence's first word ("Which", "Apart")."""
-    openers = (_WORD.match(sentence.strip()) for sentence in _SENTENCE_END.split(folded(question)))
+    openers = (_WORD.match(sentence.strip()) for sentence in SENTENCE_BREAK.split(folded(question)))
     words = [m.group().lower() for m in openers if m and m.group()[:1].isupper()]
     return [word for word in content_words(" ".join(words)) if _lexical(word) and not _parts_of_speech(word)]
 
 
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _JOINING = frozenset({"of", "and", "for", "the", "de"})
 """Words that join the capitalised words of a name without giving it a letter."""
 ACRONYM_LETTERS = (2, 6)
@@ -147,7 +146,8 @@ class _Held:
 
 DEMONYM_ENDINGS = ("ian", "ese", "ish", "an", "n")
 """The endings that make a place's name its people's or its adjective ("Croatia" "Croatian", "Italy" "Italian",
-"China" "Chinese", "Turkey" "Turkish"), for :func:`place_stems`."""
+"China" "Chinese"), for :func:`place_stems`; a name whose adjective drops more of it ("Turkey" "Turkish",
+"France" "French") is not met this way."""
 PLACE_ENDINGS = ("a", "y", "e", "o")
 """The letter a place's name may end with where its adjective has another ending ("Mexico" "Mexican")."""
 MIN_STEM = 4

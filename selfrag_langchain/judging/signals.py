@@ -40,8 +40,9 @@ def folded(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n")
-"""Where a sentence ends, for :func:`name_words`: not after an initial ("Herman A. Barnett")."""
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n")
+"""Where a sentence ends, for reading names at a sentence's start (:func:`name_words`): not after an initial
+("Herman A. Barnett")."""
 
 
 def name_words(text: str) -> list[str]:
@@ -50,7 +51,7 @@ def name_words(text: str) -> list[str]:
     so that they are found in a passage's content words. A sentence's first word counts only when the next
     one is capitalised too ("Mona Lisa was ...", not "Apart from ...")."""
     names = []
-    for sentence in _SENTENCE_BREAK.split(folded(text).replace("'s", "").replace("’s", "")):
+    for sentence in SENTENCE_BREAK.split(folded(text).replace("'s", "").replace("’s", "")):
         tokens = _WORD.findall(sentence)
         for i, token in enumerate(tokens):
             if token.lower() in STOPWORDS:
