@@ -1,4 +1,5 @@
-"""Long form, as ``selfrag serve`` answers by default, on question lists: right, declined, and how long.
+"""Long form, as ``selfrag serve`` answers by default, on question lists: right, declined, and how long (on
+average and at worst).
 
 Each question of an answerable list (``question``, ``answers``) and of an unanswerable one (``question``) is
 asked of the default long form (``build_long_form`` with the default settings: the demo corpus unless a store
@@ -65,6 +66,7 @@ def summary(done: list[dict[str, Any]], form: str) -> dict[str, Any]:
         "declined": declined, "unanswerable": len(unanswerable),
         "declined_ci": [round(x, 3) for x in wilson(declined, len(unanswerable))],
         "mean_seconds": round(statistics.mean(d["seconds"] for d in mine), 2) if mine else None,
+        "max_seconds": max(d["seconds"] for d in mine) if mine else None,
         "mean_segments": round(statistics.mean(d["segments"] for d in answerable), 2) if answerable else None,
     }
 
@@ -112,7 +114,8 @@ def main() -> None:
         dlo, dhi = s["declined_ci"]
         print(f"{s['form']:5s} right {s['right']}/{s['answerable']} [{lo:.0%}, {hi:.0%}] "
               f"(declined {s['declined_answerable']}), unanswerable declined {s['declined']}/{s['unanswerable']} "
-              f"[{dlo:.0%}, {dhi:.0%}], {s['mean_seconds']} s a question, {s['mean_segments']} segments")
+              f"[{dlo:.0%}, {dhi:.0%}], {s['mean_seconds']} s a question ({s['max_seconds']} s at worst), "
+              f"{s['mean_segments']} segments")
 
 
 if __name__ == "__main__":
