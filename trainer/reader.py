@@ -34,7 +34,14 @@ from selfrag_langchain.judging.reader import (
 )
 from selfrag_langchain.trainer.judge_encoder import PairDataset
 from selfrag_langchain.trainer.provenance import provenance
-from selfrag_langchain.trainer.reader_data import NLI_FILES, SQUAD_FILES, ReaderPair, build, label_counts
+from selfrag_langchain.trainer.reader_data import (
+    NLI_FILES,
+    SELQA_DEV,
+    SQUAD_FILES,
+    ReaderPair,
+    build,
+    label_counts,
+)
 from selfrag_langchain.trainer.reader_eval import evaluate_pairs
 from selfrag_langchain.trainer.training import latest_complete_checkpoint
 from selfrag_langchain.trainer.training_config import ReaderConfig
@@ -115,7 +122,8 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
     data = build(config.nli, config.squad, seed=config.seed, snli=config.snli,
                  squad_paragraphs=config.squad_paragraphs, contrasts_per_kind=config.contrasts_per_kind,
                  held_mnli=config.held_mnli, held_halueval=config.held_halueval,
-                 hard_negatives=config.hard_negatives, own=config.pairs)
+                 hard_negatives=config.hard_negatives, own=config.pairs, selqa_dev=config.selqa_dev,
+                 replay=config.replay)
     base = Path(base) if base is not None else default_model_path()
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = build_reader(base, config.trained_layers)
@@ -127,13 +135,15 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
     trainer.train(resume_from_checkpoint=latest_complete_checkpoint(Path(str(config.output_dir))))
     seconds = round(time.monotonic() - started)
     files = [*(Path(config.nli) / f for f in NLI_FILES.values()),
-             *(Path(config.squad) / f for f in SQUAD_FILES.values()), *map(Path, config.pairs)]
+             *(Path(config.squad) / f for f in SQUAD_FILES.values()),
+             *([Path(config.squad) / SELQA_DEV] if config.selqa_dev else []), *map(Path, config.pairs)]
     card = ReaderCard(config.trained_layers, max_length=config.max_length, provenance={
         **provenance(files, config.seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
         "pairs": len(data.train), "labels": label_counts(data.train),
         "held_out": {name: len(pairs) for name, pairs in data.held_out.items()},
         "snli": config.snli, "squad_paragraphs": config.squad_paragraphs,
         "contrasts_per_kind": config.contrasts_per_kind, "hard_negatives": config.hard_negatives,
+        "selqa_dev": config.selqa_dev, "replay": config.replay,
         "init": init, "epochs": config.num_train_epochs,
         "learning_rate": config.learning_rate, "batch_size": config.per_device_train_batch_size, "seconds": seconds})
     out.mkdir(parents=True, exist_ok=True)

@@ -47,6 +47,12 @@ supported ones spans, and length alone would tell them apart)."""
 NLI_FILES = {"snli": "snli_dev_test.jsonl", "counterfactual": "snli_counterfactual.jsonl",
              "mnli": "mnli_taxinli.jsonl", "halueval": "halueval_qa.jsonl"}
 SQUAD_FILES = {"squad": "squad11_train.jsonl", "squad2": "squad20_dev.jsonl"}
+SELQA_DEV = "selqa_dev.jsonl"
+"""SelQA's development questions (in the ``squad`` folder), trained on with ``selqa_dev``; its test questions
+(``selqa_test.jsonl``) are never read in training: ``benchmarks/reader.py`` reports them."""
+TITLED_SHARE = 0.7
+"""The share of answer-sentence pairs read after their article's title, as the quoter reads a passage's sentence
+(:func:`~selfrag_langchain.judging.claims.titled`); the rest without, so that a sentence alone is read too."""
 
 
 @dataclass(frozen=True)
@@ -185,7 +191,7 @@ def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_parag
             found = answer_sentence(para, answers)
             if found is None:
                 continue
-            title = para.title if rng.random() < 0.7 else ""
+            title = para.title if rng.random() < TITLED_SHARE else ""
             out.append(_pair(question, titled(title, para.sentences[found]), "answers", "squad"))
             others = [s for i, s in enumerate(para.sentences) if i != found and not _holds(s, answers)]
             chosen: list[str] = []
@@ -246,6 +252,41 @@ def held_out_article(title: str) -> bool:
 def split_by_title(paras: Sequence[Paragraph]) -> tuple[list[Paragraph], list[Paragraph]]:
     """The paragraphs of the training half of the articles, and of the held-out half (:func:`held_out_article`)."""
     return [p for p in paras if not held_out_article(p.title)], [p for p in paras if held_out_article(p.title)]
+
+
+# ---------------------------------------------------------------------------------------------- SelQA
+
+
+def selqa_pairs(path: str | Path, rng: random.Random, *, negatives: int = 4) -> list[ReaderPair]:
+    """SelQA: each question against every sentence of its section that answers it (answers), and against up to
+    ``negatives`` that do not (does not answer): the one sharing most of the question's words first, then others
+    drawn with ``rng``. SelQA's questions were written from the section and then paraphrased, so they share
+    fewer words with their answer than SQuAD's: what a reader learns here is less word matching."""
+    def check(record: dict[str, Any]) -> str | None:
+        candidates, answers = record.get("candidates"), record.get("answers")
+        if not isinstance(candidates, list) or not isinstance(answers, list):
+            return "candidates and answers must be lists (the section's sentences, the indices that answer)"
+        if any(not isinstance(i, int) or not 0 <= i < len(candidates) for i in answers):
+            return "answers must be indices of candidates"
+        return None
+
+    rows = read_jsonl(path, required=("question", "article"), check=check)
+    out = []
+    for r in rows:
+        candidates, answering = [str(c) for c in r["candidates"]], set(r["answers"])
+        if not answering:
+            continue
+        question = str(r["question"]).strip()
+        title = str(r["article"]) if rng.random() < TITLED_SHARE else ""
+        out += [_pair(question, titled(title, candidates[i]), "answers", "selqa") for i in sorted(answering)]
+        others = [c for i, c in enumerate(candidates) if i not in answering]
+        if not others or negatives <= 0:
+            continue
+        chosen = [others[nearest_sentence(question, others)]]
+        rest = [c for c in others if c not in chosen]
+        chosen += rng.sample(rest, min(negatives - 1, len(rest)))
+        out += [_pair(question, titled(title, c), "does not answer", "selqa:section") for c in chosen]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- contrasts
@@ -373,13 +414,16 @@ def nli_split(nli_dir: str | Path, seed: int, *, held_mnli: int, held_halueval: 
 
 def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: int = 10_000,
           squad_paragraphs: int = 4_000, contrasts_per_kind: int = 1_500, held_mnli: int = 1_000,
-          held_halueval: int = 300, hard_negatives: bool = True, own: Sequence[str | Path] = ()) -> ReaderData:
+          held_halueval: int = 300, hard_negatives: bool = True, own: Sequence[str | Path] = (),
+          selqa_dev: int = 0, replay: int | None = None) -> ReaderData:
     """The training pairs and held-out slices, the same for the same files and arguments.
 
     Held out: the counterfactual pairs' test split, ``held_mnli`` MultiNLI rows, ``held_halueval`` HaluEval
     items, and SQuAD 2.0's questions on half its articles (``squad2``). ``hard_negatives``: see
-    :func:`answering_pairs`. SelQA is never read here: it checks
-    how far answer-sentence selection carries to questions written another way. ``own`` names files of a
+    :func:`answering_pairs`. ``replay`` keeps at most that many of these training pairs, drawn with the seed (a
+    later stage reads a sample of what the earlier ones read, beside what is new to it). ``selqa_dev`` adds SelQA's
+    development pairs (:func:`selqa_pairs`) that many times over; SelQA's test questions are never read here: they
+    check how far answer-sentence selection carries to questions written another way. ``own`` names files of a
     user's labelled pairs (:func:`own_pairs`), trained on beside the rest.
 
     Raises:
@@ -387,7 +431,10 @@ def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: in
     """
     rng = random.Random(seed)
     nli_dir, squad_dir = Path(nli_dir), Path(squad_dir)
-    for name in (*(nli_dir / f for f in NLI_FILES.values()), *(squad_dir / f for f in SQUAD_FILES.values())):
+    needed = [*(nli_dir / f for f in NLI_FILES.values()), *(squad_dir / f for f in SQUAD_FILES.values())]
+    if selqa_dev:
+        needed.append(squad_dir / SELQA_DEV)
+    for name in needed:
         if not name.is_file():
             msg = f"{name} is missing: the sentence reader trains on ../shared/data's nli/ and squad/ files"
             raise InputError(msg)
@@ -402,6 +449,10 @@ def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: in
     squad2_train, squad2_held = split_by_title(paragraphs(squad_dir / SQUAD_FILES["squad2"], None, rng))
     train += unanswerable_pairs(squad2_train)
     held_out["squad2"] = unanswerable_pairs(squad2_held)
+    if replay is not None and replay < len(train):
+        train = random.Random(f"{seed}/replay").sample(train, replay)
+    if selqa_dev:
+        train += selqa_pairs(squad_dir / SELQA_DEV, random.Random(f"{seed}/selqa")) * selqa_dev
     for path in own:
         train += own_pairs(path)
     held = {(p.first, p.second) for pairs in held_out.values() for p in pairs}

@@ -277,6 +277,12 @@ class ReaderConfig(EncoderTrainingConfig):
     contrasts_per_kind: int = field(default=1_500, metadata=described("contrast pairs of each kind at most"))
     held_mnli: int = field(default=1_000, metadata=described("MultiNLI rows held out for the report"))
     held_halueval: int = field(default=300, metadata=described("HaluEval items held out for the report"))
+    selqa_dev: int = field(default=0, metadata=described(
+        "times SelQA's development pairs (squad/selqa_dev.jsonl: paraphrased questions against their section's "
+        "sentences) are read in an epoch; 0 leaves them out. SelQA's test questions are never read"))
+    replay: int | None = field(default=None, metadata=described(
+        "at most this many of the nli/ and SQuAD training pairs, drawn with the seed, e.g. for a later stage that "
+        "replays a sample of what the earlier ones read (default: all)"))
     num_train_epochs: float = _default("num_train_epochs", 1.0, aliases=["--epochs"])
     learning_rate: float = _default("learning_rate", 5e-5)
     per_device_train_batch_size: int = _default("per_device_train_batch_size", 32, aliases=["--batch-size"])
@@ -289,7 +295,10 @@ class ReaderConfig(EncoderTrainingConfig):
             if getattr(self, name) <= 0:
                 msg = f"{name} must be > 0, got {getattr(self, name)}"
                 raise ConfigurationError(msg)
-        for name in ("held_mnli", "held_halueval"):
+        if self.replay is not None and self.replay <= 0:
+            msg = f"replay must be > 0, got {self.replay}"
+            raise ConfigurationError(msg)
+        for name in ("held_mnli", "held_halueval", "selqa_dev"):
             if getattr(self, name) < 0:
                 msg = f"{name} must be >= 0, got {getattr(self, name)}"
                 raise ConfigurationError(msg)

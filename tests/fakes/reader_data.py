@@ -52,4 +52,8 @@ def write_reader_data(tmp_path: Path) -> tuple[Path, Path]:
                                                     for q, a in qs),
                                                   {"question": f"Who renamed {t} in 1999?", "answers": [],
                                                    "is_impossible": True}]} for t, c, qs in CONTEXTS])
+    _write(squad / "selqa_dev.jsonl", [{"question": f"Paraphrased: {q}", "article": t, "section": "Lead",
+                                        "topic": "PLACE", "candidates": c.split(". "),
+                                        "answers": [i for i, s in enumerate(c.split(". ")) if any(x in s for x in a)]}
+                                       for t, c, qs in CONTEXTS for q, a in qs[:1]])
     return nli, squad

@@ -20,6 +20,7 @@ from selfrag_langchain.trainer.reader_data import (
     halueval_pairs,
     held_out_article,
     ranked,
+    selqa_pairs,
     split_by_title,
     unanswerable_pairs,
 )
@@ -169,7 +170,9 @@ def test_missing_files_are_named(tmp_path):
 
 @pytest.mark.parametrize(("field", "value", "message"), [("trained_layers", 7, "between 1 and 6"),
                                                          ("max_length", 0, "max_length must be >= 1"),
-                                                         ("held_mnli", -1, "held_mnli must be >= 0")])
+                                                         ("held_mnli", -1, "held_mnli must be >= 0"),
+                                                         ("selqa_dev", -1, "selqa_dev must be >= 0"),
+                                                         ("replay", 0, "replay must be > 0")])
 def test_the_config_refuses_values_out_of_range(field, value, message):
     with pytest.raises(ConfigurationError, match=message):
         ReaderConfig(nli="n", squad="s", out="o", **{field: value})
@@ -203,3 +206,51 @@ def test_a_row_of_your_own_that_is_neither_reading_is_named(tmp_path, row, messa
     mine.write_text(row + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=rf"mine\.jsonl.*1.*{message}"):
         own_pairs(mine)
+
+
+def _selqa_file(tmp_path: Path) -> Path:
+    import json
+
+    path = tmp_path / "selqa_dev.jsonl"
+    rows = [{"question": "Which river flows through the old town?", "article": "Oldtown", "section": "Geography",
+             "topic": "PLACE", "candidates": ["Oldtown was founded in 1200.",
+                                              "The river Elm flows through the old town.",
+                                              "The old town has a market.", "Its mayor is elected.",
+                                              "The town hosts a fair.", "Trains stop there.", "It rains often."],
+             "answers": [1]},
+            {"question": "Nobody answers this?", "article": "Nowhere", "section": "Lead", "topic": "PLACE",
+             "candidates": ["A sentence."], "answers": []}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_selqa_pairs_mark_every_answering_sentence_and_read_the_nearest_non_answer_first(tmp_path):
+    path = _selqa_file(tmp_path)
+    pairs = selqa_pairs(path, random.Random(0), negatives=3)
+    answers = [p for p in pairs if p.label_name == "answers"]
+    others = [p for p in pairs if p.label_name == "does not answer"]
+    assert [p.second.split(": ")[-1] for p in answers] == ["The river Elm flows through the old town."]
+    assert len(others) == 3 and all("river Elm" not in p.second for p in others)
+    assert others[0].second.endswith("The old town has a market.")  # shares "old town" with the question
+    assert {p.reading for p in pairs} == {Reading.ANSWERING}
+    assert all(p.first == "Which river flows through the old town?" for p in pairs)  # the unanswered one is skipped
+    assert pairs == selqa_pairs(path, random.Random(0), negatives=3)
+
+
+def test_selqa_dev_is_read_as_many_times_as_asked_beside_the_replayed_pairs(data_dirs):
+    plain = _build(data_dirs)
+    both = build(*data_dirs, seed=0, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
+                 held_halueval=2, selqa_dev=2, replay=10)
+    selqa = [p for p in both.train if p.source.startswith("selqa")]
+    assert selqa and len(selqa) == 2 * len(set(selqa))
+    rest = [p for p in both.train if not p.source.startswith("selqa")]
+    assert len(rest) == 10 and set(rest) <= set(plain.train)
+    assert both.held_out == plain.held_out
+
+
+def test_selqa_is_not_read_unless_asked(data_dirs):
+    (data_dirs[1] / "selqa_dev.jsonl").unlink()
+    assert not any(p.source.startswith("selqa") for p in _build(data_dirs).train)
+    with pytest.raises(InputError, match=r"selqa_dev\.jsonl is missing"):
+        build(*data_dirs, seed=0, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
+              held_halueval=2, selqa_dev=1)
