@@ -1,7 +1,8 @@
 """Calibrated judges (the shipped fit and others) side by side on held-out labelled files, in one run.
 
 For each file and judge: balanced accuracy per group (beside the majority label's, 50% or 33.3%), IsUse
-macro-F1, and for synthetic files (rows with a ``kind``) the share of each kind labelled as made. The
+macro-F1, and for synthetic files (rows with a ``kind``) the share of each kind labelled as made (and, for IsSup
+kinds, the share judged not fully supported: a swapped fact is caught as "partially" too). The
 contrast table answers the question the selection depends on: for a sentence copied from the passage
 against the same sentence with one fact swapped, or against an answer about a neighbouring entity, which
 does the judge score higher? (s_sup or s_use, the paper's scores, compared per kind.)
@@ -25,7 +26,7 @@ from judge_spec import judge_named
 
 from selfrag_langchain.judging import Reflector
 from selfrag_langchain.scoring import support_score, utility_score
-from selfrag_langchain.tokens import GROUP_TOKENS
+from selfrag_langchain.tokens import FULLY_SUPPORTED, GROUP_TOKENS
 from selfrag_langchain.trainer.agreement import group_report
 from selfrag_langchain.trainer.critic_eval import predict
 from selfrag_langchain.trainer.critic_rows import CriticRow
@@ -47,16 +48,18 @@ def report(name: str, judge: Reflector, path: Path) -> dict[str, object]:
     dists = predict(judge, rows, progress=False)  # type: ignore[arg-type]
     seconds = time.perf_counter() - started
     by_task: dict[str, tuple[list[str], list[str], list[dict[str, float]]]] = defaultdict(lambda: ([], [], []))
-    by_kind: dict[str, list[tuple[bool, float]]] = defaultdict(list)
+    by_kind: dict[str, list[tuple[bool, float, bool]]] = defaultdict(list)
+    kinds_task: dict[str, str] = {}
     for row, kind, dist in zip(rows, kinds, dists, strict=True):
         predicted = max(GROUP_TOKENS[row.group], key=lambda t: dist.get(t, 0.0))
         by_task[row.task][0].append(row.output)
         by_task[row.task][1].append(predicted)
         by_task[row.task][2].append(dist)
         if kind:
+            kinds_task[kind] = row.task
             score = support_score(dist) if row.task == "groundedness" else (
                 utility_score(dist) if row.task == "utility" else dist.get("[Relevant]", 0.0))
-            by_kind[kind].append((predicted == row.output, score))
+            by_kind[kind].append((predicted == row.output, score, predicted != FULLY_SUPPORTED))
     out: dict[str, object] = {"judge": name, "file": path.name, "rows": len(rows), "seconds": round(seconds, 1)}
     for task, (gold, predicted, probabilities) in by_task.items():
         r = group_report(task, gold, predicted, probabilities)
@@ -65,8 +68,10 @@ def report(name: str, judge: Reflector, path: Path) -> dict[str, object]:
                      "macro_f1": round(r.model.macro_f1, 3), "majority_macro_f1": round(r.majority.macro_f1, 3),
                      "auc": None if r.auc is None else round(r.auc, 3), "n": r.model.n}
     for kind, hits in sorted(by_kind.items()):
-        out[f"kind:{kind}"] = {"labelled_as_made": round(sum(h for h, _ in hits) / len(hits), 3),
-                               "mean_score": round(sum(s for _, s in hits) / len(hits), 3), "n": len(hits)}
+        out[f"kind:{kind}"] = {"labelled_as_made": round(sum(h for h, _, _ in hits) / len(hits), 3),
+                               "mean_score": round(sum(s for _, s, _ in hits) / len(hits), 3), "n": len(hits)}
+        if kinds_task[kind] == "groundedness":  # a swapped fact is wrong as "partially" as well as "no support"
+            out[f"kind:{kind}"]["not_fully_supported"] = round(sum(n for _, _, n in hits) / len(hits), 3)
     return out
 
 
