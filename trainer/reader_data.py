@@ -194,12 +194,7 @@ def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_parag
             title = para.title if rng.random() < TITLED_SHARE else ""
             out.append(_pair(question, titled(title, para.sentences[found]), "answers", "squad"))
             others = [s for i, s in enumerate(para.sentences) if i != found and not _holds(s, answers)]
-            chosen: list[str] = []
-            if hard and others:
-                chosen.append(others[nearest_sentence(question, others)])
-            rest = [s for s in others if s not in chosen]
-            chosen += rng.sample(rest, min(same_paragraph - len(chosen), len(rest)))
-            for sentence in chosen:
+            for sentence in non_answers(question, others, same_paragraph, rng, nearest_first=hard):
                 out.append(_pair(question, titled(title, sentence), "does not answer", "squad:paragraph"))
             if index is not None:
                 near = index.nearest(question, title=para.title, same_article=True, avoid=para.sentences,
@@ -217,6 +212,15 @@ def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_parag
                     out.append(_pair(question, titled(stranger.title if title else "", rng.choice(stranger.sentences)),
                                      "does not answer", "squad:elsewhere"))
     return out
+
+
+def non_answers(question: str, others: Sequence[str], count: int, rng: random.Random, *,
+                nearest_first: bool = True) -> list[str]:
+    """Up to ``count`` of the sentences that do not answer ``question``: with ``nearest_first``, the one sharing
+    most of its words (the hard case), then others drawn with ``rng``."""
+    chosen = [others[nearest_sentence(question, others)]] if nearest_first and others else []
+    rest = [s for s in others if s not in chosen]
+    return chosen + rng.sample(rest, max(0, min(count - len(chosen), len(rest))))
 
 
 def nearest_sentence(question: str, sentences: Sequence[str]) -> int:
@@ -280,12 +284,9 @@ def selqa_pairs(path: str | Path, rng: random.Random, *, negatives: int = 4) -> 
         title = str(r["article"]) if rng.random() < TITLED_SHARE else ""
         out += [_pair(question, titled(title, candidates[i]), "answers", "selqa") for i in sorted(answering)]
         others = [c for i, c in enumerate(candidates) if i not in answering]
-        if not others or negatives <= 0:
-            continue
-        chosen = [others[nearest_sentence(question, others)]]
-        rest = [c for c in others if c not in chosen]
-        chosen += rng.sample(rest, min(negatives - 1, len(rest)))
-        out += [_pair(question, titled(title, c), "does not answer", "selqa:section") for c in chosen]
+        if negatives > 0:
+            out += [_pair(question, titled(title, c), "does not answer", "selqa:section")
+                    for c in non_answers(question, others, negatives, rng)]
     return out
 
 

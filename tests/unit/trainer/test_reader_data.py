@@ -254,3 +254,14 @@ def test_selqa_is_not_read_unless_asked(data_dirs):
     with pytest.raises(InputError, match=r"selqa_dev\.jsonl is missing"):
         build(*data_dirs, seed=0, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
               held_halueval=2, selqa_dev=1)
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ('{"question": "Q?", "article": "A", "candidates": "one sentence", "answers": [0]}', "must be lists"),
+    ('{"question": "Q?", "article": "A", "candidates": ["S."], "answers": [3]}', "must be indices of candidates"),
+])
+def test_a_malformed_selqa_row_is_named_by_file_and_line(tmp_path, row, message):
+    path = tmp_path / "selqa_dev.jsonl"
+    path.write_text(row + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"selqa_dev\.jsonl:1: .*{message}"):
+        selqa_pairs(path, random.Random(0))
