@@ -37,7 +37,7 @@ from selfrag_langchain.judging.encoder import (
 from selfrag_langchain.tokens import Group
 from selfrag_langchain.trainer.critic_rows import CriticRow, capped, read_critic_rows
 from selfrag_langchain.trainer.provenance import provenance
-from selfrag_langchain.trainer.training import latest_complete_checkpoint
+from selfrag_langchain.trainer.training import resumable_checkpoint, run_definition
 from selfrag_langchain.trainer.training_config import JudgeEncoderConfig
 
 Row = TypeVar("Row")
@@ -126,7 +126,8 @@ def train_encoder(config: JudgeEncoderConfig, *, base: str | Path | None = None)
     out = Path(config.out)
     trainer = Trainer(model=model, args=config, train_dataset=PairDataset(rows),
                       data_collator=PairCollator(tokenizer, config.max_length))
-    trainer.train(resume_from_checkpoint=latest_complete_checkpoint(Path(str(config.output_dir))))
+    trainer.train(resume_from_checkpoint=resumable_checkpoint(Path(str(config.output_dir)),
+                                                                 run_definition(config, rows)))
     counts: dict[str, int] = {}
     for row in rows:
         counts[LABELS[row.label]] = counts.get(LABELS[row.label], 0) + 1

@@ -43,7 +43,7 @@ from selfrag_langchain.trainer.reader_data import (
     label_counts,
 )
 from selfrag_langchain.trainer.reader_eval import evaluate_pairs
-from selfrag_langchain.trainer.training import latest_complete_checkpoint
+from selfrag_langchain.trainer.training import resumable_checkpoint, run_definition
 from selfrag_langchain.trainer.training_config import ReaderConfig
 
 HELD_OUT_FILE = "held_out.json"
@@ -132,7 +132,8 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
     out = Path(config.out)
     trainer = LengthGroupedTrainer(model=model, args=config, train_dataset=PairDataset(data.train),
                                    data_collator=ReaderCollator(tokenizer, config.max_length))
-    trainer.train(resume_from_checkpoint=latest_complete_checkpoint(Path(str(config.output_dir))))
+    trainer.train(resume_from_checkpoint=resumable_checkpoint(Path(str(config.output_dir)),
+                                                                 run_definition(config, data.train)))
     seconds = round(time.monotonic() - started)
     files = [*(Path(config.nli) / f for f in NLI_FILES.values()),
              *(Path(config.squad) / f for f in SQUAD_FILES.values()),

@@ -10,20 +10,25 @@ of new tokens are written into whole matrices, not shards.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.files.durable import write_text_atomic
+from selfrag_langchain.files.durable import write_json_atomic, write_text_atomic
 from selfrag_langchain.trainer.collators import ExampleDataset, PaddingCollator
 from selfrag_langchain.trainer.masks import Example
 from selfrag_langchain.trainer.models import save_trained
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.training_config import CHECKPOINT_DIR, TrainingConfig
+
+if TYPE_CHECKING:
+    from transformers import TrainingArguments
 
 TRAINER_STATE = "trainer_state.json"
 """What Hugging Face's Trainer writes last into a checkpoint (``TRAINER_STATE_NAME``)."""
@@ -71,13 +76,73 @@ def _optimizer(config: TrainingConfig, model: Any) -> Any:
     return torch.optim.AdamW(groups, lr=config.learning_rate, weight_decay=config.weight_decay)
 
 
-def _resume_point(config: TrainingConfig, notes: list[str] | None = None) -> str | None:
+def _resume_point(config: TrainingConfig, examples: Sequence[Example], notes: list[str] | None = None) -> str | None:
     """The checkpoint to resume from (the latest complete one) or None to start fresh; refuses to silently
     mix runs. A checkpoint is complete once the trainer wrote its state, which it does last: a run killed
     while saving leaves one without it, which is skipped with a note."""
     checkpoints = Path(config.output_dir or Path(config.out) / CHECKPOINT_DIR)
     if _checkpoints(checkpoints) and not config.resume:
         msg = f"{checkpoints} holds checkpoints of an earlier run: pass --resume to continue it, or use another --out"
+        raise ConfigurationError(msg)
+    return resumable_checkpoint(checkpoints, run_definition(config, examples), notes)
+
+
+RUN_FILE = "selfrag_run.json"
+"""Written beside a run's checkpoints when it starts: what defines the run (:func:`run_definition`), so that
+a re-run resumes only the same run."""
+OPTIMISATION = ("learning_rate", "lr_scheduler_type", "warmup_ratio", "warmup_steps", "weight_decay",
+                "max_grad_norm", "adam_beta1", "adam_beta2", "adam_epsilon", "optim", "per_device_train_batch_size",
+                "gradient_accumulation_steps", "seed", "data_seed", "bf16", "fp16", "deepspeed")
+"""The ``TrainingArguments`` fields that change what a run computes. The rest place or log it, or set its
+length (``num_train_epochs``, ``max_steps``): a re-run with more epochs goes on with the same run."""
+PLACEMENT = ("out", "output_dir", "resume")
+"""A step's own fields that only say where a run goes."""
+
+
+def run_definition(config: TrainingArguments, data: Iterable[Any]) -> dict[str, Any]:
+    """What defines a training run: the optimisation arguments (:data:`OPTIMISATION`), the step's own arguments
+    (those its config declares beside ``TrainingArguments``', except :data:`PLACEMENT`), and a SHA-256 of the
+    training data itself (each item's ``repr``, in order), which a change of data file or of how it is drawn
+    changes. As JSON stores it."""
+    from transformers import TrainingArguments
+
+    own = [f.name for f in fields(config)
+           if f.name not in TrainingArguments.__dataclass_fields__ and f.name not in PLACEMENT]
+    arguments = {name: getattr(config, name) for name in (*OPTIMISATION, *own) if hasattr(config, name)}
+    digest = hashlib.sha256()
+    for item in data:
+        digest.update(repr(item).encode("utf-8"))
+        digest.update(b"\0")
+    return json.loads(json.dumps({"arguments": arguments, "data": digest.hexdigest()}, default=str))
+
+
+def resumable_checkpoint(checkpoints: Path, run: dict[str, Any], notes: list[str] | None = None) -> str | None:
+    """The newest complete checkpoint under ``checkpoints`` (:func:`latest_complete_checkpoint`) when they are
+    of the same run (``run``, :func:`run_definition`); None when there are none, and the run's definition is
+    written there for a later re-run to compare.
+
+    Raises:
+        ConfigurationError: when the checkpoints are of a run with other arguments or data, or record none.
+    """
+    recorded_file = checkpoints / RUN_FILE
+    if not _checkpoints(checkpoints):
+        if int(os.environ.get("RANK", "0")) == 0:
+            write_json_atomic(recorded_file, run)
+        return None
+    try:
+        recorded = json.loads(recorded_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = None
+    if recorded != run:
+        if not isinstance(recorded, dict):
+            why = f"record no run definition ({RUN_FILE})"
+        else:
+            old, new = recorded.get("arguments") or {}, run["arguments"]
+            changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+            if recorded.get("data") != run["data"]:
+                changed.append("the training data")
+            why = f"are of another run ({', '.join(changed)} differ)"
+        msg = f"the checkpoints in {checkpoints} {why}: delete them to start again, or use another out directory"
         raise ConfigurationError(msg)
     return latest_complete_checkpoint(checkpoints, notes)
 
@@ -137,7 +202,7 @@ def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: l
 
     out = Path(config.out)
     notes = list(notes or [])
-    resume = _resume_point(config, notes)
+    resume = _resume_point(config, examples, notes)
     if config.resume and resume is None:
         notes.append("no checkpoint to resume from: started from the base model")
     out.mkdir(parents=True, exist_ok=True)

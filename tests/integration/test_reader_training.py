@@ -4,12 +4,14 @@ held-out report is written, and a re-run continues from the last complete checkp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging.reader import CARD_FILE, WEIGHTS_FILE, SentenceReader
 from selfrag_langchain.trainer.reader import HELD_OUT_FILE, train_reader
 from selfrag_langchain.trainer.training_config import ReaderConfig
@@ -57,9 +59,12 @@ def test_a_trained_reader_loads_reads_reports_and_resumes(tmp_path: Path, monkey
 
     checkpoints = list((out / "checkpoints").glob("checkpoint-*"))
     assert len(checkpoints) == 1, "the trainer kept no checkpoint"
-    again = train_reader(_config(nli, squad, out, 2.0))
+    again = train_reader(_config(nli, squad, out, 2.0))  # the same run, for longer: it goes on
     assert again.provenance["epochs"] == 2.0
     assert resumed_from == [None, str(checkpoints[0])]
+    other = dataclasses.replace(_config(nli, squad, out, 2.0), learning_rate=1e-3)
+    with pytest.raises(ConfigurationError, match=r"are of another run \(learning_rate differ\)"):
+        train_reader(other)  # another run: refused, not mixed with the first
 
 
 def test_a_run_can_start_from_a_trained_reader_of_the_same_shape(tmp_path: Path) -> None:

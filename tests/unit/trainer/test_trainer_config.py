@@ -11,7 +11,16 @@ from selfrag_langchain.cli import main
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.trainer.arguments import parse_config
 from selfrag_langchain.trainer.config import CONFIG_DIR
-from selfrag_langchain.trainer.training import TRAINER_STATE, _resume_point, _trim_log, latest_complete_checkpoint
+from selfrag_langchain.trainer.masks import Example
+from selfrag_langchain.trainer.training import (
+    RUN_FILE,
+    TRAINER_STATE,
+    _resume_point,
+    _trim_log,
+    latest_complete_checkpoint,
+    resumable_checkpoint,
+    run_definition,
+)
 from selfrag_langchain.trainer.training_config import CriticConfig, GeneratorConfig, TrainingConfig
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
@@ -99,13 +108,59 @@ def _checkpoint(root: Path, step: int, *, complete: bool = True) -> Path:
     return path
 
 
+def _same_run(root: Path, config: TrainingConfig, examples: list[Example] | None = None) -> None:
+    """Record ``config`` as the run that wrote ``root``'s checkpoints, as a fresh start does."""
+    (root / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (root / "checkpoints" / RUN_FILE).write_text(json.dumps(run_definition(config, examples or [])))
+
+
 def test_leftover_checkpoints_need_resume(tmp_path: Path) -> None:
     _checkpoint(tmp_path, 3)
     with pytest.raises(ConfigurationError, match="pass --resume"):
-        _resume_point(TrainingConfig(data=["d"], out=str(tmp_path)))
+        _resume_point(TrainingConfig(data=["d"], out=str(tmp_path)), [])
     resume = TrainingConfig(data=["d"], out=str(tmp_path), resume=True)
-    assert _resume_point(resume) == str(tmp_path / "checkpoints" / "checkpoint-3")
-    assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path / "new"), resume=True)) is None
+    _same_run(tmp_path, resume)
+    assert _resume_point(resume, []) == str(tmp_path / "checkpoints" / "checkpoint-3")
+    assert _resume_point(TrainingConfig(data=["d"], out=str(tmp_path / "new"), resume=True), []) is None
+
+
+def test_a_fresh_start_records_its_run_and_a_re_run_of_it_resumes(tmp_path: Path) -> None:
+    config = TrainingConfig(data=["d"], out=str(tmp_path), resume=True)
+    examples = [Example([1, 2, 3], [-100, 2, 3])]
+    assert _resume_point(config, examples) is None
+    assert json.loads((tmp_path / "checkpoints" / RUN_FILE).read_text()) == run_definition(config, examples)
+    _checkpoint(tmp_path, 4)
+    assert _resume_point(config, examples) == str(tmp_path / "checkpoints" / "checkpoint-4")
+    # Logging, placement and length do not define the run: a re-run that logs more often, or goes on for more
+    # epochs, resumes it.
+    chattier = TrainingConfig(data=["d"], out=str(tmp_path), resume=True, logging_steps=1, save_steps=2)
+    assert _resume_point(chattier, examples) == str(tmp_path / "checkpoints" / "checkpoint-4")
+    longer = TrainingConfig(data=["d"], out=str(tmp_path), resume=True, num_train_epochs=config.num_train_epochs + 1)
+    assert _resume_point(longer, examples) == str(tmp_path / "checkpoints" / "checkpoint-4")
+
+
+def test_checkpoints_of_a_run_with_other_arguments_or_data_are_not_resumed(tmp_path: Path) -> None:
+    config = TrainingConfig(data=["d"], out=str(tmp_path), resume=True, learning_rate=1e-4)
+    examples = [Example([1, 2, 3], [-100, 2, 3])]
+    _same_run(tmp_path, config, examples)
+    _checkpoint(tmp_path, 4)
+    other_rate = TrainingConfig(data=["d"], out=str(tmp_path), resume=True, learning_rate=2e-4)
+    with pytest.raises(ConfigurationError, match=r"are of another run \(learning_rate differ\): delete them"):
+        _resume_point(other_rate, examples)
+    with pytest.raises(ConfigurationError, match=r"\(the training data differ\)"):
+        _resume_point(config, [Example([1, 2, 4], [-100, 2, 4])])
+    both = TrainingConfig(data=["d"], out=str(tmp_path), resume=True, learning_rate=2e-4, lora=not config.lora)
+    with pytest.raises(ConfigurationError, match=r"\(learning_rate, lora, the training data differ\)"):
+        _resume_point(both, [])
+
+
+def test_checkpoints_that_record_no_run_are_not_resumed(tmp_path: Path) -> None:
+    _checkpoint(tmp_path, 4)
+    with pytest.raises(ConfigurationError, match=f"record no run definition \\({RUN_FILE}\\)"):
+        resumable_checkpoint(tmp_path / "checkpoints", run_definition(TrainingConfig(data=["d"], out="o"), []))
+    (tmp_path / "checkpoints" / RUN_FILE).write_text('{"argu')  # torn
+    with pytest.raises(ConfigurationError, match="record no run definition"):
+        resumable_checkpoint(tmp_path / "checkpoints", run_definition(TrainingConfig(data=["d"], out="o"), []))
 
 
 def test_a_checkpoint_torn_by_a_kill_is_skipped_for_the_last_complete_one(tmp_path: Path) -> None:
@@ -114,10 +169,13 @@ def test_a_checkpoint_torn_by_a_kill_is_skipped_for_the_last_complete_one(tmp_pa
     _checkpoint(tmp_path, 12, complete=False)  # the run was killed while saving it
     (_checkpoint(tmp_path, 14, complete=False) / TRAINER_STATE).write_text('{"global_st')  # killed mid-write
     notes: list[str] = []
-    got = _resume_point(TrainingConfig(data=["d"], out=str(tmp_path), resume=True), notes)
+    config = TrainingConfig(data=["d"], out=str(tmp_path), resume=True)
+    _same_run(tmp_path, config)
+    got = _resume_point(config, [], notes)
     assert got == str(tmp_path / "checkpoints" / "checkpoint-10")  # by step number, not name order
     assert notes == [f"checkpoint-{n} is incomplete (the run stopped while saving it): skipped" for n in (14, 12)]
-    # The judge encoder resumes the same way, without the --resume guard (a re-run always continues).
+    # The judge encoder and the reader resume the same way, without the --resume guard (a re-run of the same
+    # run continues).
     assert latest_complete_checkpoint(tmp_path / "checkpoints") == str(tmp_path / "checkpoints" / "checkpoint-10")
     assert latest_complete_checkpoint(tmp_path / "nothing-here") is None
 
