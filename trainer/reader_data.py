@@ -17,9 +17,7 @@ Entailment pairs are (claim, premise) with a label of :data:`~selfrag_langchain.
 Answering pairs are (question, sentence): the SQuAD sentence that holds the answer (answers), the same
 paragraph's other sentences and a sentence of another article (does not answer), and SQuAD 2.0's
 unanswerable questions against the sentence of their paragraph that shares most of their words (does not
-answer; the articles are split in two, half for training, half held out), and, as minimal pairs, an answer
-sentence against itself with the phrase stating the answer deleted (does not answer: about what was asked, but
-not stating it). A question whose answer occurs in
+answer; the articles are split in two, half for training, half held out). A question whose answer occurs in
 more than one sentence, or in none as the sentence splitter cuts them, is dropped rather than guessed.
 """
 
@@ -292,68 +290,6 @@ def selqa_pairs(path: str | Path, rng: random.Random, *, negatives: int = 4) -> 
     return out
 
 
-# ---------------------------------------------------------------------------------------------- deleted answers
-
-PREPOSITIONS = ("in", "on", "at", "by", "from", "of", "for", "to", "with", "during", "since", "into", "near", "as",
-                "after", "before", "under", "between", "until", "than", "about", "through", "within", "over",
-                "across", "around", "among", "against", "behind", "beyond", "toward", "towards")
-"""Words that open the phrase an answer is deleted with ("born in Paris" loses "in Paris")."""
-_OPENING = re.compile(r"(?<!such )\b(?:" + "|".join(PREPOSITIONS) + r")(?: (?:the|a|an))? $", re.IGNORECASE)
-_LIST_GOES_ON = re.compile(r",? (?:and|or) |, [^,.;]{1,40},? (?:and|or) ")
-MIN_DELETED_WORDS = 5
-"""A sentence shorter than this once its answer is deleted is not kept: too little is left to be about the
-question."""
-
-
-def without_answer(sentence: str, answer: str) -> str | None:
-    """``sentence`` with the phrase that states ``answer`` deleted, still a sentence: the answer with the
-    preposition that opens its phrase ("was renamed in 1976" -> "was renamed"), or in brackets ("Wren
-    (1632-1723) built" -> "Wren built"). None when the answer is not one such phrase (the subject, a predicate
-    noun), is one item of a list, occurs more than once, or too little would be left."""
-    answer = answer.strip()
-    if not answer or sentence.count(answer) != 1:
-        return None
-    start = sentence.index(answer)
-    end = start + len(answer)
-    before, after = sentence[:start], sentence[end:]
-    if before.endswith(", ") or _LIST_GOES_ON.match(after) or after.startswith(" ("):
-        return None  # one of a list, or glossed in brackets after it: what is left may still answer
-    if before.endswith("(") and after.startswith(")"):
-        cut = before[:-1].rstrip() + after[1:]
-    elif answer.split()[0].lower() in PREPOSITIONS and before.endswith(" "):
-        cut = before.rstrip() + after
-    elif (opening := _OPENING.search(before)) and opening.start() > 0:
-        cut = before[: opening.start()].rstrip() + after
-    else:
-        return None
-    cut = re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", cut)).replace(",,", ",").strip()
-    if len(cut.split()) < MIN_DELETED_WORDS or answer.lower() in cut.lower():
-        return None
-    return cut
-
-
-def deleted_answer_pairs(paras: Sequence[Paragraph], rng: random.Random, count: int) -> list[ReaderPair]:
-    """Up to ``count`` minimal pairs, each a question against its answer sentence (answers) and against the
-    same sentence with the phrase stating the answer deleted (:func:`without_answer`; does not answer): a
-    sentence about exactly what was asked that does not state it, the passage that should be declined."""
-    found = []
-    for para in paras:
-        for question, answers in para.questions:
-            index = answer_sentence(para, answers)
-            if index is None:
-                continue
-            sentence = para.sentences[index]
-            cut = without_answer(sentence, answers[0])
-            if cut is not None and not _holds(cut, answers):
-                found.append((question, para.title, sentence, cut))
-    out = []
-    for question, title, sentence, cut in rng.sample(found, min(count, len(found))):
-        title = title if rng.random() < TITLED_SHARE else ""
-        out.append(_pair(question, titled(title, sentence), "answers", "deleted:answer"))
-        out.append(_pair(question, titled(title, cut), "does not answer", "deleted:cut"))
-    return out
-
-
 # ---------------------------------------------------------------------------------------------- contrasts
 
 _RANKED = re.compile(r"\b(" + "|".join(ORDINALS) + r")[- ](" + "|".join(SUPERLATIVES) + r")\b", re.IGNORECASE)
@@ -480,7 +416,7 @@ def nli_split(nli_dir: str | Path, seed: int, *, held_mnli: int, held_halueval: 
 def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: int = 10_000,
           squad_paragraphs: int = 4_000, contrasts_per_kind: int = 1_500, held_mnli: int = 1_000,
           held_halueval: int = 300, hard_negatives: bool = True, own: Sequence[str | Path] = (),
-          selqa_dev: int = 0, replay: int | None = None, deleted_answers: int = 0) -> ReaderData:
+          selqa_dev: int = 0, replay: int | None = None) -> ReaderData:
     """The training pairs and held-out slices, the same for the same files and arguments.
 
     Held out: the counterfactual pairs' test split, ``held_mnli`` MultiNLI rows, ``held_halueval`` HaluEval
@@ -488,9 +424,7 @@ def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: in
     :func:`answering_pairs`. ``replay`` keeps at most that many of these training pairs, drawn with the seed (a
     later stage reads a sample of what the earlier ones read, beside what is new to it). ``selqa_dev`` adds SelQA's
     development pairs (:func:`selqa_pairs`) that many times over; SelQA's test questions are never read here: they
-    check how far answer-sentence selection carries to questions written another way. ``deleted_answers`` adds
-    that many minimal pairs of :func:`deleted_answer_pairs`, from the answer sentences' questions, after the
-    replay. ``own`` names files of a
+    check how far answer-sentence selection carries to questions written another way. ``own`` names files of a
     user's labelled pairs (:func:`own_pairs`), trained on beside the rest.
 
     Raises:
@@ -520,8 +454,6 @@ def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: in
         train = random.Random(f"{seed}/replay").sample(train, replay)
     if selqa_dev:
         train += selqa_pairs(squad_dir / SELQA_DEV, random.Random(f"{seed}/selqa")) * selqa_dev
-    if deleted_answers:
-        train += deleted_answer_pairs(squad[:half], random.Random(f"{seed}/deleted"), deleted_answers)
     for path in own:
         train += own_pairs(path)
     held = {(p.first, p.second) for pairs in held_out.values() for p in pairs}

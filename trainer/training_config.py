@@ -283,9 +283,6 @@ class ReaderConfig(EncoderTrainingConfig):
     replay: int | None = field(default=None, metadata=described(
         "at most this many of the nli/ and SQuAD training pairs, drawn with the seed, e.g. for a later stage that "
         "replays a sample of what the earlier ones read (default: all)"))
-    deleted_answers: int = field(default=0, metadata=described(
-        "minimal pairs of an answer sentence against itself with the phrase stating the answer deleted (does not "
-        "answer), read after the replay; 0 leaves them out"))
     num_train_epochs: float = _default("num_train_epochs", 1.0, aliases=["--epochs"])
     learning_rate: float = _default("learning_rate", 5e-5)
     per_device_train_batch_size: int = _default("per_device_train_batch_size", 32, aliases=["--batch-size"])
@@ -301,7 +298,7 @@ class ReaderConfig(EncoderTrainingConfig):
         if self.replay is not None and self.replay <= 0:
             msg = f"replay must be > 0, got {self.replay}"
             raise ConfigurationError(msg)
-        for name in ("held_mnli", "held_halueval", "selqa_dev", "deleted_answers"):
+        for name in ("held_mnli", "held_halueval", "selqa_dev"):
             if getattr(self, name) < 0:
                 msg = f"{name} must be >= 0, got {getattr(self, name)}"
                 raise ConfigurationError(msg)

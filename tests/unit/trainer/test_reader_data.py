@@ -17,14 +17,12 @@ from selfrag_langchain.trainer.reader_data import (
     answering_pairs,
     build,
     contrast_pairs,
-    deleted_answer_pairs,
     halueval_pairs,
     held_out_article,
     ranked,
     selqa_pairs,
     split_by_title,
     unanswerable_pairs,
-    without_answer,
 )
 from selfrag_langchain.trainer.training_config import ReaderConfig
 from tests.fakes.reader_data import CONTEXTS, write_reader_data
@@ -174,8 +172,7 @@ def test_missing_files_are_named(tmp_path):
                                                          ("max_length", 0, "max_length must be >= 1"),
                                                          ("held_mnli", -1, "held_mnli must be >= 0"),
                                                          ("selqa_dev", -1, "selqa_dev must be >= 0"),
-                                                         ("replay", 0, "replay must be > 0"),
-                                                         ("deleted_answers", -1, "deleted_answers must be >= 0")])
+                                                         ("replay", 0, "replay must be > 0")])
 def test_the_config_refuses_values_out_of_range(field, value, message):
     with pytest.raises(ConfigurationError, match=message):
         ReaderConfig(nli="n", squad="s", out="o", **{field: value})
@@ -268,61 +265,3 @@ def test_a_malformed_selqa_row_is_named_by_file_and_line(tmp_path, row, message)
     path.write_text(row + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=rf"selqa_dev\.jsonl:1: .*{message}"):
         selqa_pairs(path, random.Random(0))
-
-
-@pytest.mark.parametrize(("sentence", "answer", "cut"), [
-    ("After independence was achieved, the Federal District was created in 1824.", "1824",
-     "After independence was achieved, the Federal District was created."),
-    ("The dam was completed by the Bureau of Reclamation, two years early.", "the Bureau of Reclamation",
-     "The dam was completed, two years early."),
-    ("Another TV film (Something Evil) was made and released that year.", "Something Evil",
-     "Another TV film was made and released that year."),
-    ("The Lapita people settled the Samoan islands in the late Bronze Age, long before others.",
-     "in the late Bronze Age", "The Lapita people settled the Samoan islands, long before others."),
-])
-def test_the_phrase_stating_the_answer_is_deleted_and_a_sentence_is_left(sentence, answer, cut):
-    assert without_answer(sentence, answer) == cut
-
-
-@pytest.mark.parametrize(("sentence", "answer"), [
-    ("Canberra is the capital city of Australia and its seat of government.", "Canberra"),  # the subject
-    ("The capital of the country is Canberra, a planned city.", "Canberra"),  # no phrase of its own
-    ("Power comes from sources such as nuclear, wind and solar power plants.", "nuclear"),  # one of a list
-    ("Renewable forms include hydroelectric, geothermal, wind and solar energy.", "geothermal"),
-    ("The series was created by Simon Fuller and Nigel Lythgoe in 2002.", "Simon Fuller"),  # a list goes on
-    ("It leased a total of 722,000 square feet (29,000 m2) for seven years.", "722,000 square feet"),  # glossed
-    ("It was founded in 1913 and renamed in 1913 once more by the city.", "1913"),  # twice
-    ("It was built in 1913.", "1913"),  # too little left
-])
-def test_an_answer_that_is_no_phrase_of_its_own_is_not_deleted(sentence, answer):
-    assert without_answer(sentence, answer) is None
-
-
-def test_deleted_answer_pairs_are_minimal_pairs_of_the_answer_sentence():
-    paragraphs = [Paragraph(title, tuple(text.split(". ")), tuple((q, tuple(a)) for q, a in qs))
-                  for title, text, qs in CONTEXTS]
-    pairs = deleted_answer_pairs(paragraphs, random.Random(0), 10)
-    assert [p.label_name for p in pairs] == ["answers", "does not answer"] * (len(pairs) // 2) and pairs
-    questions = {q: answers for _, _, qs in CONTEXTS for q, answers in qs}
-    for kept, cut in zip(pairs[::2], pairs[1::2], strict=True):
-        assert kept.first == cut.first and kept.source == "deleted:answer" and cut.source == "deleted:cut"
-        assert any(a in kept.second for a in questions[kept.first])
-        assert not any(a.lower() in cut.second.lower() for a in questions[kept.first])
-        def words(text: str) -> set[str]:
-            return {w.strip(".,:") for w in text.split()}
-
-        assert words(cut.second) < words(kept.second)  # the answer sentence, less the phrase that answers
-    assert {p.first for p in pairs} == {"When was Neptune discovered?", "Who discovered Neptune?",
-                                        "When was Canberra founded?", "Which countries share Everest?"}
-    assert len(deleted_answer_pairs(paragraphs, random.Random(0), 1)) == 2
-    assert pairs == deleted_answer_pairs(paragraphs, random.Random(0), 10)
-
-
-def test_deleted_answers_join_the_training_pairs_after_the_replay(data_dirs):
-    plain = _build(data_dirs)
-    more = build(*data_dirs, seed=0, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
-                 held_halueval=2, replay=10, deleted_answers=3)
-    deleted = [p for p in more.train if p.source.startswith("deleted")]
-    assert deleted and len(deleted) <= 6 and len(more.train) - len(deleted) == 10
-    assert not any(p.source.startswith("deleted") for p in plain.train)
-    assert more.held_out == plain.held_out
