@@ -326,6 +326,30 @@ def test_with_a_reader_the_sentence_that_answers_the_question_wins_where_the_gen
         "Gold: Chemically, gold is a transition metal.", "Gold: Gold has the chemical symbol Au."]
 
 
+def test_the_readers_weight_decides_between_the_sentence_the_generation_copies_and_the_one_that_answers() -> None:
+    from tests.fakes.table_reader import TableReader
+
+    passage = ("Johnny Weissmuller won the 100m freestyle in Paris. "
+               "Weissmuller also won a bronze medal in the water polo competition in Paris.")
+    question = "Apart from swimming, in which Olympic team sport did Johnny Weissmuller compete?"
+    answer = "Johnny Weissmuller won the 100m freestyle in Paris."  # copies the sentence that does not answer
+    reader = TableReader(answering=lambda q, s: 0.9 if "water polo" in s else 0.2)
+    copied = "Johnny Weissmuller won the 100m freestyle in Paris."
+    answers = "Weissmuller also won a bronze medal in the water polo competition in Paris."
+    assert PassageQuoter(embeddings=BagOfWords(), reader=reader, reader_weight=1.0).quote(
+        question, answer, passage) == copied  # the generation's pull outweighs the reader's 0.7 lead
+    assert PassageQuoter(embeddings=BagOfWords(), reader=reader).quote(question, answer, passage) == answers
+    assert PassageQuoter(embeddings=BagOfWords(), reader=reader, reader_weight=0.0).quote(
+        question, answer, passage) == copied
+
+
+def test_a_negative_reader_weight_is_refused() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="reader_weight"):
+        PassageQuoter(embeddings=BagOfWords(), reader_weight=-1.0)
+
+
 def test_the_async_quote_reads_the_same_sentence_with_a_reader() -> None:
     import asyncio
 
