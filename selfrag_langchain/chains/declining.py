@@ -82,6 +82,11 @@ def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str |
         question, evidence[chosen.index], evidence, min_name_coverage)
 
 
+def shown_answer(trace: BranchTrace) -> str:
+    """What a branch answers with: its quote when it was quoted, else its generation."""
+    return trace.quote if trace.quote is not None else trace.answer
+
+
 def declined_answer(traces: Iterable[BranchTrace], clean: Callable[[str], str] = str
                     ) -> tuple[str, list[Document]]:
     """The declined answer's text and the closest passages it lists (numbered from 1)."""

@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from selfrag_langchain.chains.citations import CitationNumbers
-from selfrag_langchain.chains.declining import closest_passages, declined_segments, quote_verdict, verdict
+from selfrag_langchain.chains.declining import (
+    closest_passages,
+    declined_segments,
+    quote_verdict,
+    shown_answer,
+    verdict,
+)
 from selfrag_langchain.chains.search_config import SearchConfig
 from selfrag_langchain.results import (
     BeamStep,
@@ -40,7 +46,7 @@ class LongFormAnswer:
         for trace in segments:
             judge = quote_verdict if trace.quote is not None else verdict
             n = self.numbers.number(trace.passage)
-            cited.append(CitedSegment(text=trace.quote or trace.answer, citation=n,
+            cited.append(CitedSegment(text=shown_answer(trace), citation=n,
                                       source=self.numbers.document(n) if n is not None else None,
                                       segment_id=trace.id,
                                       support=judge(trace.distributions) if trace.passage is not None else None))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from selfrag_langchain.chains.declining import DECLINED, declines
+from selfrag_langchain.chains.declining import DECLINED, declines, shown_answer
 from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.quotes import Quote
 from selfrag_langchain.chains.selection import select
@@ -78,4 +78,4 @@ def reselect(
     if selection.selected is None:
         return ""
     picked = result.branches[selection.selected]
-    return picked.quote or picked.answer  # quoted, as the run answers when it quotes
+    return shown_answer(picked)  # quoted, as the run answers when it quotes
