@@ -27,8 +27,9 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.outputs import LLMResult
 
+from selfrag_langchain.chains.answer_kinds import gives_asked_kind
 from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
-from selfrag_langchain.chains.declining import unfounded
+from selfrag_langchain.chains.declining import shown_answer, unfounded
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form_answer import LongFormAnswer
 from selfrag_langchain.chains.names import name_coverages, names_enough
@@ -549,13 +550,16 @@ class BeamSearch:
     def _grounded(self, node: Node) -> bool:
         """Whether ``node`` lets the answer stand: it is written from a passage and not
         :func:`~selfrag_langchain.chains.declining.unfounded` (judged relevant and supported; quoted, judged
-        relevant with a quote read as answering), and the passage holds enough of the question's names (or, when
+        relevant with a quote read as answering), it gives the kind of value the question asks for
+        (:func:`~selfrag_langchain.chains.answer_kinds.gives_asked_kind`), and the passage holds enough of the
+        question's names (or, when
         none found does, the passages found so far together do: :func:`~selfrag_langchain.chains.names.
         names_enough`). A question with answer choices always gets one."""
         if node.passage is None or unfounded(self._trace(node), self.config.min_quote_answering):
             return False
-        return bool(self.q.choices) or names_enough(self.q.question, node.passage.evidence, self._evidence,
-                                                    self.config.min_name_coverage)
+        return bool(self.q.choices) or (
+            gives_asked_kind(self.q.question, shown_answer(self._trace(node)))
+            and names_enough(self.q.question, node.passage.evidence, self._evidence, self.config.min_name_coverage))
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """``nodes`` as the answer's segments (:meth:`LongFormAnswer.cite

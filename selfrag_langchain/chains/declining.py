@@ -2,8 +2,9 @@
 
 An answer stands when the judge found its evidence relevant and the claim supported by it (the most likely
 IsRel token is ``[Relevant]`` and the most likely IsSup token is ``[Fully supported]`` or ``[Partially
-supported]``: the judge's own decisions, no threshold on them), and its passage holds enough of the names the
-question names (:mod:`~selfrag_langchain.chains.names`, ``min_name_coverage``). A quote is its passage's own
+supported]``: the judge's own decisions, no threshold on them), it gives the kind of value the question asks
+for (a number for a year: :mod:`~selfrag_langchain.chains.answer_kinds`), and its passage holds enough of the
+names the question names (:mod:`~selfrag_langchain.chains.names`, ``min_name_coverage``). A quote is its passage's own
 words, so it stands when its passage was judged relevant and, read by a sentence reader, it answers the question
 with at least ``min_quote_answering`` probability: a passage about the right entity that does not state what was
 asked gives a quote that names the entity but does not answer. When no claim stands, a
@@ -18,6 +19,7 @@ from typing import Literal
 
 from langchain_core.documents import Document
 
+from selfrag_langchain.chains.answer_kinds import gives_asked_kind
 from selfrag_langchain.chains.citations import passage_key
 from selfrag_langchain.chains.names import names_enough
 from selfrag_langchain.chains.quotes import QUOTE_SUPPORT
@@ -73,13 +75,15 @@ def unfounded(chosen: BranchTrace | None, min_quote_answering: float = 0.0) -> b
 
 def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str | None], min_name_coverage: float,
              min_quote_answering: float = 0.0) -> bool:
-    """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, or its passage holds too
-    few of the question's names (:func:`~selfrag_langchain.chains.names.names_enough`). ``evidence``: each
-    branch's passage as the models read it, in the order of the traces (``chosen.index``)."""
+    """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, it does not give the kind of
+    value the question asks for (:func:`~selfrag_langchain.chains.answer_kinds.gives_asked_kind`: no number for
+    a year), or its passage holds too few of the question's names
+    (:func:`~selfrag_langchain.chains.names.names_enough`). ``evidence``: each branch's passage as the models
+    read it, in the order of the traces (``chosen.index``)."""
     if chosen is None or chosen.passage is None:
         return False
-    return unfounded(chosen, min_quote_answering) or not names_enough(
-        question, evidence[chosen.index], evidence, min_name_coverage)
+    return (unfounded(chosen, min_quote_answering) or not gives_asked_kind(question, shown_answer(chosen))
+            or not names_enough(question, evidence[chosen.index], evidence, min_name_coverage))
 
 
 def shown_answer(trace: BranchTrace) -> str:

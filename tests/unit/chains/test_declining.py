@@ -195,3 +195,23 @@ def test_a_quote_stands_on_its_passages_relevance_and_on_answering_the_question(
     evidence = ["Jane Austen\nJane Austen was an English novelist."]
     assert declines(question, trace(REL, FULL, quote, 0.05), evidence, 0.6, 0.1)
     assert not declines(question, trace(REL, FULL, quote, 0.5), evidence, 0.6, 0.1)
+    # A question asking for a year is not answered by a quote without a number, however it reads.
+    assert declines("In what year was Jane Austen born?", trace(REL, FULL, quote, 0.9), evidence, 0.6, 0.1)
+    born = "Jane Austen was born in 1775."
+    assert not declines("In what year was Jane Austen born?", trace(REL, FULL, born, 0.9),
+                        ["Jane Austen\nJane Austen was born in 1775."], 0.6, 0.1)
+    assert declines("In what year was Jane Austen born?", trace(REL, FULL, None, None), evidence, 0.6, 0.1)  # "x"
+
+
+def test_long_form_declines_a_year_question_whose_segments_give_no_number() -> None:
+    question = "In what year was the Eiffel Tower finished?"
+    retriever = RecordingRetriever(results={question: [passage("Eiffel Tower")]})
+    llm = ScriptedLongFormLLM(script={(0, "Eiffel Tower"): judged("The Eiffel Tower is in Paris.", REL, FULL)})
+    result = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm),
+                             retriever=retriever, k=1, max_depth=1, beam_width=1).invoke(question)
+    assert result.declined and result.answer.startswith(DECLINED)
+    llm = ScriptedLongFormLLM(script={(0, "Eiffel Tower"): judged("The Eiffel Tower was finished in 1889.", REL,
+                                                                  FULL)})
+    result = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm),
+                             retriever=retriever, k=1, max_depth=1, beam_width=1).invoke(question)
+    assert not result.declined and "1889" in result.answer
