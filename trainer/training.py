@@ -78,8 +78,9 @@ def _optimizer(config: TrainingConfig, model: Any) -> Any:
 
 def _resume_point(config: TrainingConfig, examples: Sequence[Example], notes: list[str] | None = None) -> str | None:
     """The checkpoint to resume from (the latest complete one) or None to start fresh; refuses to silently
-    mix runs. A checkpoint is complete once the trainer wrote its state, which it does last: a run killed
-    while saving leaves one without it, which is skipped with a note."""
+    mix runs (checkpoints without ``resume``, or of another run: :func:`resumable_checkpoint`). A checkpoint is
+    complete once the trainer wrote its state, which it does last: a run killed while saving leaves one without
+    it, which is skipped with a note."""
     checkpoints = Path(config.output_dir or Path(config.out) / CHECKPOINT_DIR)
     if _checkpoints(checkpoints) and not config.resume:
         msg = f"{checkpoints} holds checkpoints of an earlier run: pass --resume to continue it, or use another --out"
@@ -95,20 +96,22 @@ OPTIMISATION = ("learning_rate", "lr_scheduler_type", "warmup_ratio", "warmup_st
                 "gradient_accumulation_steps", "seed", "data_seed", "bf16", "fp16", "deepspeed")
 """The ``TrainingArguments`` fields that change what a run computes. The rest place or log it, or set its
 length (``num_train_epochs``, ``max_steps``): a re-run with more epochs goes on with the same run."""
-PLACEMENT = ("out", "output_dir", "resume")
-"""A step's own fields that only say where a run goes."""
+PLACEMENT = ("out", "output_dir", "resume", "merge", "data", "nli", "squad", "pairs")
+"""A step's own fields that say where a run goes, how its result is saved, or where its data is read from (the
+data's hash stands for what was read, wherever it lies)."""
 
 
 def run_definition(config: TrainingArguments, data: Iterable[Any]) -> dict[str, Any]:
     """What defines a training run: the optimisation arguments (:data:`OPTIMISATION`), the step's own arguments
-    (those its config declares beside ``TrainingArguments``', except :data:`PLACEMENT`), and a SHA-256 of the
-    training data itself (each item's ``repr``, in order), which a change of data file or of how it is drawn
-    changes. As JSON stores it."""
+    (those its config declares beside ``TrainingArguments``', except :data:`PLACEMENT`), the number of processes,
+    and a SHA-256 of the training data itself (each item's ``repr``, in order), which a change of data file or of
+    how it is drawn changes. As JSON stores it."""
     from transformers import TrainingArguments
 
     own = [f.name for f in fields(config)
            if f.name not in TrainingArguments.__dataclass_fields__ and f.name not in PLACEMENT]
     arguments = {name: getattr(config, name) for name in (*OPTIMISATION, *own) if hasattr(config, name)}
+    arguments["processes"] = int(os.environ.get("WORLD_SIZE", "1"))  # the effective batch is per process
     digest = hashlib.sha256()
     for item in data:
         digest.update(repr(item).encode("utf-8"))
@@ -138,10 +141,11 @@ def resumable_checkpoint(checkpoints: Path, run: dict[str, Any], notes: list[str
             why = f"record no run definition ({RUN_FILE})"
         else:
             old, new = recorded.get("arguments") or {}, run["arguments"]
-            changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+            changed = sorted(k for k in old.keys() | new.keys() if k not in old or k not in new or old[k] != new[k])
             if recorded.get("data") != run["data"]:
                 changed.append("the training data")
-            why = f"are of another run ({', '.join(changed)} differ)"
+            what = ", ".join(changed) or "its definition"
+            why = f"are of another run ({what} {'differs' if len(changed) <= 1 else 'differ'})"
         msg = f"the checkpoints in {checkpoints} {why}: delete them to start again, or use another out directory"
         raise ConfigurationError(msg)
     return latest_complete_checkpoint(checkpoints, notes)

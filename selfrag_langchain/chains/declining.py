@@ -88,7 +88,7 @@ def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str |
 
 def shown_answer(trace: BranchTrace) -> str:
     """What a branch answers with: its quote when it was quoted, else its generation."""
-    return trace.quote if trace.quote is not None else trace.answer
+    return trace.quote or trace.answer
 
 
 def declined_answer(traces: Iterable[BranchTrace], clean: Callable[[str], str] = str

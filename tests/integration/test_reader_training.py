@@ -63,7 +63,7 @@ def test_a_trained_reader_loads_reads_reports_and_resumes(tmp_path: Path, monkey
     assert again.provenance["epochs"] == 2.0
     assert resumed_from == [None, str(checkpoints[0])]
     other = dataclasses.replace(_config(nli, squad, out, 2.0), learning_rate=1e-3)
-    with pytest.raises(ConfigurationError, match=r"are of another run \(learning_rate differ\)"):
+    with pytest.raises(ConfigurationError, match=r"are of another run \(learning_rate differs\)"):
         train_reader(other)  # another run: refused, not mixed with the first
 
 

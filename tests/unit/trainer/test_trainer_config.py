@@ -145,13 +145,36 @@ def test_checkpoints_of_a_run_with_other_arguments_or_data_are_not_resumed(tmp_p
     _same_run(tmp_path, config, examples)
     _checkpoint(tmp_path, 4)
     other_rate = TrainingConfig(data=["d"], out=str(tmp_path), resume=True, learning_rate=2e-4)
-    with pytest.raises(ConfigurationError, match=r"are of another run \(learning_rate differ\): delete them"):
+    with pytest.raises(ConfigurationError, match=r"are of another run \(learning_rate differs\): delete them"):
         _resume_point(other_rate, examples)
-    with pytest.raises(ConfigurationError, match=r"\(the training data differ\)"):
+    with pytest.raises(ConfigurationError, match=r"\(the training data differs\)"):
         _resume_point(config, [Example([1, 2, 4], [-100, 2, 4])])
     both = TrainingConfig(data=["d"], out=str(tmp_path), resume=True, learning_rate=2e-4, lora=not config.lora)
     with pytest.raises(ConfigurationError, match=r"\(learning_rate, lora, the training data differ\)"):
         _resume_point(both, [])
+
+
+def test_where_the_data_lies_does_not_define_the_run_but_how_many_processes_read_it_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = TrainingConfig(data=["d"], out=str(tmp_path), resume=True)
+    _same_run(tmp_path, config)
+    _checkpoint(tmp_path, 4)
+    moved = TrainingConfig(data=["elsewhere/d"], out=str(tmp_path), resume=True)
+    assert _resume_point(moved, []) == str(tmp_path / "checkpoints" / "checkpoint-4")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(ConfigurationError, match=r"\(processes differs\)"):
+        _resume_point(config, [])
+
+
+def test_a_record_that_differs_only_by_a_missing_field_names_it(tmp_path: Path) -> None:
+    config = TrainingConfig(data=["d"], out=str(tmp_path), resume=True)
+    run = run_definition(config, [])
+    older = {"arguments": {k: v for k, v in run["arguments"].items() if k != "lora"}, "data": run["data"]}
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / RUN_FILE).write_text(json.dumps(older))
+    _checkpoint(tmp_path, 4)
+    with pytest.raises(ConfigurationError, match=r"\(lora differs\)"):
+        _resume_point(config, [])
 
 
 def test_checkpoints_that_record_no_run_are_not_resumed(tmp_path: Path) -> None:
