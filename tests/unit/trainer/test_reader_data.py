@@ -33,9 +33,16 @@ def data_dirs(tmp_path: Path) -> tuple[Path, Path]:
     return write_reader_data(tmp_path)
 
 
-def _build(dirs: tuple[Path, Path], seed: int = 0):
+def _build(dirs: tuple[Path, Path], seed: int = 0, **extra):
     return build(*dirs, seed=seed, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
-                 held_halueval=2)
+                 held_halueval=2, **extra)
+
+
+def _one_row(tmp_path: Path, name: str, row: str) -> Path:
+    """A file of one JSON line, for the tests of a malformed row."""
+    path = tmp_path / name
+    path.write_text(row + "\n", encoding="utf-8")
+    return path
 
 
 def test_the_same_seed_makes_the_same_pairs_and_another_seed_other_ones(data_dirs):
@@ -202,10 +209,8 @@ def test_your_own_pairs_of_either_reading_join_the_training_pairs(data_dirs, tmp
 def test_a_row_of_your_own_that_is_neither_reading_is_named(tmp_path, row, message):
     from selfrag_langchain.trainer.reader_data import own_pairs
 
-    mine = tmp_path / "mine.jsonl"
-    mine.write_text(row + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=rf"mine\.jsonl.*1.*{message}"):
-        own_pairs(mine)
+        own_pairs(_one_row(tmp_path, "mine.jsonl", row))
 
 
 def _selqa_file(tmp_path: Path) -> Path:
@@ -239,8 +244,7 @@ def test_selqa_pairs_mark_every_answering_sentence_and_read_the_nearest_non_answ
 
 def test_selqa_dev_is_read_as_many_times_as_asked_beside_the_replayed_pairs(data_dirs):
     plain = _build(data_dirs)
-    both = build(*data_dirs, seed=0, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
-                 held_halueval=2, selqa_dev=2, replay=10)
+    both = _build(data_dirs, selqa_dev=2, replay=10)
     selqa = [p for p in both.train if p.source.startswith("selqa")]
     assert selqa and len(selqa) == 2 * len(set(selqa))
     rest = [p for p in both.train if not p.source.startswith("selqa")]
@@ -252,8 +256,7 @@ def test_selqa_is_not_read_unless_asked(data_dirs):
     (data_dirs[1] / "selqa_dev.jsonl").unlink()
     assert not any(p.source.startswith("selqa") for p in _build(data_dirs).train)
     with pytest.raises(InputError, match=r"selqa_dev\.jsonl is missing"):
-        build(*data_dirs, seed=0, snli=20, squad_paragraphs=12, contrasts_per_kind=50, held_mnli=5,
-              held_halueval=2, selqa_dev=1)
+        _build(data_dirs, selqa_dev=1)
 
 
 @pytest.mark.parametrize(("row", "message"), [
@@ -261,7 +264,5 @@ def test_selqa_is_not_read_unless_asked(data_dirs):
     ('{"question": "Q?", "article": "A", "candidates": ["S."], "answers": [3]}', "must be indices of candidates"),
 ])
 def test_a_malformed_selqa_row_is_named_by_file_and_line(tmp_path, row, message):
-    path = tmp_path / "selqa_dev.jsonl"
-    path.write_text(row + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=rf"selqa_dev\.jsonl:1: .*{message}"):
-        selqa_pairs(path, random.Random(0))
+        selqa_pairs(_one_row(tmp_path, "selqa_dev.jsonl", row), random.Random(0))
