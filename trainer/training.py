@@ -88,6 +88,11 @@ def _resume_point(config: TrainingConfig, examples: Sequence[Example], notes: li
     return resumable_checkpoint(checkpoints, run_definition(config, examples), notes)
 
 
+def first_process() -> bool:
+    """Whether this is the first (or only) process of a run, the one that writes what all of them share."""
+    return int(os.environ.get("RANK", "0")) == 0
+
+
 RUN_FILE = "selfrag_run.json"
 """Written beside a run's checkpoints when it starts: what defines the run (:func:`run_definition`), so that
 a re-run resumes only the same run."""
@@ -129,7 +134,7 @@ def resumable_checkpoint(checkpoints: Path, run: dict[str, Any], notes: list[str
     """
     recorded_file = checkpoints / RUN_FILE
     if not _checkpoints(checkpoints):
-        if int(os.environ.get("RANK", "0")) == 0:
+        if first_process():
             write_json_atomic(recorded_file, run)
         return None
     try:
@@ -211,7 +216,7 @@ def run_training(config: TrainingConfig, model: Any, tokenizer: Any, examples: l
         notes.append("no checkpoint to resume from: started from the base model")
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / LOG_FILE
-    if int(os.environ.get("RANK", "0")) == 0:  # one process of a multi-GPU run rewrites the log
+    if first_process():  # one process of a multi-GPU run rewrites the log
         _trim_log(log_path, resume)
 
     class _LossLog(TrainerCallback):
