@@ -227,6 +227,8 @@ class SelfRAGControls(LoopSettings):
             "window_sentences": self.passage_window.sentences if self.passage_window is not None else 0,
             "keep_whole": self.passage_window.keep_whole if self.passage_window is not None else False,
             "quote": self.quoter is not None,
+            "quote_reader_weight": (self.quoter.reader_weight
+                                    if self.quoter is not None and self.quoter.reader is not None else None),
             "w_rel": self.w_rel,
             "w_sup": self.w_sup,
             "w_use": self.w_use,

@@ -268,6 +268,19 @@ def test_with_a_reader_each_reflection_line_gives_the_quotes_reading() -> None:
     result = _short_form(PassageQuoter(embeddings=BagOfWords(), reader=reader), "Edward Teach.").invoke(question)
     assert result.branches[0].quote_answering == 0.83
     assert "; its quote answers 0.83; score " in result.summary_lines()[0]
+    assert result.settings["quote_reader_weight"] == 3.0
+
+
+def test_the_settings_record_the_readers_weight_only_when_a_reader_chooses_the_quote() -> None:
+    from tests.fakes.table_reader import TableReader
+
+    question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
+    reader = TableReader(answering=lambda q, s: 0.5)
+    weighted = PassageQuoter(embeddings=BagOfWords(), reader=reader, reader_weight=1.5)
+    assert _short_form(weighted, "Edward Teach.").invoke(question).settings["quote_reader_weight"] == 1.5
+    unread = _short_form(PassageQuoter(embeddings=BagOfWords()), "Edward Teach.").invoke(question)
+    assert unread.settings["quote"] is True and unread.settings["quote_reader_weight"] is None
+    assert _short_form(None, "Edward Teach.").invoke(question).settings["quote_reader_weight"] is None
 
 
 def test_every_branch_records_its_quote_and_a_reselection_from_the_trace_answers_with_it() -> None:
