@@ -1,10 +1,11 @@
-"""A question that asks for a year is answered only by a claim that gives a number."""
+"""A question that asks for a year is answered only by a claim that gives a number, one that asks in which town,
+city or state only by a claim that names a place."""
 
 from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.chains.answer_kinds import asks_year, gives_asked_kind
+from selfrag_langchain.chains.answer_kinds import asks_place, asks_year, gives_asked_kind, names_a_place
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -32,3 +33,46 @@ def test_a_question_asks_for_a_year_when_it_opens_by_asking_what_year(question: 
 def test_a_year_question_is_answered_only_by_a_claim_with_a_number(claim: str, gives: bool) -> None:
     assert gives_asked_kind("In what year did it happen?", claim) is gives
     assert gives_asked_kind("Who founded it?", claim)  # other kinds of question are not checked
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("In which Norwegian town was Henrik Ibsen born?", True),
+    ("In what US state is Yellowstone National Park?", True),
+    ("in which city was she born", True),  # as typed
+    ("From which port did the Mayflower sail?", True),
+    ("At what village did the battle start?", True),
+    ("Which city is the capital of France?", False),  # the place is what is asked about, not where
+    ("In which country was Ibsen born?", False),  # a nationality may answer it
+    ("Where was Ibsen born?", False),  # "at sea"
+    ("In what year was the city founded?", False),
+])
+def test_a_question_asks_for_a_place_when_it_opens_by_asking_in_which_town_city_or_state(question: str,
+                                                                                        asks: bool) -> None:
+    assert asks_place(question) is asks
+
+
+@pytest.mark.parametrize(("question", "claim", "names"), [
+    # The subject's own name, however long, and a nationality are no place.
+    ("In which Norwegian town was Henrik Ibsen born?", "Henrik Johan Ibsen was a Norwegian playwright.", False),
+    ("In which US state was George Washington Carver born?",
+     "George Washington Carver was an American agricultural scientist and inventor.", False),
+    ("In which city was George Balanchine born?",
+     "George Balanchine was a Russian-American ballet choreographer of Georgian descent.", False),
+    ("In which city was the Chinese leader Jiang Zemin born?",
+     "Jiang Zemin was a Chinese politician who led the Chinese Communist Party.", False),
+    ("In which town was the painter Jackson Pollock born?", "Paul Jackson Pollock was an American painter.", False),
+    ("In which city was Vermeer born?", "The painter was born in the seventeenth century.", False),
+    # A place, wherever it stands in the sentence.
+    ("In which Norwegian town was Henrik Ibsen born?", "Ibsen was born in Skien, a port town in Telemark.", True),
+    ("In which county is Moncks Corner located?", "The area includes Berkeley County, Moncks Corner.", True),
+    ("In what city is the Passage located?", "In St. Petersburg The Passage has been popular since 1840.", True),
+    ("In which city did the emperor reside?", "Milan also served as the capital of the western empire.", True),
+    ("In which town was Leonardo da Vinci born?", "Leonardo da Vinci was born in Vinci.", True),
+    # Any other name counts (what the rule leaves to the reader).
+    ("In which city was Jiang Zemin born?", "Jiang Zemin led the Chinese Communist Party.", True),
+])
+def test_a_claim_names_a_place_when_it_names_something_besides_the_asked_subject(question: str, claim: str,
+                                                                                  names: bool) -> None:
+    assert names_a_place(question, claim) is names
+    assert gives_asked_kind(question, claim) is names
+    assert gives_asked_kind("Who was Ibsen?", claim)  # other kinds of question are not checked

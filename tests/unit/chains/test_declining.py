@@ -201,6 +201,11 @@ def test_a_quote_stands_on_its_passages_relevance_and_on_answering_the_question(
     assert not declines("In what year was Jane Austen born?", trace(REL, FULL, born, 0.9),
                         ["Jane Austen\nJane Austen was born in 1775."], 0.6, 0.1)
     assert declines("In what year was Jane Austen born?", trace(REL, FULL, None, None), evidence, 0.6, 0.1)  # "x"
+    # A question asking in which town is not answered by a quote that names no place but its subject.
+    assert declines("In which town was Jane Austen born?", trace(REL, FULL, quote, 0.9), evidence, 0.6, 0.1)
+    steventon = "Jane Austen was born in Steventon, Hampshire."
+    assert not declines("In which town was Jane Austen born?", trace(REL, FULL, steventon, 0.9),
+                        ["Jane Austen\nJane Austen was born in Steventon, Hampshire."], 0.6, 0.1)
 
 
 def test_long_form_declines_a_year_question_whose_segments_give_no_number() -> None:
@@ -215,3 +220,15 @@ def test_long_form_declines_a_year_question_whose_segments_give_no_number() -> N
     result = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm),
                              retriever=retriever, k=1, max_depth=1, beam_width=1).invoke(question)
     assert not result.declined and "1889" in result.answer
+
+
+def test_long_form_declines_a_place_question_whose_segments_name_no_place() -> None:
+    question = "In which city does the Eiffel Tower stand?"
+    retriever = RecordingRetriever(results={question: [passage("Eiffel Tower")]})
+    for segment, declined in (("The Eiffel Tower is a wrought-iron lattice tower.", True),
+                              ("The Eiffel Tower stands in Paris.", False)):
+        llm = ScriptedLongFormLLM(script={(0, "Eiffel Tower"): judged(segment, REL, FULL)})
+        result = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm),
+                                 retriever=retriever, k=1, max_depth=1, beam_width=1).invoke(question)
+        assert result.declined is declined
+        assert result.answer.startswith(DECLINED) if declined else "Paris" in result.answer
