@@ -91,9 +91,11 @@ def names_a_place(question: str, claim: str) -> bool:
             if not capitalised[i]:
                 continue
             after = re.match(r"\s+([a-z]+)", claim[words[i].end():])
-            adjective = after is not None and after.group(1) not in _NOT_A_NOUN
-            if adjective and all(_DEMONYM.search(part) for part in word.split("-")):
-                continue  # "a Norwegian playwright", "a Russian-American choreographer"
+            parts = word.split("-")
+            compound = len(parts) > 1 and parts[-1].islower()  # "Belgian-born", "London-based"
+            adjective = compound or (after is not None and after.group(1) not in _NOT_A_NOUN)
+            if adjective and all(_DEMONYM.search(part) for part in parts if not part.islower()):
+                continue  # "a Norwegian playwright", "a Russian-American choreographer", "a Belgian-born director"
             return True
     return False
 
