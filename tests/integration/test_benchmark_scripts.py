@@ -68,6 +68,10 @@ def tiny(tmp_path_factory: pytest.TempPathFactory, selfrag_home: Path, smollm2: 
     _head(nli / "mnli_taxinli.jsonl", data / "nli" / "mnli_taxinli.jsonl", 30)
     _head(nli / "halueval_qa.jsonl", data / "nli" / "halueval_qa.jsonl", 80)
     made["reader_data"] = data
+    from selfrag_langchain.chains.answer_kinds import asks_place, asks_year
+
+    made["squad"] = _head(SHARED / "squad" / "squad11_train.jsonl", folder / "squad11.jsonl", 3,
+                          lambda row: any(asks_place(q["question"]) or asks_year(q["question"]) for q in row["qas"]))
     # An untrained generator that has the reflection tokens, for the script that checks a trained one's.
     from selfrag_langchain.trainer.vocabulary import save_with_reflection_tokens
 
@@ -97,6 +101,9 @@ class Script:
 
 
 SCRIPTS = (
+    Script("answer_kinds.py", ("--squad", "{squad}"),
+           tuple(rf"^{kind} +(\d+) +(\d+) = {NUMBER}% \[{NUMBER}%, {NUMBER}%\] +(\d+) of (\d+) = {NUMBER}%$"
+                 for kind in ("year", "place"))),
     Script("arc_options.py", ("--data", "{arc}", "--k", "1"),
            (r"ARC-Challenge, 2 questions", rf"^\s+\S.*\s{NUMBER}%\s+\((\d+)/2\)$")),
     Script("backends.py", ("--data", "{popqa}", "--questions", "1", "--k", "1", "--max-new-tokens", "4",
