@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["asks_place", "asks_year", "gives_asked_kind", "names_a_place"]
+__all__ = ["asks_place", "asks_year", "gives_asked_kind", "names_beyond"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
@@ -64,8 +64,9 @@ def asks_place(question: str) -> bool:
     return bool(_ASKS_PLACE.search(question))
 
 
-def names_a_place(question: str, claim: str) -> bool:
-    """Whether ``claim`` names something besides what ``question`` names: a capitalised word that is not a
+def names_beyond(question: str, claim: str) -> bool:
+    """Whether ``claim`` names something besides what ``question`` names (a place, for a question asking one):
+    a capitalised word that is not a
     function word, not part of a name the question names ("Henrik Johan Ibsen" for "Henrik Ibsen"; a place
     unit such as "County" does not count as named, and a name after "in", "at", "near" or "from" is a place
     whatever the question names: "born in Vinci"), and not a nationality used as an adjective ("a Norwegian
@@ -102,10 +103,10 @@ def names_a_place(question: str, claim: str) -> bool:
 
 def gives_asked_kind(question: str, claim: str) -> bool:
     """Whether ``claim`` gives the kind of value ``question`` asks for: a number ("1976", "the 1990s", "the 5th
-    century BC") when it asks for a year, a place (:func:`names_a_place`) when it asks in which town, city or
+    century BC") when it asks for a year, a place (:func:`names_beyond`) when it asks in which town, city or
     state; True for a question of any other kind."""
     if asks_year(question):
         return bool(_NUMBER.search(claim))
     if asks_place(question):
-        return names_a_place(question, claim)
+        return names_beyond(question, claim)
     return True

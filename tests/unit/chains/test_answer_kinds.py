@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.chains.answer_kinds import asks_place, asks_year, gives_asked_kind, names_a_place
+from selfrag_langchain.chains.answer_kinds import asks_place, asks_year, gives_asked_kind, names_beyond
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -73,8 +73,8 @@ def test_a_question_asks_for_a_place_when_it_opens_by_asking_in_which_town_city_
     # Any other name counts (what the rule leaves to the reader).
     ("In which city was Jiang Zemin born?", "Jiang Zemin led the Chinese Communist Party.", True),
 ])
-def test_a_claim_names_a_place_when_it_names_something_besides_the_asked_subject(question: str, claim: str,
+def test_a_claim_names_beyond_when_it_names_something_besides_the_asked_subject(question: str, claim: str,
                                                                                   names: bool) -> None:
-    assert names_a_place(question, claim) is names
+    assert names_beyond(question, claim) is names
     assert gives_asked_kind(question, claim) is names
     assert gives_asked_kind("Who was Ibsen?", claim)  # other kinds of question are not checked
