@@ -19,10 +19,10 @@ from pathlib import Path
 
 from common import wilson
 
-from selfrag_langchain.chains.answer_kinds import asks_place, asks_year, gives_asked_kind
+from selfrag_langchain.chains.answer_kinds import asks_agent, asks_place, asks_year, gives_asked_kind
 from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, paragraphs
 
-KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "place": asks_place}
+KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "place": asks_place, "agent": asks_agent}
 
 
 def measure(squad: Path) -> dict[str, dict[str, float | int]]:

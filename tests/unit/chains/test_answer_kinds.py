@@ -1,11 +1,12 @@
 """A question that asks for a year is answered only by a claim that gives a number, one that asks in which town,
-city or state only by a claim that names a place."""
+city or state, or who wrote, founded or discovered something, only by a claim that names something besides the
+question's names."""
 
 from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.chains.answer_kinds import asks_place, asks_year, gives_asked_kind, names_beyond
+from selfrag_langchain.chains.answer_kinds import asks_agent, asks_place, asks_year, gives_asked_kind, names_beyond
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -32,7 +33,7 @@ def test_a_question_asks_for_a_year_when_it_opens_by_asking_what_year(question: 
 ])
 def test_a_year_question_is_answered_only_by_a_claim_with_a_number(claim: str, gives: bool) -> None:
     assert gives_asked_kind("In what year did it happen?", claim) is gives
-    assert gives_asked_kind("Who founded it?", claim)  # other kinds of question are not checked
+    assert gives_asked_kind("How did it end?", claim)  # other kinds of question are not checked
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -78,3 +79,32 @@ def test_a_claim_names_beyond_when_it_names_something_besides_the_asked_subject(
     assert names_beyond(question, claim) is names
     assert gives_asked_kind(question, claim) is names
     assert gives_asked_kind("Who was Ibsen?", claim)  # other kinds of question are not checked
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Who discovered the element scandium?", True),
+    ("who wrote middlemarch", True),  # as typed
+    ("Who first introduced the potato to Ireland?", True),
+    ("Who won the first Rugby World Cup?", True),
+    ("Who was Henrik Ibsen?", False),  # a description answers it
+    ("Who were the Normans?", False),
+    ("Whose novel is Middlemarch?", False),
+    ("By whom was Middlemarch written?", False),
+])
+def test_a_question_asks_for_an_agent_when_it_opens_by_asking_who_made_found_or_won_something(question: str,
+                                                                                            asks: bool) -> None:
+    assert asks_agent(question) is asks
+
+
+@pytest.mark.parametrize(("question", "claim", "names"), [
+    ("Who discovered the element scandium?", "Scandium was discovered in 1879 by spectral analysis.", False),
+    ("Who composed the score for Hitchcock's Vertigo?",
+     "Vertigo is a 1958 American thriller film directed by Alfred Hitchcock.", False),
+    ("Who succeeded Eisaku Sato as prime minister of Japan?",
+     "Eisaku Sato was a Japanese politician who served as prime minister of Japan.", False),
+    ("Who discovered the element scandium?", "Lars Fredrik Nilson discovered scandium in 1879.", True),
+    ("Who wrote the Divine Comedy?", "Dante Alighieri's Divine Comedy is an Italian poem.", True),
+])
+def test_an_agent_question_is_answered_only_by_a_claim_that_names_someone_besides_its_subject(
+        question: str, claim: str, names: bool) -> None:
+    assert gives_asked_kind(question, claim) is names
