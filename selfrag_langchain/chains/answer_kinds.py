@@ -49,6 +49,8 @@ _FUNCTION_WORDS = frozenset((
     "these", "those", "there", "however", "although", "after", "before", "during", "since", "when", "while", "as",
     "by", "for", "from", "with", "of", "to", "and", "but", "or", "also", "today", "then", "near"))
 """Words capitalised at a sentence's start that name nothing."""
+_QUESTION_WORDS = frozenset(("who", "whom", "whose", "what", "which", "where", "when", "why", "how"))
+"""A question's opening word, capitalised but no name."""
 _NAME_JOINERS = frozenset(("of", "de", "del", "la", "von", "van", "da"))
 """Lower-case words inside a name ("Federico del Sagrado Corazón", "Vincent van Gogh")."""
 _LOCATING = frozenset(("in", "at", "near", "from"))
@@ -83,33 +85,44 @@ def asks_agent(question: str) -> bool:
     return bool(_ASKS_AGENT.search(question))
 
 
-def names_beyond(question: str, claim: str) -> bool:
-    """Whether ``claim`` names something besides what ``question`` names (a place, for a question asking one):
-    a capitalised word that is not a
-    function word, not part of a name the question names ("Henrik Johan Ibsen" for "Henrik Ibsen"; a place
-    unit such as "County" does not count as named, and a name after "in", "at", "near" or "from" is a place
-    whatever the question names: "born in Vinci"), and not a nationality used as an adjective ("a Norwegian
-    playwright")."""
-    asked = {_bare(w) for w in _WORD.findall(question)}
-    words = list(_WORD.finditer(claim))
-    capitalised = [w.group()[0].isupper() and w.group().lower() not in _FUNCTION_WORDS for w in words]
+def _names(text: str, words: list[re.Match[str]]) -> list[list[int]]:
+    """The names among ``words`` (the word matches of ``text``), as lists of their indices: runs of capitalised
+    words (function words apart) joined by "of", "de", "van" ..., a possessive ending a run ("Dante Alighieri's
+    Divine Comedy" is two names)."""
     names: list[list[int]] = []
     for i, word in enumerate(words):
-        joined = (bool(names) and names[-1][-1] == i - 1 and claim[words[i - 1].end():word.start()].isspace()
-                  and not re.search(r"['’]s?$", words[i - 1].group()))  # "Dante's Divine Comedy": two names
-        if capitalised[i] or (joined and word.group().lower() in _NAME_JOINERS):
+        token = word.group()
+        capitalised = token[0].isupper() and token.lower() not in _FUNCTION_WORDS
+        joined = (bool(names) and names[-1][-1] == i - 1 and text[words[i - 1].end():word.start()].isspace()
+                  and not re.search(r"['’]s?$", words[i - 1].group()))
+        if capitalised or (joined and token.lower() in _NAME_JOINERS):
             if joined:
                 names[-1].append(i)
             else:
                 names.append([i])
-    for name in names:
+    return names
+
+
+def names_beyond(question: str, claim: str) -> bool:
+    """Whether ``claim`` names something besides what ``question`` names (a place, for a question asking one):
+    a capitalised word that is not a function word, not in a name holding the last word of one of the
+    question's names ("Henrik Johan Ibsen" for "Henrik Ibsen"; but "Gustave Eiffel" is not "the Eiffel Tower";
+    of a question typed in lower case every word counts; a place unit such as "County" does not, and a name
+    after "in", "at", "near" or "from" is a place whatever the question names: "born in Vinci"), and not a
+    nationality used as an adjective ("a Norwegian playwright")."""
+    asked_words = list(_WORD.finditer(question))
+    heads = {_bare(asked_words[name[-1]].group()) for name in _names(question, asked_words)} - _QUESTION_WORDS
+    if not heads:
+        heads = {_bare(w.group()) for w in asked_words}
+    words = list(_WORD.finditer(claim))
+    for name in _names(claim, words):
         located = name[0] > 0 and words[name[0] - 1].group().lower() in _LOCATING
-        if not located and any(capitalised[i] and _bare(words[i].group()) in asked
-                               and words[i].group().lower() not in PLACE_UNITS for i in name):
+        named = {_bare(words[i].group()) for i in name if words[i].group()[0].isupper()}
+        if not located and named & (heads - set(PLACE_UNITS)):
             continue  # the asked subject's name, however long
         for i in name:
             word = words[i].group()
-            if not capitalised[i]:
+            if not word[0].isupper():
                 continue
             after = re.match(r"\s+([a-z]+)", claim[words[i].end():])
             parts = word.split("-")

@@ -104,6 +104,10 @@ def test_a_question_asks_for_an_agent_when_it_opens_by_asking_who_made_found_or_
      "Eisaku Sato was a Japanese politician who served as prime minister of Japan.", False),
     ("Who discovered the element scandium?", "Lars Fredrik Nilson discovered scandium in 1879.", True),
     ("Who wrote the Divine Comedy?", "Dante Alighieri's Divine Comedy is an Italian poem.", True),
+    # A name that shares a word with the subject's is another name: the subject's last word makes it the subject.
+    ("Who designed the Eiffel Tower?", "It is named after the engineer Gustave Eiffel, whose company built it.", True),
+    ("Who designed the Eiffel Tower?", "The Eiffel Tower is a wrought-iron lattice tower.", False),
+    ("who designed the eiffel tower", "The Eiffel Tower is a wrought-iron lattice tower.", False),  # as typed
 ])
 def test_an_agent_question_is_answered_only_by_a_claim_that_names_someone_besides_its_subject(
         question: str, claim: str, names: bool) -> None:
