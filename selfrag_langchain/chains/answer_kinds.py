@@ -44,6 +44,8 @@ AGENT_VERBS = ("wrote", "created", "designed", "founded", "co-founded", "develop
 """What a question asks someone to have done when its answer is a name ("Who wrote ...?", "Who won ...?")."""
 _ASKS_AGENT = re.compile(r"^\W*who (?:first )?(?:" + "|".join(AGENT_VERBS) + r")\b", re.IGNORECASE)
 _WORD = re.compile(r"[\w'’-]+")
+_POSSESSIVE = re.compile(r"['’]s?$")
+"""A possessive ending ("Hitchcock's", "Jones'"): it ends a name, and names are compared without it."""
 _FUNCTION_WORDS = frozenset((
     "the", "a", "an", "in", "at", "on", "it", "he", "she", "they", "his", "her", "its", "their", "this", "that",
     "these", "those", "there", "however", "although", "after", "before", "during", "since", "when", "while", "as",
@@ -65,7 +67,7 @@ _NOT_A_NOUN = frozenset(("is", "was", "are", "were", "has", "had", "have", "will
 
 def _bare(word: str) -> str:
     """A word as names are compared: lower case, without a possessive ("Hitchcock's" is "hitchcock")."""
-    return re.sub(r"['’]s?$", "", word.lower())
+    return _POSSESSIVE.sub("", word.lower())
 
 
 def asks_year(question: str) -> bool:
@@ -94,7 +96,7 @@ def _names(text: str, words: list[re.Match[str]]) -> list[list[int]]:
         token = word.group()
         capitalised = token[0].isupper() and token.lower() not in _FUNCTION_WORDS
         joined = (bool(names) and names[-1][-1] == i - 1 and text[words[i - 1].end():word.start()].isspace()
-                  and not re.search(r"['’]s?$", words[i - 1].group()))
+                  and not _POSSESSIVE.search(words[i - 1].group()))
         if capitalised or (joined and token.lower() in _NAME_JOINERS):
             if joined:
                 names[-1].append(i)
@@ -114,11 +116,12 @@ def names_beyond(question: str, claim: str) -> bool:
     heads = {_bare(asked_words[name[-1]].group()) for name in _names(question, asked_words)} - _QUESTION_WORDS
     if not heads:
         heads = {_bare(w.group()) for w in asked_words}
+    heads -= set(PLACE_UNITS)
     words = list(_WORD.finditer(claim))
     for name in _names(claim, words):
         located = name[0] > 0 and words[name[0] - 1].group().lower() in _LOCATING
         named = {_bare(words[i].group()) for i in name if words[i].group()[0].isupper()}
-        if not located and named & (heads - set(PLACE_UNITS)):
+        if not located and named & heads:
             continue  # the asked subject's name, however long
         for i in name:
             word = words[i].group()

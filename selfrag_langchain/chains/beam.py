@@ -555,10 +555,13 @@ class BeamSearch:
         question's names (or, when
         none found does, the passages found so far together do: :func:`~selfrag_langchain.chains.names.
         names_enough`). A question with answer choices always gets one."""
-        if node.passage is None or unfounded(self._trace(node), self.config.min_quote_answering):
+        if node.passage is None:
+            return False
+        trace = self._trace(node)
+        if unfounded(trace, self.config.min_quote_answering):
             return False
         return bool(self.q.choices) or (
-            gives_asked_kind(self.q.question, shown_answer(self._trace(node)))
+            gives_asked_kind(self.q.question, shown_answer(trace))
             and names_enough(self.q.question, node.passage.evidence, self._evidence, self.config.min_name_coverage))
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
