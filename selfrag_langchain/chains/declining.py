@@ -3,7 +3,8 @@
 An answer stands when the judge found its evidence relevant and the claim supported by it (the most likely
 IsRel token is ``[Relevant]`` and the most likely IsSup token is ``[Fully supported]`` or ``[Partially
 supported]``: the judge's own decisions, no threshold on them), it gives the kind of value the question asks
-for (a number for a year: :mod:`~selfrag_langchain.chains.answer_kinds`), and its passage holds enough of the
+for (a number for a year, a name besides the subject's for "in which town" or "who wrote":
+:mod:`~selfrag_langchain.chains.answer_kinds`), and its passage holds enough of the
 names the question names (:mod:`~selfrag_langchain.chains.names`, ``min_name_coverage``). A quote is its passage's own
 words, so it stands when its passage was judged relevant and, read by a sentence reader, it answers the question
 with at least ``min_quote_answering`` probability: a passage about the right entity that does not state what was
@@ -77,7 +78,7 @@ def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str |
              min_quote_answering: float = 0.0) -> bool:
     """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, it does not give the kind of
     value the question asks for (:func:`~selfrag_langchain.chains.answer_kinds.gives_asked_kind`: no number for
-    a year), or its passage holds too few of the question's names
+    a year, no name besides the subject's for a place or an agent), or its passage holds too few of the question's names
     (:func:`~selfrag_langchain.chains.names.names_enough`). ``evidence``: each branch's passage as the models
     read it, in the order of the traces (``chosen.index``)."""
     if chosen is None or chosen.passage is None:
