@@ -144,17 +144,22 @@ def first_sentence(branch: dict[str, Any]) -> str:
     return next(iter(split_sentences(body_of(branch))), "")
 
 
-def quoted_rights(records: list[dict[str, Any]], reader: str | None = None) -> tuple[list[list[bool]], list[list[Any]]]:
+def quoted_rights(records: list[dict[str, Any]], reader: str | None = None, finder: str | None = None
+                  ) -> tuple[list[list[bool]], list[list[Any]]]:
     """Whether each branch's answer is right once quoted: replaced by its passage's sentence that states it, as
     the library's :class:`PassageQuoter` finds it (``--quote``); with ``reader`` (``shipped`` or a directory of
     ``selfrag train reader``) the quoter also reads which sentence answers the question, as the pipeline quotes
-    by default. Also each branch's :class:`~selfrag_langchain.chains.quotes.Quote`, which Self-RAG scores."""
+    by default; with ``finder`` (``shipped`` or a directory of ``selfrag train answer-finder``) each quote is also
+    read by the answer finder, as the pipeline reads it. Also each branch's
+    :class:`~selfrag_langchain.chains.quotes.Quote`, which Self-RAG scores and declining reads."""
     from selfrag_langchain.chains.quotes import PassageQuoter
     from selfrag_langchain.embeddings import MiniLMEmbeddings
+    from selfrag_langchain.judging.finder import AnswerFinder
     from selfrag_langchain.judging.reader import SentenceReader
 
     quoter = PassageQuoter(embeddings=MiniLMEmbeddings(),
-                           reader=SentenceReader(None if reader == "shipped" else reader) if reader else None)
+                           reader=SentenceReader(None if reader == "shipped" else reader) if reader else None,
+                           finder=AnswerFinder(None if finder == "shipped" else finder) if finder else None)
     rights, found = [], []
     for record in records:
         pairs = [(b["answer"], body_of(b)) for b in record["branches"]]
@@ -222,6 +227,9 @@ def main() -> None:
     parser.add_argument("--quote-reader", default=None, metavar="DIR",
                         help="with --quote: quote with a sentence reader too, as the entailment judge's pipeline does "
                              "(shipped, or a directory of `selfrag train reader`)")
+    parser.add_argument("--answer-finder", default=None, metavar="DIR",
+                        help="with --quote: read each quote with an answer finder too, as the pipeline does "
+                             "(shipped, or a directory of `selfrag train answer-finder`); declining then reads it")
     parser.add_argument("--judge", action="append", default=None,
                         help=JUDGE_HELP)
     parser.add_argument("--min-name-coverage", type=float, default=LoopSettings().min_name_coverage,
@@ -229,6 +237,9 @@ def main() -> None:
     parser.add_argument("--min-quote-answering", type=float, default=LoopSettings().min_quote_answering,
                         help="decline a quoted answer the reader reads as answering below this (the library's rule "
                              "and default)")
+    parser.add_argument("--min-quote-holds-answer", type=float, default=LoopSettings().min_quote_holds_answer,
+                        help="with --answer-finder: decline a quoted answer the finder reads as holding an answer "
+                             "below this (the library's rule and default)")
     args = parser.parse_args()
     if not args.data.is_file():
         parser.error(f"no questions file {args.data}")
@@ -246,7 +257,7 @@ def main() -> None:
     right = [[match(b["answer"], r["answers"]) for b in r["branches"]] for r in records]
     print(line("RAG, top-1 passage", [bool(x and x[0]) for x in right], wheres))
     print(line("ceiling: some branch right", [any(x) for x in right], wheres))
-    quoted, quotes = quoted_rights(records, args.quote_reader) if args.quote else (None, None)
+    quoted, quotes = quoted_rights(records, args.quote_reader, args.answer_finder) if args.quote else (None, None)
     if quoted is not None:
         print(line("RAG, top-1 passage, quoted", [bool(x and x[0]) for x in quoted], wheres))
         print(line("the top-1 passage's first sentence (a control of a quote's length)",
@@ -283,7 +294,7 @@ def main() -> None:
                         rights_previous.append(bool(chosen is not None and quoted[i][chosen]))
                     gone.append(chosen is not None and (
                         declines(r["question"], traces[chosen], evidence, args.min_name_coverage,
-                                 args.min_quote_answering)
+                                 args.min_quote_answering, args.min_quote_holds_answer)
                         if traces is not None else not grounded(crit[chosen].distributions())))
             print(line(f"Self-RAG, judge {judge_name}, {variant} ({seconds:.2f} s/q judging)", rights, wheres,
                        declined), flush=True)

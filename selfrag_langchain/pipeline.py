@@ -97,6 +97,9 @@ class PipelineSettings(LoopSettings, BeamSettings):
     reader: Path | None = None
     """The sentence reader of the entailment judge and of :attr:`quote_reader`: a directory written by ``selfrag
     train reader``; None: the one shipped with the package."""
+    answer_finder: Path | None = None
+    """The answer finder of :attr:`quote_reader`: a directory written by ``selfrag train answer-finder``; None: the
+    one shipped with the package."""
     judge_encoder: Path | None = None
     """Learned judge: a directory written by ``selfrag train judge-encoder``; None: the shipped one."""
     critic: str | None = None
@@ -131,7 +134,9 @@ class PipelineSettings(LoopSettings, BeamSettings):
     the question (:class:`~selfrag_langchain.judging.reader.SentenceReader`, :attr:`reader`), so that of the
     sentences the generation points at, the one that states what was asked wins; off: by what the generation
     points at alone. On by default: on the list settings are chosen on, top-1 RAG quoted was right for 39 of 40
-    questions with it against 36 without, Self-RAG for 38 against 35."""
+    questions with it against 36 without, Self-RAG for 38 against 35. With it each quote is also read by the
+    answer finder (:class:`~selfrag_langchain.judging.finder.AnswerFinder`, :attr:`answer_finder`), which
+    declining reads."""
     keep_whole: bool = False
     """With :attr:`window_sentences`: the whole passages stay branches beside their windows (up to ``2 k``
     branches, about 1.7 times the generation), the judge choosing between them."""
@@ -334,7 +339,9 @@ def build_quoter(settings: PipelineSettings | None = None, *, reader: SentenceRe
         from selfrag_langchain.judging.reader import SentenceReader
 
         reader = SentenceReader(settings.reader)
-    return PassageQuoter(embeddings=MiniLMEmbeddings(), reader=reader)
+    from selfrag_langchain.judging.finder import AnswerFinder
+
+    return PassageQuoter(embeddings=MiniLMEmbeddings(), reader=reader, finder=AnswerFinder(settings.answer_finder))
 
 
 def build_selfrag(settings: PipelineSettings | None = None, *, generator: BaseLLM | None = None,

@@ -50,6 +50,9 @@ class BranchTrace(BaseModel):
     (:func:`~selfrag_langchain.chains.selection.quoted_critique`)."""
     quote_answering: float | None = None
     """With a quoter that reads sentences: the probability that :attr:`quote` answers the question."""
+    quote_holds_answer: float | None = None
+    """With a quoter that has an answer finder: the probability that :attr:`quote` holds a phrase answering the
+    question (what declining reads)."""
     notes: list[str] = Field(default_factory=list)
 
 
@@ -104,6 +107,8 @@ class SelfRAGResult(BaseModel):
             )
             if b.quote_answering is not None:  # scored as its quote: this reading replaced the generation's IsUse
                 judged += f"; its quote answers {b.quote_answering:.2f}"
+            if b.quote_holds_answer is not None:
+                judged += f", holds an answer {b.quote_holds_answer:.2f}"
             mark = "*" if b.index == self.selected else " "
             state = f" ({b.dropped})" if b.dropped else ""
             lines.append(f"{mark} [{b.index}] {title}: {judged or 'not judged'}; score {b.scores.total:.3f}{state}")

@@ -303,3 +303,30 @@ class ReaderConfig(EncoderTrainingConfig):
                 msg = f"{name} must be >= 0, got {getattr(self, name)}"
                 raise ConfigurationError(msg)
         super().__post_init__()
+
+
+@dataclass(kw_only=True)
+class AnswerFinderConfig(EncoderTrainingConfig):
+    """Answer finder: the shipped all-MiniLM-L6-v2, its layers started from a sentence reader's, trained to point
+    at the phrase of a sentence that answers a question, or at nothing (SQuAD's training paragraphs)."""
+
+    squad: str = field(metadata=described("the folder of SQuAD files (squad11_train.jsonl)"))
+    out: str = field(metadata=described(
+        "directory for the finder (answer_finder.safetensors and answer_finder.json, about 20 MB) and its "
+        "checkpoints (out/checkpoints: a re-run with the same arguments resumes)"))
+    init_reader: str | None = field(default=None, metadata=described(
+        "a sentence reader's directory (what `selfrag train reader` wrote) whose layers the finder starts from; "
+        "none: the shipped reader"))
+    squad_paragraphs: int = field(default=3_500, metadata=described(
+        "SQuAD training paragraphs drawn; each question answered in one sentence gives three pairs"))
+    num_train_epochs: float = _default("num_train_epochs", 1.0, aliases=["--epochs"])
+    learning_rate: float = _default("learning_rate", 5e-5)
+    per_device_train_batch_size: int = _default("per_device_train_batch_size", 32, aliases=["--batch-size"])
+    logging_steps: float = _default("logging_steps", 50)
+    save_steps: float = _default("save_steps", 200)
+
+    def __post_init__(self) -> None:
+        if self.squad_paragraphs <= 0:
+            msg = f"squad_paragraphs must be > 0, got {self.squad_paragraphs}"
+            raise ConfigurationError(msg)
+        super().__post_init__()

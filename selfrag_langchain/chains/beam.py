@@ -558,7 +558,7 @@ class BeamSearch:
         if node.passage is None:
             return False
         trace = self._trace(node)
-        if unfounded(trace, self.config.min_quote_answering):
+        if unfounded(trace, self.config.min_quote_answering, self.config.min_quote_holds_answer):
             return False
         return bool(self.q.choices) or (
             gives_asked_kind(self.q.question, shown_answer(trace))

@@ -107,12 +107,19 @@ class LoopSettings(BaseModel):
     """With a quoter that reads sentences (``quote_reader``): decline a quoted answer whose quote the reader finds
     answering the question with less than this probability (a passage about the asked entity that does not state
     what was asked). 0 turns it off. Chosen on lists already run (right answers plus declined unanswerable
-    questions, from 0.1 to 0.5: flat from 0.3 to 0.5, the lowest of those kept)."""
+    questions, from 0.1 to 0.5: flat from 0.3 to 0.5, the lowest of those kept). A quote read by an answer
+    finder is declined by :attr:`min_quote_holds_answer` instead."""
+    min_quote_holds_answer: float = 0.05
+    """With a quoter that has an answer finder (``quote_reader``, :class:`~selfrag_langchain.judging.finder.
+    AnswerFinder`): decline a quoted answer whose quote the finder reads as holding an answer to the
+    question with less than this probability. 0 turns it off. Chosen on lists already run (right answers plus
+    declined unanswerable questions, leave one pair of lists out)."""
     max_new_tokens: int = 60
     """Token budget of the answer: short form's generation, and long form's whole answer (a beam stops growing
     once its segments reach it; the segment that crosses it is kept whole)."""
 
-    _threshold = field_validator("threshold", "min_name_coverage", "min_quote_answering")(in_unit_interval)
+    _threshold = field_validator("threshold", "min_name_coverage", "min_quote_answering",
+                                 "min_quote_holds_answer")(in_unit_interval)
     _positive = field_validator("max_new_tokens")(at_least_one)
     _branches = field_validator("k")(branch_count)
 
@@ -238,6 +245,8 @@ class SelfRAGControls(LoopSettings):
             "decline": self.decline,
             "min_name_coverage": self.min_name_coverage,
             "min_quote_answering": self.min_quote_answering,
+            "min_quote_holds_answer": self.min_quote_holds_answer,
+            "quote_finder": self.quoter is not None and self.quoter.finder is not None,
             "max_new_tokens": self.max_new_tokens,
             "max_passage_tokens": self.max_passage_tokens,
             "prompt_format": self.resolved_prompt_format(),

@@ -6,9 +6,11 @@ supported]``: the judge's own decisions, no threshold on them), it gives the kin
 for (a number for a year, a name besides the subject's for "in which town" or "who wrote":
 :mod:`~selfrag_langchain.chains.answer_kinds`), and its passage holds enough of the
 names the question names (:mod:`~selfrag_langchain.chains.names`, ``min_name_coverage``). A quote is its passage's own
-words, so it stands when its passage was judged relevant and, read by a sentence reader, it answers the question
-with at least ``min_quote_answering`` probability: a passage about the right entity that does not state what was
-asked gives a quote that names the entity but does not answer. When no claim stands, a
+words, so it stands when its passage was judged relevant and it holds an answer: a passage about the right entity
+that does not state what was asked gives a quote that names the entity but does not answer. Read by an answer
+finder (:mod:`~selfrag_langchain.judging.finder`), the quote must hold a phrase answering the question
+with at least ``min_quote_holds_answer`` probability; read by a sentence reader alone, it must answer with at
+least ``min_quote_answering``. When no claim stands, a
 cited claim would only look grounded: Self-RAG then says that the sources found do not answer the question
 and lists the closest ones.
 """
@@ -62,20 +64,25 @@ def grounded(distributions: Mapping[str, Mapping[str, float] | None]) -> bool:
         "supported", "partially supported")
 
 
-def unfounded(chosen: BranchTrace | None, min_quote_answering: float = 0.0) -> bool:
+def unfounded(chosen: BranchTrace | None, min_quote_answering: float = 0.0, min_quote_holds_answer: float = 0.0
+              ) -> bool:
     """Whether the answer of ``chosen`` is to be declined for its judgement: written from a passage that the judge
-    did not find relevant and supporting, or, quoted, from a passage judged irrelevant or with a quote read as
-    answering the question with less than ``min_quote_answering`` probability."""
+    did not find relevant and supporting, or, quoted, from a passage judged irrelevant or with a quote that, read
+    by an answer finder, holds an answer with less than ``min_quote_holds_answer`` probability, or, read by a
+    sentence reader alone, answers the question with less than ``min_quote_answering``."""
     if chosen is None or chosen.passage is None:
         return False
     if chosen.quote is None:
         return not grounded(chosen.distributions)
-    return quote_verdict(chosen.distributions) == "not supported" or (
-        chosen.quote_answering is not None and chosen.quote_answering < min_quote_answering)
+    if quote_verdict(chosen.distributions) == "not supported":
+        return True
+    if chosen.quote_holds_answer is not None:
+        return chosen.quote_holds_answer < min_quote_holds_answer
+    return chosen.quote_answering is not None and chosen.quote_answering < min_quote_answering
 
 
 def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str | None], min_name_coverage: float,
-             min_quote_answering: float = 0.0) -> bool:
+             min_quote_answering: float = 0.0, min_quote_holds_answer: float = 0.0) -> bool:
     """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, it does not give the kind of
     value the question asks for (:func:`~selfrag_langchain.chains.answer_kinds.gives_asked_kind`: no number for
     a year, no name besides the subject's for a place or an agent), or its passage holds too few of the question's names
@@ -83,7 +90,8 @@ def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str |
     read it, in the order of the traces (``chosen.index``)."""
     if chosen is None or chosen.passage is None:
         return False
-    return (unfounded(chosen, min_quote_answering) or not gives_asked_kind(question, shown_answer(chosen))
+    return (unfounded(chosen, min_quote_answering, min_quote_holds_answer)
+            or not gives_asked_kind(question, shown_answer(chosen))
             or not names_enough(question, evidence[chosen.index], evidence, min_name_coverage))
 
 

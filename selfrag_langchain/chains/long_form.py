@@ -112,7 +112,8 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
             raw_continuation=prompt_format == "rag" and self._raw_generator() is not None,
             inline=isinstance(self.reflector, InlineReflector), judges_retrieval=self.judges_retrieval(),
             quoting=self.quoter is not None, decline=self.decline, min_name_coverage=self.min_name_coverage,
-            min_quote_answering=self.min_quote_answering, weights=self.weights(), constraints=self.constraints(),
+            min_quote_answering=self.min_quote_answering, min_quote_holds_answer=self.min_quote_holds_answer,
+            weights=self.weights(), constraints=self.constraints(),
             boundary=self.boundary(), reflector=self.reflector.name, settings=self.settings())
 
     # ------------------------------------------------------------------ shared by every driver

@@ -18,7 +18,10 @@ of his swimming). An empty generation points at nothing and is not quoted.
 
 Each quote comes with that probability (:class:`Quote`): a quote is the passage's own words, so whether it is
 supported is settled, and what a judge still has to say of it is whether it answers the question. Selection
-reads it as the quote's IsUse (:func:`~selfrag_langchain.chains.selection.quoted_critique`).
+reads it as the quote's IsUse (:func:`~selfrag_langchain.chains.selection.quoted_critique`). With an answer
+finder (:class:`~selfrag_langchain.judging.finder.AnswerFinder`) each quote also carries the probability
+that it holds a phrase answering the question, which declining reads
+(:func:`~selfrag_langchain.chains.declining.unfounded`).
 
 A sentence from the middle of an article often opens with a pronoun ("He shared the 1903 Nobel Prize ..."),
 which says nothing once the sentence stands alone. Given the passage's title, an opening "He", "She", "It" or
@@ -31,13 +34,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.judging.claims import named, titled
+from selfrag_langchain.judging.finder import AnswerFinder
 from selfrag_langchain.judging.reader import SentenceReader
 from selfrag_langchain.judging.signals import content_words, folded, novel_words
 from selfrag_langchain.text.sentences import split_sentences
@@ -49,11 +53,13 @@ QUOTE_SUPPORT: dict[str, float] = {FULLY_SUPPORTED: 1.0}
 
 @dataclass(frozen=True)
 class Quote:
-    """A passage's sentence that states a generated answer, and the reader's probability that it answers the
-    question (None without a sentence reader)."""
+    """A passage's sentence that states a generated answer, the reader's probability that it answers the
+    question (None without a sentence reader), and the answer finder's that it holds an answer to it (None
+    without a finder)."""
 
     text: str
     answering: float | None = None
+    holds_answer: float | None = None
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,9 @@ class PassageQuoter(BaseModel):
     weighted 1). A 135M generator often writes of the right passage's wrong sentence, and the reader knows which
     sentence answers better than the generation points at it: chosen by leave-one-list-out cross-validation
     over seven lists already run (1, 2, 3, 5 and the reader alone)."""
+    finder: AnswerFinder | None = None
+    """Reads whether each quote holds a phrase that answers the question (:attr:`Quote.holds_answer`, what
+    declining reads); None: quotes carry no such reading."""
 
     def quote(self, question: str, answer: str, passage: str, title: str | None = None) -> str | None:
         """The sentence of ``passage`` that states ``answer`` to ``question``, an opening pronoun named from
@@ -124,7 +133,8 @@ class PassageQuoter(BaseModel):
         (None when its passage has no other)."""
         found = _Found(question, pairs, titles, taken)
         answering = self.reader.answering(found.answering_pairs()) if self.reader is not None else None
-        return found.quotes(self.embeddings.embed_documents(found.texts), answering, self.reader_weight)
+        quotes = found.quotes(self.embeddings.embed_documents(found.texts), answering, self.reader_weight)
+        return self._with_finder(question, quotes, found.titles)
 
     async def afind(self, question: str, pairs: Sequence[tuple[str, str]],
                     titles: Sequence[str | None] | None = None,
@@ -133,7 +143,20 @@ class PassageQuoter(BaseModel):
         found = _Found(question, pairs, titles, taken)
         answering = (await asyncio.to_thread(self.reader.answering, found.answering_pairs())
                      if self.reader is not None else None)
-        return found.quotes(await self.embeddings.aembed_documents(found.texts), answering, self.reader_weight)
+        quotes = found.quotes(await self.embeddings.aembed_documents(found.texts), answering, self.reader_weight)
+        return await asyncio.to_thread(self._with_finder, question, quotes, found.titles)
+
+    def _with_finder(self, question: str, quotes: list[Quote | None],
+                     titles: Sequence[str | None]) -> list[Quote | None]:
+        """``quotes``, each with the finder's probability that it holds an answer (read after its passage's
+        title); as they are without a finder."""
+        if self.finder is None:
+            return quotes
+        read = [(i, (question, titled(titles[i] or "", quote.text))) for i, quote in enumerate(quotes)
+                if quote is not None]
+        holds = dict(zip((i for i, _ in read), self.finder.holds_answer([pair for _, pair in read]), strict=True))
+        return [replace(quote, holds_answer=holds[i]) if quote is not None else None
+                for i, quote in enumerate(quotes)]
 
     async def aquotes(self, question: str, pairs: Sequence[tuple[str, str]],
                       titles: Sequence[str | None] | None = None) -> list[str | None]:

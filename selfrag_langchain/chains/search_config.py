@@ -50,7 +50,11 @@ class SearchConfig:
     min_name_coverage: float
     """The share of the question's names a segment's passage (or the passages found) must hold."""
     min_quote_answering: float
-    """The least probability that a quote answers the question for a quoted segment to stand."""
+    """The least probability that a quote answers the question for a quoted segment to stand (read when the quote
+    was not read by an answer finder)."""
+    min_quote_holds_answer: float
+    """The least probability that a quote holds an answer, read by an answer finder, for a quoted segment to
+    stand."""
     weights: ScoringWeights
     """The weights of a segment's score."""
     constraints: HardConstraints

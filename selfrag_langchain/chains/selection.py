@@ -118,6 +118,7 @@ def select(
                 dropped=dropped,
                 quote=quote.text if quote is not None else None,
                 quote_answering=quote.answering if quote is not None else None,
+                quote_holds_answer=quote.holds_answer if quote is not None else None,
                 notes=[*branch.notes, *critique.notes],
             )
         )

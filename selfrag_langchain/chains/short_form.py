@@ -101,7 +101,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         quote = chosen.quote if chosen is not None and not selection.option else None
         evidence = [p.evidence for p in passages] if passages else [None] * len(selection.traces)
         declined = self.decline and not q.choices and declines(q.question, chosen, evidence, self.min_name_coverage,
-                                                               self.min_quote_answering)
+                                                               self.min_quote_answering,
+                                                               self.min_quote_holds_answer)
         if declined:
             answer, citations = declined_answer(selection.traces, self.boundary())
             quote = None

@@ -19,8 +19,8 @@ from selfrag_langchain.files.paths import store_location
 from selfrag_langchain.pipeline import PipelineSettings, uses_demo_corpus
 from selfrag_langchain.scoring import RetrieveMode
 
-MODEL_SETTINGS = ("model", "reflector", "calibration", "judge_encoder", "reader", "critic", "critic_prompts",
-                  "relevance")
+MODEL_SETTINGS = ("model", "reflector", "calibration", "judge_encoder", "reader", "answer_finder", "critic",
+                  "critic_prompts", "relevance")
 """The :class:`PipelineSettings` fields that choose the models and the judge, each a flag."""
 
 
@@ -244,6 +244,10 @@ def run_settings(args: argparse.Namespace) -> PipelineSettings:
                                                                                   settings.quote_reader):
         msg = ("--reader names the sentence reader of --reflector entailment and of quoting with --quote-reader, and "
                "neither is on here: add --reflector entailment or --quote-reader to read with it")
+        raise ConfigurationError(msg)
+    if settings.answer_finder is not None and not (settings.quote and settings.quote_reader):
+        msg = ("--answer-finder reads the quotes of --quote-reader, which is off here: add --quote-reader to read "
+               "with it")
         raise ConfigurationError(msg)
     if settings.mode != RetrieveMode.NEVER:
         note_demo_corpus(settings)

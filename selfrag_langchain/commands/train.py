@@ -14,6 +14,7 @@ Examples:
     selfrag train judge-data --critic critic_train.jsonl --passages popqa.jsonl --out judge_synthetic.jsonl
     selfrag train judge --data critic_train.jsonl judge_synthetic.jsonl --per-label 1000 --out judge.json
     selfrag train reader --nli ../shared/data/nli --squad ../shared/data/squad --out reader
+    selfrag train answer-finder --squad ../shared/data/squad --out finder
     selfrag train generator-pairs --critic critic_train.jsonl --out pairs.jsonl --passages-out passages.jsonl
     selfrag train generator-data --input pairs.jsonl --out generator_extra.jsonl --critic critic
     selfrag train generator --data generator_train.jsonl generator_extra.jsonl --out generator --lora
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         JudgeDataConfig,
     )
     from selfrag_langchain.trainer.training_config import (
+        AnswerFinderConfig,
         CriticConfig,
         GeneratorConfig,
         JudgeEncoderConfig,
@@ -113,6 +115,14 @@ def _reader(config: ReaderConfig) -> None:
           f"{config.out}; held-out figures in {config.out}/{HELD_OUT_FILE}", file=sys.stderr)
 
 
+def _answer_finder(config: AnswerFinderConfig) -> None:
+    from selfrag_langchain.trainer.finder import train_answer_finder
+
+    card = train_answer_finder(config)
+    print(f"selfrag: answer finder ({card.provenance['pairs']} pairs, {card.provenance['seconds']} s) written to "
+          f"{config.out}", file=sys.stderr)
+
+
 def _judge_data(config: JudgeDataConfig) -> None:
     from selfrag_langchain.trainer.judge_data import create
 
@@ -173,6 +183,9 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[Any], None], str]] = {
     "reader": ("training_config:ReaderConfig", _reader,
                "train the sentence reader (entailment and answer sentences, a cross-encoder on the shipped MiniLM) "
                "on ../shared/data's nli/ and squad/ pairs, in about 40 minutes on 2 CPU cores"),
+    "answer-finder": ("training_config:AnswerFinderConfig", _answer_finder,
+                      "train the answer finder (a span head on the shipped MiniLM, from the sentence reader) on "
+                      "../shared/data's SQuAD paragraphs, in about 25 minutes on 2 CPU cores"),
     "judge-data": ("config:JudgeDataConfig", _judge_data,
                    "make synthetic judgements (swapped facts, neighbouring entities, added claims) from passages"),
     "generator-pairs": ("config:GeneratorPairsConfig", _generator_pairs,

@@ -64,8 +64,8 @@ def reselect(
     evidence = [format_passage(t.passage.metadata.get("title") or None, t.passage.page_content)
                 if t.passage is not None else None for t in result.branches]  # as the models read them
     coverage = None if choices else name_coverages(result.question, evidence, constraints.min_name_coverage)
-    quotes = None if choices else [Quote(t.quote, t.quote_answering) if t.quote is not None else None
-                                   for t in result.branches]
+    quotes = None if choices else [Quote(t.quote, t.quote_answering, t.quote_holds_answer)
+                                   if t.quote is not None else None for t in result.branches]
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
                        choices=choices, name_coverage=coverage, quotes=quotes)
     if selection.option:
@@ -73,7 +73,7 @@ def reselect(
     chosen = selection.traces[selection.selected] if selection.selected is not None else None
     if result.settings.get("decline") and not task.options(example) and declines(
             result.question, chosen, evidence, constraints.min_name_coverage,
-            result.settings.get("min_quote_answering", 0.0)):
+            result.settings.get("min_quote_answering", 0.0), result.settings.get("min_quote_holds_answer", 0.0)):
         return DECLINED  # as the run itself would have, scored without the closest passages' titles
     if selection.selected is None:
         return ""

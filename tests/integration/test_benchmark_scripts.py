@@ -101,6 +101,9 @@ class Script:
 
 
 SCRIPTS = (
+    Script("answer_finder.py", ("--data", "{reader_data}", "--limit", "6"),
+           (rf'"auc": {NUMBER}', rf'"balanced_accuracy_at_0.5": {NUMBER}', rf'"answer_finder": {NUMBER}'),
+           within=(0.0, 1.0)),
     Script("answer_kinds.py", ("--squad", "{squad}"),
            tuple(rf"^{kind} +(\d+) +(\d+) = {NUMBER}% \[{NUMBER}%, {NUMBER}%\] +(\d+) of (\d+) = {NUMBER}%$"
                  for kind in ("year", "place"))),

@@ -232,3 +232,29 @@ def test_long_form_declines_a_place_question_whose_segments_name_no_place() -> N
                                  retriever=retriever, k=1, max_depth=1, beam_width=1).invoke(question)
         assert result.declined is declined
         assert result.answer.startswith(DECLINED) if declined else "Paris" in result.answer
+
+
+def test_a_quote_read_by_an_answer_finder_stands_on_holding_an_answer() -> None:
+    from langchain_core.documents import Document
+
+    from selfrag_langchain.chains.declining import declines, unfounded
+    from selfrag_langchain.results import BranchTrace, ScoreTerms
+
+    def trace(rel: dict, answering: float | None, holds: float | None) -> BranchTrace:
+        return BranchTrace(index=0, passage=Document(page_content="Enceladus is the sixth-largest moon of Saturn."),
+                           raw_generation="x", answer="x", distributions={"IsRel": rel, "IsSup": FULL},
+                           scores=ScoreTerms(sequence_probability=None, relevance=None, support=None, utility=None,
+                                             w_rel=1.0, w_sup=1.0, w_use=0.5, total=0.0),
+                           quote="Enceladus is the sixth-largest moon of Saturn.", quote_answering=answering,
+                           quote_holds_answer=holds)
+
+    # The finder's reading decides, whatever the sentence reader's: a quote holding an answer stands ...
+    assert not unfounded(trace(REL, 0.06, 0.9), 0.3, 0.05)
+    # ... and one the finder reads as holding none falls, however the reader reads it.
+    assert unfounded(trace(REL, 0.9, 0.01), 0.3, 0.05)
+    assert not unfounded(trace(REL, 0.9, 0.01), 0.3, 0.0)  # the floor at 0 turns the finder's reading off
+    assert unfounded(trace(REL, 0.06, None), 0.3, 0.05)  # without a finder, the reader's threshold
+    assert unfounded(trace(IRR, 0.9, 0.9), 0.3, 0.05)  # a passage judged irrelevant gives no answer
+    evidence = ["Enceladus\nEnceladus is the sixth-largest moon of Saturn."]
+    assert not declines("Enceladus orbits which planet?", trace(REL, 0.06, 0.9), evidence, 0.6, 0.3, 0.05)
+    assert declines("Enceladus orbits which planet?", trace(REL, 0.9, 0.01), evidence, 0.6, 0.3, 0.05)

@@ -461,3 +461,36 @@ def test_long_form_lets_a_quote_stand_on_its_reading_and_declines_one_that_does_
             assert result.answer.startswith("The sources found do not answer")
         else:
             assert [s.text for s in result.segments] == ["The Eiffel Tower is a wrought-iron tower in Paris."]
+
+
+def test_each_quote_carries_the_finders_probability_that_it_holds_an_answer() -> None:
+    import asyncio
+
+    from selfrag_langchain.chains.quotes import Quote
+    from tests.fakes.table_finder import TableFinder
+
+    finder = TableFinder(odds=lambda q, s: 4.0 if "Saturn" in s else -6.0)
+    pairs = [("Enceladus orbits Saturn.", "Enceladus is the sixth-largest moon of Saturn."),
+             ("Enceladus is icy.", "Its surface is covered in ice."), ("", "Enceladus is a moon.")]
+    question = "Enceladus orbits which planet?"
+    quoter = PassageQuoter(embeddings=BagOfWords(), finder=finder)
+    found = quoter.find(question, pairs, titles=["Enceladus", None, "Enceladus"])
+    assert found[2] is None  # an empty generation points at nothing: nothing to read
+    assert [q.holds_answer for q in found if q is not None] == pytest.approx([0.982, 0.00247], abs=1e-3)
+    assert found[0] == Quote("Enceladus is the sixth-largest moon of Saturn.", None, found[0].holds_answer)
+    # each quote read after its passage's title, as the finder was trained
+    assert finder.asked == [(question, "Enceladus: Enceladus is the sixth-largest moon of Saturn."),
+                            (question, "Its surface is covered in ice.")]
+    assert asyncio.run(quoter.afind(question, pairs, titles=["Enceladus", None, "Enceladus"])) == found
+    assert PassageQuoter(embeddings=BagOfWords()).find(question, pairs[:1])[0].holds_answer is None
+
+
+def test_the_settings_record_the_finders_threshold_and_whether_one_reads_the_quotes() -> None:
+    from tests.fakes.table_finder import TableFinder
+
+    question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
+    found = _short_form(PassageQuoter(embeddings=BagOfWords(), finder=TableFinder()), "Edward Teach.").invoke(question)
+    assert found.settings["quote_finder"] is True and found.settings["min_quote_holds_answer"] == 0.05
+    assert found.branches[0].quote_holds_answer == pytest.approx(4.54e-5, rel=1e-2)  # odds -10
+    unread = _short_form(PassageQuoter(embeddings=BagOfWords()), "Edward Teach.").invoke(question)
+    assert unread.settings["quote_finder"] is False and unread.branches[0].quote_holds_answer is None

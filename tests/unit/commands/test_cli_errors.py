@@ -90,6 +90,14 @@ def test_a_reader_the_judge_would_not_read_is_refused_in_one_line(capsys: pytest
                    "read with it\n")
 
 
+@pytest.mark.usefixtures("no_model")
+def test_an_answer_finder_no_quote_reads_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "Who?", "--answer-finder", "./finder", "--no-quote-reader"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("selfrag: error: --answer-finder reads the quotes of --quote-reader, which is off here: add "
+                   "--quote-reader to read with it\n")
+
+
 def test_a_critic_named_with_the_critic_judge_passes() -> None:
     from selfrag_langchain.commands.options import run_settings
 

@@ -1,0 +1,190 @@
+"""Training the answer finder (:mod:`selfrag_langchain.judging.finder`) on SQuAD's training paragraphs.
+
+Each question whose answer lies in one sentence of its paragraph gives three pairs: that sentence with the answer
+phrase marked, the paragraph's sentence sharing most of the question's words that holds no answer, and one more
+of its sentences drawn at random, both marked "no answer" (the first word piece). Each sentence is read after its
+article's title 70% of the time, as the finder reads quotes. The layers start from a sentence reader's (the
+shipped one by default), which already knows answering sentences; ``transformers.Trainer`` runs the loop, with
+a fixed seed, a progress bar, checkpoints and resuming, as for the sentence reader.
+
+Examples:
+    selfrag train answer-finder --config trainer/configs/answer_finder.yaml
+    selfrag train answer-finder --squad ../shared/data/squad --out my_finder --squad-paragraphs 500
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from selfrag_langchain.errors import InputError
+from selfrag_langchain.files.durable import write_json_atomic
+from selfrag_langchain.judging.claims import titled
+from selfrag_langchain.judging.finder import (
+    CARD_FILE,
+    WEIGHTS_FILE,
+    FinderCard,
+    build_finder,
+    finder_state,
+)
+from selfrag_langchain.judging.signals import content_words
+from selfrag_langchain.trainer.judge_encoder import PairDataset
+from selfrag_langchain.trainer.provenance import provenance
+from selfrag_langchain.trainer.reader import length_grouped_trainer
+from selfrag_langchain.trainer.reader_data import SQUAD_FILES, Paragraph, answer_sentence, paragraphs
+from selfrag_langchain.trainer.training import resumable_checkpoint, run_definition
+from selfrag_langchain.trainer.training_config import AnswerFinderConfig
+
+TITLED = 0.7
+"""The share of sentences read after their article's title."""
+
+
+@dataclass(frozen=True)
+class SpanExample:
+    """A question and a sentence, with where in the sentence its answer starts (-1: it holds none)."""
+
+    first: str
+    second: str
+    start: int
+    answer: str
+
+
+def span_examples(paras: Sequence[Paragraph], rng: random.Random) -> list[SpanExample]:
+    """Three pairs per question answered in one sentence (the module's docstring), in a seeded order."""
+    examples = []
+    for para in paras:
+        for question, answers in para.questions:
+            index = answer_sentence(para, answers)
+            if index is None:
+                continue
+            answer = next(a for a in answers if a.strip() and a in para.sentences[index])
+
+            def read(sentence: str, para: Paragraph = para) -> str:
+                return titled(para.title, sentence) if rng.random() < TITLED else sentence
+
+            sentence = para.sentences[index]
+            text = read(sentence)  # the answer is marked in the sentence, not in a title that holds it too
+            examples.append(SpanExample(question, text, len(text) - len(sentence) + sentence.index(answer), answer))
+            others = [j for j, s in enumerate(para.sentences)
+                      if j != index and not any(a.strip() and a in s for a in answers)]
+            if not others:
+                continue
+            asked = set(content_words(question))
+            nearest = max(others, key=lambda j: (len(asked & set(content_words(para.sentences[j]))), -j))
+            examples.append(SpanExample(question, read(para.sentences[nearest]), -1, ""))
+            rest = [j for j in others if j != nearest]
+            if rest:
+                examples.append(SpanExample(question, read(para.sentences[rng.choice(rest)]), -1, ""))
+    rng.shuffle(examples)
+    return examples
+
+
+@dataclass
+class SpanCollator:
+    """Tokenizes a batch together and marks each answer's first and last word piece (both 0 for no answer)."""
+
+    tokenizer: Any
+    max_length: int
+
+    def __call__(self, rows: Sequence[SpanExample]) -> dict[str, Any]:
+        import torch
+
+        batch = self.tokenizer([r.first for r in rows], [r.second for r in rows], padding=True,
+                               truncation="only_second", max_length=self.max_length, return_tensors="pt",
+                               return_offsets_mapping=True)
+        offsets = batch.pop("offset_mapping").tolist()
+        starts, ends = [], []
+        for k, row in enumerate(rows):
+            first = last = 0
+            if row.start >= 0:
+                begin, stop = row.start, row.start + len(row.answer)
+                for piece, ((a, b), sequence) in enumerate(zip(offsets[k], batch.sequence_ids(k), strict=True)):
+                    if sequence != 1:
+                        continue
+                    if first == 0 and a <= begin < b:
+                        first = piece
+                    if a < stop <= b:
+                        last = piece
+                if last < first or first == 0:  # the answer was cut off
+                    first = last = 0
+            starts.append(first)
+            ends.append(last)
+        batch["start_positions"] = torch.tensor(starts)
+        batch["end_positions"] = torch.tensor(ends)
+        return dict(batch)
+
+
+def init_layers(model: Any, directory: str | Path) -> None:
+    """Start the finder's layers from a sentence reader's (``directory``, what ``selfrag train reader`` wrote).
+
+    Raises:
+        InputError: when ``directory`` holds no sentence reader.
+    """
+    import torch
+    from safetensors.torch import load_file
+
+    from selfrag_langchain.judging.reader import WEIGHTS_FILE as READER_WEIGHTS
+
+    weights = Path(directory) / READER_WEIGHTS
+    if not weights.is_file():
+        msg = f"init_reader: no sentence reader in {directory} (it needs {READER_WEIGHTS})"
+        raise InputError(msg)
+    layers = {name.replace("encoder.", "bert.", 1): tensor.to(torch.float32)
+              for name, tensor in load_file(str(weights)).items() if name.startswith("encoder.encoder.layer.")}
+    model.load_state_dict(layers, strict=False)
+
+
+def train_answer_finder(config: AnswerFinderConfig, *, base: str | Path | None = None) -> FinderCard:
+    """Train and write ``<out>/answer_finder.safetensors`` and ``<out>/answer_finder.json``.
+
+    Raises:
+        InputError: for a missing or malformed SQuAD file, or an ``init_reader`` that holds no reader.
+    """
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoTokenizer, set_seed
+
+    from selfrag_langchain.embeddings import default_model_path
+    from selfrag_langchain.judging.reader import SHIPPED_READER
+
+    started, cpu = time.monotonic(), time.process_time()
+    set_seed(config.seed)
+    squad = Path(config.squad) / SQUAD_FILES["squad"]
+    rng = random.Random(config.seed)
+    examples = span_examples(paragraphs(squad, config.squad_paragraphs, rng), rng)
+    if not examples:
+        msg = f"{squad}: no question answered in one sentence of its paragraph"
+        raise InputError(msg)
+    base = Path(base) if base is not None else default_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(str(base))
+    model = build_finder(base)
+    init = config.init_reader or str(SHIPPED_READER)
+    init_layers(model, init)
+    frozen = len(model.bert.encoder.layer) - config.trained_layers
+    for parameter in (*model.bert.embeddings.parameters(),
+                      *(p for layer in model.bert.encoder.layer[:frozen] for p in layer.parameters())):
+        parameter.requires_grad = False  # the embeddings (and bottom layers) stay the shipped MiniLM's
+    trainer = length_grouped_trainer()(model=model, args=config, train_dataset=PairDataset(examples),
+                                       data_collator=SpanCollator(tokenizer, config.max_length))
+    trainer.train(resume_from_checkpoint=resumable_checkpoint(Path(str(config.output_dir)),
+                                                                 run_definition(config, examples)))
+    seconds, cpu_seconds = round(time.monotonic() - started), round(time.process_time() - cpu)
+    card = FinderCard(max_length=config.max_length, provenance={
+        **provenance([squad], config.seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
+        "init_reader": config.init_reader or "the shipped sentence reader", "squad_paragraphs": config.squad_paragraphs,
+        "pairs": len(examples), "with_answer": sum(e.start >= 0 for e in examples),
+        "epochs": config.num_train_epochs, "learning_rate": config.learning_rate,
+        "batch_size": config.per_device_train_batch_size, "seconds": seconds,
+        "cpu_seconds": cpu_seconds})
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.to(torch.float16).contiguous() for k, v in finder_state(model).items()}
+    tmp = out / (WEIGHTS_FILE + ".tmp")
+    save_file(state, str(tmp))
+    tmp.replace(out / WEIGHTS_FILE)
+    write_json_atomic(out / CARD_FILE, card.to_dict())
+    return card
