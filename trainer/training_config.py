@@ -251,7 +251,19 @@ class JudgeEncoderConfig(EncoderTrainingConfig):
 
 
 @dataclass(kw_only=True)
-class ReaderConfig(EncoderTrainingConfig):
+class SentencePairConfig(EncoderTrainingConfig):
+    """What the encoders that read a question or claim beside one sentence train with (the sentence reader, the
+    answer finder): one epoch of batches of 32 at 5e-5."""
+
+    num_train_epochs: float = _default("num_train_epochs", 1.0, aliases=["--epochs"])
+    learning_rate: float = _default("learning_rate", 5e-5)
+    per_device_train_batch_size: int = _default("per_device_train_batch_size", 32, aliases=["--batch-size"])
+    logging_steps: float = _default("logging_steps", 50)
+    save_steps: float = _default("save_steps", 200)
+
+
+@dataclass(kw_only=True)
+class ReaderConfig(SentencePairConfig):
     """Sentence reader: the shipped all-MiniLM-L6-v2 trained as a cross-encoder on entailment pairs (nli/) and
     answer sentences (squad/), the two readings the entailment judge applies sentence by sentence."""
 
@@ -283,11 +295,6 @@ class ReaderConfig(EncoderTrainingConfig):
     replay: int | None = field(default=None, metadata=described(
         "at most this many of the nli/ and SQuAD training pairs, drawn with the seed, e.g. for a later stage that "
         "replays a sample of what the earlier ones read (default: all)"))
-    num_train_epochs: float = _default("num_train_epochs", 1.0, aliases=["--epochs"])
-    learning_rate: float = _default("learning_rate", 5e-5)
-    per_device_train_batch_size: int = _default("per_device_train_batch_size", 32, aliases=["--batch-size"])
-    logging_steps: float = _default("logging_steps", 50)
-    save_steps: float = _default("save_steps", 200)
 
     def __post_init__(self) -> None:
         as_lists(self, "pairs")
@@ -306,7 +313,7 @@ class ReaderConfig(EncoderTrainingConfig):
 
 
 @dataclass(kw_only=True)
-class AnswerFinderConfig(EncoderTrainingConfig):
+class AnswerFinderConfig(SentencePairConfig):
     """Answer finder: the shipped all-MiniLM-L6-v2, its layers started from a sentence reader's, trained to point
     at the phrase of a sentence that answers a question, or at nothing (SQuAD's training paragraphs)."""
 
@@ -319,11 +326,6 @@ class AnswerFinderConfig(EncoderTrainingConfig):
         "none: the shipped reader"))
     squad_paragraphs: int = field(default=3_500, metadata=described(
         "SQuAD training paragraphs drawn; each question answered in one sentence gives three pairs"))
-    num_train_epochs: float = _default("num_train_epochs", 1.0, aliases=["--epochs"])
-    learning_rate: float = _default("learning_rate", 5e-5)
-    per_device_train_batch_size: int = _default("per_device_train_batch_size", 32, aliases=["--batch-size"])
-    logging_steps: float = _default("logging_steps", 50)
-    save_steps: float = _default("save_steps", 200)
 
     def __post_init__(self) -> None:
         if self.squad_paragraphs <= 0:
