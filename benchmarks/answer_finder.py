@@ -12,13 +12,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from common import read_jsonl
+from common import print_figures, read_jsonl
 from reader import auc
 
 from selfrag_langchain.chains.controls import LoopSettings
@@ -87,10 +86,7 @@ def main() -> None:
     figures = {"squad2_held_out": squad2(readings, args.data / "squad" / SQUAD_FILES["squad2"], args.limit),
                "selqa_test": selqa(readings, args.data / "squad" / "selqa_test.jsonl", args.limit),
                "seconds": round(time.monotonic() - started)}
-    text = json.dumps(figures, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
+    print_figures(figures, args.out)
 
 
 if __name__ == "__main__":

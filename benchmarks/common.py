@@ -8,6 +8,7 @@ The scripts import it as a sibling module (``from common import read_jsonl``): a
 from __future__ import annotations
 
 import argparse
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,14 @@ def read_jsonl(path: str | Path, limit: int | None = None) -> list[Any]:
     except (OSError, UnicodeDecodeError) as e:
         raise SystemExit(f"{path}: cannot be read ({e.strerror or e})") from e
     return values
+
+
+def print_figures(figures: dict[str, Any], out: Path | None) -> None:
+    """Print a script's figures as JSON and, with ``out``, write them there too."""
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if out:
+        out.write_text(text + "\n", encoding="utf-8")
 
 
 def wilson(hits: int, n: int) -> tuple[float, float]:

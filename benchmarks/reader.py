@@ -17,12 +17,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import time
 from pathlib import Path
 
-from common import read_jsonl
+from common import print_figures, read_jsonl
 
 from selfrag_langchain.judging.claims import titled
 from selfrag_langchain.judging.reader import SentenceReader
@@ -131,10 +130,7 @@ def main() -> None:
                "squad2_held_out": squad2(reader, args.data / "squad" / SQUAD_FILES["squad2"]),
                "entailment": entailment(reader, args.data / "nli", args.seed, 1_000, 300),
                "seconds": round(time.monotonic() - started)}
-    text = json.dumps(figures, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
+    print_figures(figures, args.out)
 
 
 if __name__ == "__main__":
