@@ -62,6 +62,14 @@ ALLOWED = (
         "one sentence naming the capital and the largest city: the entailment judge (an option) does not yet tell "
         "them apart; strict, like the others",
     ),
+    Allowed(
+        "xfailed",
+        r"tests/integration/test_answer_finder_real\.py::test_declining_keeps_the_answering_sentence_and_declines_the_"
+        r"other\[(Uranus|Coyoacan)\]",
+        r"^not yet: ",
+        "the answer finder's probability on either side of the declining threshold for two of the five written "
+        "cases (it ranks them right); strict, so a finder that reads them fails the run until the mark is removed",
+    ),
 )
 """The only skips and expected failures a CI run (``CI=true``) may have; any other fails the run. Data that is
 missing, a dependency not installed or a server that did not start are faults in CI, not reasons to skip; a
