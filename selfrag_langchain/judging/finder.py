@@ -1,10 +1,10 @@
 """The answer finder: the shipped all-MiniLM-L6-v2 trained to point at the phrase of a sentence that answers a
 question, or at nothing.
 
-A sentence classifier (:class:`~selfrag_langchain.judging.reader.SentenceReader`) reads "Enceladus is the
-sixth-largest moon of Saturn." as not answering "Enceladus orbits which planet?" (0.06): the sentence shares few
-of the question's words. A model that must point at the answer ("Saturn") learns what kind of phrase a question
-asks for, as extractive question answering does (SQuAD's span heads, with SQuAD 2.0's "no answer" at the first
+A sentence classifier (:class:`~selfrag_langchain.judging.reader.SentenceReader`) reads "Situated along the
+Hrazdan River, Yerevan is the administrative, cultural, and industrial centre of the country." as not answering
+"Which river flows through Yerevan?" (0.22): the sentence speaks of other things. A model that must point at the
+answer ("Hrazdan River") learns what kind of phrase a question asks for, as extractive question answering does (SQuAD's span heads, with SQuAD 2.0's "no answer" at the first
 token). It reads one (question, sentence) pair at a time, the sentence after its article's title; its score is
 the odds of its best phrase against no phrase, as a probability (:attr:`AnswerSpan.probability`). Declining
 (:mod:`~selfrag_langchain.chains.declining`) reads a quote whose finder probability is below
@@ -135,9 +135,10 @@ class AnswerFinder:
             from selfrag_langchain.judging.finder import AnswerFinder
 
             finder = AnswerFinder()
-            span = finder.find([("Enceladus orbits which planet?",
-                                 "Enceladus: Enceladus is the sixth-largest moon of Saturn.")])[0]
-            span.text, span.probability   # ('Saturn', 0.9...)
+            span = finder.find([("Which river flows through Yerevan?",
+                                 "Yerevan: Situated along the Hrazdan River, Yerevan is the administrative, "
+                                 "cultural, and industrial centre of the country.")])[0]
+            span.text, span.probability   # ('Hrazdan River', 0.9...)
     """
 
     def __init__(self, directory: str | Path | None = None, *, base: str | Path | None = None,
