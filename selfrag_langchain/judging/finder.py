@@ -4,11 +4,11 @@ question, or at nothing.
 A sentence classifier (:class:`~selfrag_langchain.judging.reader.SentenceReader`) reads "Situated along the
 Hrazdan River, Yerevan is the administrative, cultural, and industrial centre of the country." as not answering
 "Which river flows through Yerevan?" (0.22): the sentence speaks of other things. A model that must point at the
-answer ("Hrazdan River") learns what kind of phrase a question asks for, as extractive question answering does (SQuAD's span heads, with SQuAD 2.0's "no answer" at the first
-token). It reads one (question, sentence) pair at a time, the sentence after its article's title; its score is
-the odds of its best phrase against no phrase, as a probability (:attr:`AnswerSpan.probability`). Declining
-(:mod:`~selfrag_langchain.chains.declining`) reads a quote whose finder probability is below
-``min_quote_holds_answer`` as one that does not answer.
+answer ("Hrazdan River") learns what kind of phrase a question asks for, as extractive question answering does
+(SQuAD's span heads, with SQuAD 2.0's "no answer" at the first token). It reads one (question, sentence) pair
+at a time, the sentence after its article's title; its score is the odds of its best phrase against no phrase,
+as a probability (:attr:`AnswerSpan.probability`). Declining (:mod:`~selfrag_langchain.chains.declining`) reads
+a quote whose finder probability is below ``min_quote_holds_answer`` as one that does not answer.
 
 ``selfrag train answer-finder`` makes it (:mod:`selfrag_langchain.trainer.finder`); like the sentence reader,
 the trained layers and the span head ship in half precision (``answer_finder.safetensors``) beside a JSON card,
