@@ -2,7 +2,12 @@
 
 Each question whose answer lies in one sentence of its paragraph gives three pairs: that sentence with the answer
 phrase marked, the paragraph's sentence sharing most of the question's words that holds no answer, and one more
-of its sentences drawn at random, both marked "no answer" (the first word piece). Each sentence is read after its
+of its sentences drawn at random, both marked "no answer" (the first word piece). With ``squad2``, SQuAD 2.0's
+training half of articles (the half the sentence reader read; :func:`~selfrag_langchain.trainer.reader_data.
+split_by_title`) adds its answerable questions the same way and each unanswerable one against its paragraph's
+nearest sentence and one drawn at random, both "no answer": those questions were written to have a plausible
+phrase of the asked kind in the paragraph, which is what a finder trained on answerable questions alone points
+at (the shipped finder is trained without them: docs/training.md). Each sentence is read after its
 article's title 70% of the time, as the finder reads quotes. The layers start from a sentence reader's (the
 shipped one by default), which already knows answering sentences; ``transformers.Trainer`` runs the loop, with
 a fixed seed, a progress bar, checkpoints and resuming, as for the sentence reader.
@@ -35,7 +40,14 @@ from selfrag_langchain.judging.signals import content_words
 from selfrag_langchain.trainer.judge_encoder import PairDataset
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.reader import length_grouped_trainer
-from selfrag_langchain.trainer.reader_data import SQUAD_FILES, Paragraph, answer_sentence, paragraphs
+from selfrag_langchain.trainer.reader_data import (
+    SQUAD_FILES,
+    Paragraph,
+    answer_sentence,
+    nearest_sentence,
+    paragraphs,
+    split_by_title,
+)
 from selfrag_langchain.trainer.training import resumable_checkpoint, run_definition
 from selfrag_langchain.trainer.training_config import AnswerFinderConfig
 
@@ -81,6 +93,44 @@ def span_examples(paras: Sequence[Paragraph], rng: random.Random) -> list[SpanEx
                 examples.append(SpanExample(question, read(para.sentences[rng.choice(rest)]), -1, ""))
     rng.shuffle(examples)
     return examples
+
+
+def unanswerable_examples(paras: Sequence[Paragraph], rng: random.Random) -> list[SpanExample]:
+    """SQuAD 2.0's unanswerable questions, each against its paragraph's nearest sentence and one more drawn at
+    random, both marked "no answer" (the module's docstring)."""
+    examples = []
+    for para in paras:
+        for question, answers in para.questions:
+            if answers or not para.sentences:
+                continue
+            nearest = nearest_sentence(question, para.sentences)
+            picked = [nearest]
+            rest = [j for j in range(len(para.sentences)) if j != nearest]
+            if rest:
+                picked.append(rng.choice(rest))
+            examples += [SpanExample(question, titled(para.title, para.sentences[j]) if rng.random() < TITLED
+                                     else para.sentences[j], -1, "") for j in picked]
+    return examples
+
+
+def training_examples(config: AnswerFinderConfig, rng: random.Random) -> tuple[list[SpanExample], list[Path]]:
+    """The finder's training pairs (the module's docstring) in a seeded order, and the files they came from.
+
+    Raises:
+        InputError: for a missing or malformed SQuAD file, or when no question is answered in one sentence.
+    """
+    squad = Path(config.squad) / SQUAD_FILES["squad"]
+    examples = span_examples(paragraphs(squad, config.squad_paragraphs, rng), rng)
+    if not examples:
+        msg = f"{squad}: no question answered in one sentence of its paragraph"
+        raise InputError(msg)
+    if not config.squad2:
+        return examples, [squad]
+    squad2 = Path(config.squad) / SQUAD_FILES["squad2"]
+    train, _ = split_by_title(paragraphs(squad2, None, rng))
+    examples += [*span_examples(train, rng), *unanswerable_examples(train, rng)]
+    rng.shuffle(examples)
+    return examples, [squad, squad2]
 
 
 @dataclass
@@ -153,12 +203,7 @@ def train_answer_finder(config: AnswerFinderConfig, *, base: str | Path | None =
 
     started, cpu = time.monotonic(), time.process_time()
     set_seed(config.seed)
-    squad = Path(config.squad) / SQUAD_FILES["squad"]
-    rng = random.Random(config.seed)
-    examples = span_examples(paragraphs(squad, config.squad_paragraphs, rng), rng)
-    if not examples:
-        msg = f"{squad}: no question answered in one sentence of its paragraph"
-        raise InputError(msg)
+    examples, sources = training_examples(config, random.Random(config.seed))
     base = Path(base) if base is not None else default_model_path()
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = build_finder(base)
@@ -174,9 +219,10 @@ def train_answer_finder(config: AnswerFinderConfig, *, base: str | Path | None =
                                                                  run_definition(config, examples)))
     seconds, cpu_seconds = round(time.monotonic() - started), round(time.process_time() - cpu)
     card = FinderCard(max_length=config.max_length, provenance={
-        **provenance([squad], config.seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
+        **provenance(sources, config.seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
         "init_reader": config.init_reader or "the shipped sentence reader", "squad_paragraphs": config.squad_paragraphs,
-        "pairs": len(examples), "with_answer": sum(e.start >= 0 for e in examples),
+        "squad2_training_half": config.squad2, "pairs": len(examples),
+        "with_answer": sum(e.start >= 0 for e in examples),
         "epochs": config.num_train_epochs, "learning_rate": config.learning_rate,
         "batch_size": config.per_device_train_batch_size, "seconds": seconds,
         "cpu_seconds": cpu_seconds})

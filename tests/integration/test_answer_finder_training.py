@@ -30,8 +30,10 @@ def test_a_trained_finder_starts_from_the_reader_loads_points_and_resumes(tmp_pa
 
     _, squad = write_reader_data(tmp_path)
     out = tmp_path / "finder"
-    card = train_answer_finder(_config(squad, out, 1.0))
-    assert card.provenance["pairs"] == 72 and card.provenance["with_answer"] == 24
+    card = train_answer_finder(_config(squad, out, 1.0, squad2=True))
+    # SQuAD 1.1: 72 pairs, 24 with an answer; SQuAD 2.0's training half (the Nile): 2 questions x 3, 1 unanswerable x 2
+    assert card.provenance["pairs"] == 80 and card.provenance["with_answer"] == 26
+    assert card.provenance["squad2_training_half"] is True
     weights = load_file(str(out / WEIGHTS_FILE))
     assert {k.split(".")[0] for k in weights} == {"bert", "qa_outputs"}
     assert not any("embeddings" in k for k in weights)  # the shipped MiniLM's, not shipped again
@@ -47,7 +49,8 @@ def test_a_trained_finder_starts_from_the_reader_loads_points_and_resumes(tmp_pa
 
     checkpoints = list((out / "checkpoints").glob("checkpoint-*"))
     assert len(checkpoints) == 1, "the trainer kept no checkpoint"
-    assert train_answer_finder(_config(squad, out, 2.0)).provenance["epochs"] == 2.0  # the same run, longer
+    longer = train_answer_finder(_config(squad, out, 2.0, squad2=True))  # the same run, longer
+    assert longer.provenance["epochs"] == 2.0
 
 
 def test_an_init_without_a_reader_is_one_clear_error(tmp_path: Path) -> None:

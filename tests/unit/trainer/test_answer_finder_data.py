@@ -1,5 +1,7 @@
 """The answer finder's training pairs: seeded, three per question answered in one sentence, the answer marked
-where it stands and nowhere in the sentences marked as holding none; the collator marks the answer's word pieces."""
+where it stands and nowhere in the sentences marked as holding none; SQuAD 2.0's unanswerable questions against
+their nearest sentence and one more, from the training half of its articles only; the collator marks the
+answer's word pieces."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.trainer.finder import SpanCollator, span_examples
-from selfrag_langchain.trainer.reader_data import paragraphs
+from selfrag_langchain.trainer.finder import SpanCollator, span_examples, training_examples
+from selfrag_langchain.trainer.reader_data import held_out_article, nearest_sentence, paragraphs
+from selfrag_langchain.trainer.training_config import AnswerFinderConfig
 from tests.fakes.reader_data import CONTEXTS, write_reader_data
 
 
@@ -41,6 +44,31 @@ def test_pairs_are_seeded_and_labelled_as_intended(tmp_path: Path) -> None:
             sentence = rest if title in titles else e.second
             assert not any(a in sentence for a in questions[e.first]) and e.answer == ""
     assert any(e.second.startswith(("Neptune: ", "Canberra: ", "Nile: ", "Mount Everest: ")) for e in examples)
+
+
+def test_squad2_adds_its_training_half_with_unanswerable_questions_marked_as_holding_none(tmp_path: Path) -> None:
+    _, squad = write_reader_data(tmp_path)
+
+    def examples(squad2: bool) -> list:
+        config = AnswerFinderConfig(squad=str(squad), out=str(tmp_path / "out"), squad_paragraphs=12, squad2=squad2)
+        return training_examples(config, random.Random(0))[0]
+
+    alone, both = examples(False), examples(True)
+    assert len(alone) == 9 * sum(len(qas) for _, _, qas in CONTEXTS)  # SQuAD 1.1 alone, as before
+    assert examples(True) == both  # seeded
+    trained = [t for t, _, _ in CONTEXTS if not held_out_article(t)]
+    held = [t for t, _, _ in CONTEXTS if held_out_article(t)]
+    assert trained and held, "the fake articles fall on both sides of the split"
+    unanswerable = [e for e in both if e.first.startswith("Who renamed ")]
+    assert {e.first for e in unanswerable} == {f"Who renamed {t} in 1999?" for t in trained}  # none held out
+    assert len(unanswerable) == 2 * len(trained) and all(e.start == -1 and e.answer == "" for e in unanswerable)
+    for title in trained:  # one of its two sentences is the one sharing most of the question's words
+        para = next(p for p in paragraphs(squad / "squad20_dev.jsonl", None, random.Random(0)) if p.title == title)
+        nearest = para.sentences[nearest_sentence(f"Who renamed {title} in 1999?", para.sentences)]
+        assert nearest in {e.second.removeprefix(f"{title}: ") for e in unanswerable if title in e.first}
+    answered = [e for e in both if e.start >= 0]
+    assert len(answered) == len([e for e in alone if e.start >= 0]) + sum(
+        len(qas) for t, _, qas in CONTEXTS if t in trained)
 
 
 @pytest.mark.slow
