@@ -240,6 +240,9 @@ def main() -> None:
     parser.add_argument("--min-quote-holds-answer", type=float, default=LoopSettings().min_quote_holds_answer,
                         help="with --answer-finder: decline a quoted answer the finder reads as holding an answer "
                              "below this (the library's rule and default)")
+    parser.add_argument("--retrieval-order-margin", type=float, default=LoopSettings().retrieval_order_margin,
+                        help="of the branches within this of the best score, choose the retriever's first (the "
+                             "library's rule and default; 0: the best score alone)")
     args = parser.parse_args()
     if not args.data.is_file():
         parser.error(f"no questions file {args.data}")
@@ -287,7 +290,8 @@ def main() -> None:
                         traces = None
                     else:
                         selection = select(branches, crit, weights=weights, constraints=constraints,
-                                           name_coverage=coverage, quotes=shown)
+                                           name_coverage=coverage, quotes=shown,
+                                           retrieval_order_margin=args.retrieval_order_margin)
                         chosen, traces = selection.selected, selection.traces
                     hits.append(bool(chosen is not None and rs_shown[chosen]))
                     if shown is None and quoted is not None:

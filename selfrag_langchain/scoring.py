@@ -245,10 +245,14 @@ def argmax(dist: Distribution) -> str:
     return max(dist, key=lambda tok: dist[tok])
 
 
-def best_index(totals: Sequence[float | None]) -> int | None:
-    """Index of the highest total, skipping dropped branches (None); None if all are dropped."""
-    candidates = [(t, -i) for i, t in enumerate(totals) if t is not None]
-    return -max(candidates)[1] if candidates else None
+def best_index(totals: Sequence[float | None], margin: float = 0.0) -> int | None:
+    """Index of the highest total, skipping dropped branches (None); None if all are dropped. With ``margin``,
+    the first index (the retriever's higher-ranked passage) of those within ``margin`` of the highest."""
+    kept = [t for t in totals if t is not None]
+    if not kept:
+        return None
+    best = max(kept)
+    return next(i for i, t in enumerate(totals) if t is not None and t >= best - margin)
 
 
 def aggregate_options(options: Iterable[str | None], totals: Iterable[float | None]) -> dict[str, float]:

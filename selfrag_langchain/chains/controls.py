@@ -114,12 +114,16 @@ class LoopSettings(BaseModel):
     AnswerFinder`): decline a quoted answer whose quote the finder reads as holding an answer to the
     question with less than this probability. 0 turns it off. Chosen on lists already run (right answers plus
     declined unanswerable questions, leave one pair of lists out)."""
+    retrieval_order_margin: float = 0.1
+    """Short form: of the branches whose scores are within this much of the best, choose the one whose passage
+    the retriever ranked first (0: the best score alone). Chosen on lists already run (leave one pair of lists
+    out, from 0 to 0.3): a branch that beats the first passage by less is as often wrong as right."""
     max_new_tokens: int = 60
     """Token budget of the answer: short form's generation, and long form's whole answer (a beam stops growing
     once its segments reach it; the segment that crosses it is kept whole)."""
 
     _threshold = field_validator("threshold", "min_name_coverage", "min_quote_answering",
-                                 "min_quote_holds_answer")(in_unit_interval)
+                                 "min_quote_holds_answer", "retrieval_order_margin")(in_unit_interval)
     _positive = field_validator("max_new_tokens")(at_least_one)
     _branches = field_validator("k")(branch_count)
 
@@ -247,6 +251,7 @@ class SelfRAGControls(LoopSettings):
             "min_quote_answering": self.min_quote_answering,
             "min_quote_holds_answer": self.min_quote_holds_answer,
             "quote_finder": self.quoter is not None and self.quoter.finder is not None,
+            "retrieval_order_margin": self.retrieval_order_margin,
             "max_new_tokens": self.max_new_tokens,
             "max_passage_tokens": self.max_passage_tokens,
             "prompt_format": self.resolved_prompt_format(),

@@ -74,6 +74,7 @@ def select(
     choices: Mapping[str, str] | None = None,
     name_coverage: Sequence[float | None] | None = None,
     quotes: Sequence[Quote | None] | None = None,
+    retrieval_order_margin: float = 0.0,
 ) -> Selection:
     """Score every branch, apply hard constraints, and pick the answer (paper Section 3.3, A.3).
 
@@ -86,7 +87,10 @@ def select(
     term, since the generation's probability says nothing of a sentence it did not write. The trace keeps the
     judge's distributions of the generation.
 
-    Open questions take the branch with the highest total. Closed-set questions sum the totals of
+    Open questions take the branch with the highest total, or, of the branches within
+    ``retrieval_order_margin`` of it, the one whose passage the retriever ranked first (a difference that small
+    is the judge's noise; :attr:`~selfrag_langchain.chains.controls.LoopSettings.retrieval_order_margin`).
+    Closed-set questions sum the totals of
     the branches per option and take the option with the largest sum, then its best branch. If every
     branch violates a hard constraint, the best-scoring branch is chosen anyway and a note says so.
     """
@@ -138,4 +142,4 @@ def select(
             return Selection(traces, best_index(in_option), best_option, sums, notes)
         notes.append("no branch named an answer option: chose the best-scoring branch")
         return Selection(traces, best_index(totals), None, {}, notes)
-    return Selection(traces, best_index(totals), None, None, notes)
+    return Selection(traces, best_index(totals, retrieval_order_margin), None, None, notes)

@@ -134,7 +134,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique],
                 quotes: list[Quote | None] | None = None) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
-                      choices=q.choices or None, quotes=quotes,
+                      choices=q.choices or None, quotes=quotes, retrieval_order_margin=self.retrieval_order_margin,
                       name_coverage=None if q.choices else name_coverages(q.question, [b.evidence for b in branches],
                                                                           self.min_name_coverage))
 

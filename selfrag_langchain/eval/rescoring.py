@@ -67,7 +67,8 @@ def reselect(
     quotes = None if choices else [Quote(t.quote, t.quote_answering, t.quote_holds_answer)
                                    if t.quote is not None else None for t in result.branches]
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
-                       choices=choices, name_coverage=coverage, quotes=quotes)
+                       choices=choices, name_coverage=coverage, quotes=quotes,
+                       retrieval_order_margin=result.settings.get("retrieval_order_margin", 0.0))
     if selection.option:
         return selection.option
     chosen = selection.traces[selection.selected] if selection.selected is not None else None

@@ -50,6 +50,18 @@ def test_closed_set_picks_option_with_largest_sum_not_best_branch() -> None:
     assert selection.selected == 1  # the best branch among those that chose A
 
 
+def test_open_questions_take_the_first_ranked_branch_within_the_margin() -> None:
+    branches = [_branch("x"), _branch("y"), _branch("z")]
+    critiques = [_critique(0.55), _critique(0.3), _critique(0.6)]  # scores 0.55, 0.3, 0.6
+    weights = ScoringWeights(use_sequence_probability=False)
+    pick = {margin: select(branches, critiques, weights=weights, constraints=HardConstraints(),
+                           retrieval_order_margin=margin).selected for margin in (0.0, 0.04, 0.1)}
+    assert pick == {0.0: 2, 0.04: 2, 0.1: 0}
+    closed = select([_branch("B"), _branch("A")], [_critique(0.55), _critique(0.6)], weights=weights,
+                    constraints=HardConstraints(), choices=CHOICES, retrieval_order_margin=0.1)
+    assert closed.option == "A"  # answer options are still decided by their sums
+
+
 def test_all_branches_dropped_still_answers_with_a_note() -> None:
     branches = [_branch("x"), _branch("y")]
     critiques = [_critique(0.1), _critique(0.3)]

@@ -115,6 +115,14 @@ def test_best_index_skips_dropped_and_prefers_first_on_ties() -> None:
     assert best_index([None, None]) is None
 
 
+def test_best_index_within_a_margin_takes_the_retrievers_first() -> None:
+    assert best_index([2.95, None, 3.0], margin=0.1) == 0  # within 0.1 of the best: the first-ranked
+    assert best_index([2.95, None, 3.0]) == 2  # no margin: the best score alone
+    assert best_index([2.8, 2.95, 3.0], margin=0.1) == 1  # the first of those within the margin, not of all
+    assert best_index([None, 2.95, 3.0], margin=0.1) == 1  # a dropped branch is never taken
+    assert best_index([1.0, 3.0], margin=2.0) == 0 and best_index([None], margin=0.5) is None  # at it counts
+
+
 def test_closed_set_sums_per_option() -> None:
     sums = aggregate_options(["A", "B", "A", None, "B"], [1.0, 1.5, 0.75, 9.0, None])
     assert sums == pytest.approx({"A": 1.75, "B": 1.5})

@@ -27,10 +27,10 @@ POPQA = get_task("popqa")
 
 
 def rag(llm: ScriptedSelfRAGLLM, **knobs: Any) -> SelfRAG:
-    # The paper's score, sequence term included: these scenarios are computed by hand from it. The toy
-    # passages name nothing, so the names rule is off (tests/unit/chains/test_names.py tests it).
+    # The paper's score, sequence term included, and the best score alone: these scenarios are computed by hand
+    # from it. The toy passages name nothing, so the names rule is off (tests/unit/chains/test_names.py tests it).
     return SelfRAG(generator=llm, reflector=InlineReflector(llm), **{"use_sequence_probability": True,
-                   "min_name_coverage": 0.0, **knobs})
+                   "min_name_coverage": 0.0, "retrieval_order_margin": 0.0, **knobs})
 
 
 @pytest.mark.parametrize("w_sup", [0.0, 0.1, 0.5, 1.0, 3.0])
@@ -55,6 +55,21 @@ def test_w_sup_decides_between_the_likelier_and_the_supported_branch() -> None:
     answering = rag(llm, mode="always", decline=False).invoke(POPQA.runnable_input(QUESTION))
     assert reselect(answering, POPQA, QUESTION, weights=ScoringWeights(0.0, 0.1, 0.0),
                     constraints=HardConstraints()) == "Louis XIV built it."
+
+
+def test_reselecting_reads_the_runs_retrieval_order_margin() -> None:
+    # With w_sup = 0.2 alone, Eiffel (second passage) scores 0.04 above the Louvre's branch; within a margin of 0.1 the
+    # first-ranked passage's branch is chosen, and declined (judged irrelevant), in the run and on reselecting.
+    llm = scripted(EIFFEL)
+    weights = ScoringWeights(0.0, 0.2, 0.0)
+    alone = rag(llm, mode="always", w_rel=0.0, w_use=0.0, w_sup=0.2).invoke(POPQA.runnable_input(QUESTION))
+    near = rag(llm, mode="always", w_rel=0.0, w_use=0.0, w_sup=0.2,
+               retrieval_order_margin=0.1).invoke(POPQA.runnable_input(QUESTION))
+    assert (alone.answer, near.declined) == ("Gustave Eiffel's company built it.", True)
+    assert near.settings["retrieval_order_margin"] == 0.1
+    assert reselect(near, POPQA, QUESTION, weights=weights, constraints=HardConstraints()) == DECLINED
+    assert reselect(alone, POPQA, QUESTION, weights=weights,
+                    constraints=HardConstraints()) == "Gustave Eiffel's company built it."
 
 
 def test_sweeps_re_decide_from_one_generation_per_path() -> None:
