@@ -192,7 +192,8 @@ def line(name: str, rights: list[bool], wheres: list[str | None], declined: list
     low, high = wilson(hits, n)
     text = f"| {name} | {hits}/{n} = {hits / n:.1%} [{low:.0%}, {high:.0%}]"
     if declined is not None:
-        text += f" | declined: {sum(declined)}/{n}"
+        kept = sum(r and not d for r, d in zip(rights, declined, strict=True))
+        text += f" | declined: {sum(declined)}/{n} | right and not declined: {kept}/{n}"
     for where in ("first", "later"):
         picked = [r for r, w in zip(rights, wheres, strict=True) if w == where]
         if picked:
