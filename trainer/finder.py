@@ -36,7 +36,6 @@ from selfrag_langchain.judging.finder import (
     build_finder,
     finder_state,
 )
-from selfrag_langchain.judging.signals import content_words
 from selfrag_langchain.trainer.judge_encoder import PairDataset
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.reader import length_grouped_trainer
@@ -65,6 +64,11 @@ class SpanExample:
     answer: str
 
 
+def _read(para: Paragraph, sentence: str, rng: random.Random) -> str:
+    """A sentence of ``para`` as the finder reads it: after its article's title ``TITLED`` of the time."""
+    return titled(para.title, sentence) if rng.random() < TITLED else sentence
+
+
 def span_examples(paras: Sequence[Paragraph], rng: random.Random) -> list[SpanExample]:
     """Three pairs per question answered in one sentence (the module's docstring), in a seeded order."""
     examples = []
@@ -74,23 +78,18 @@ def span_examples(paras: Sequence[Paragraph], rng: random.Random) -> list[SpanEx
             if index is None:
                 continue
             answer = next(a for a in answers if a.strip() and a in para.sentences[index])
-
-            def read(sentence: str, para: Paragraph = para) -> str:
-                return titled(para.title, sentence) if rng.random() < TITLED else sentence
-
             sentence = para.sentences[index]
-            text = read(sentence)  # the answer is marked in the sentence, not in a title that holds it too
+            text = _read(para, sentence, rng)  # the answer is marked in the sentence, not in a title holding it too
             examples.append(SpanExample(question, text, len(text) - len(sentence) + sentence.index(answer), answer))
             others = [j for j, s in enumerate(para.sentences)
                       if j != index and not any(a.strip() and a in s for a in answers)]
             if not others:
                 continue
-            asked = set(content_words(question))
-            nearest = max(others, key=lambda j: (len(asked & set(content_words(para.sentences[j]))), -j))
-            examples.append(SpanExample(question, read(para.sentences[nearest]), -1, ""))
+            nearest = others[nearest_sentence(question, [para.sentences[j] for j in others])]
+            examples.append(SpanExample(question, _read(para, para.sentences[nearest], rng), -1, ""))
             rest = [j for j in others if j != nearest]
             if rest:
-                examples.append(SpanExample(question, read(para.sentences[rng.choice(rest)]), -1, ""))
+                examples.append(SpanExample(question, _read(para, para.sentences[rng.choice(rest)], rng), -1, ""))
     rng.shuffle(examples)
     return examples
 
@@ -108,8 +107,7 @@ def unanswerable_examples(paras: Sequence[Paragraph], rng: random.Random) -> lis
             rest = [j for j in range(len(para.sentences)) if j != nearest]
             if rest:
                 picked.append(rng.choice(rest))
-            examples += [SpanExample(question, titled(para.title, para.sentences[j]) if rng.random() < TITLED
-                                     else para.sentences[j], -1, "") for j in picked]
+            examples += [SpanExample(question, _read(para, para.sentences[j], rng), -1, "") for j in picked]
     return examples
 
 
