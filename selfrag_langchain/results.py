@@ -53,6 +53,9 @@ class BranchTrace(BaseModel):
     quote_holds_answer: float | None = None
     """With a quoter that has an answer finder: the probability that :attr:`quote` holds a phrase answering the
     question (what declining reads)."""
+    written: bool = True
+    """False when the names rule settled this branch before anything was generated for it
+    (:func:`~selfrag_langchain.chains.names.moot_reasons`; its notes say why)."""
     notes: list[str] = Field(default_factory=list)
 
 
@@ -111,6 +114,7 @@ class SelfRAGResult(BaseModel):
                 judged += f", holds an answer {b.quote_holds_answer:.2f}"
             mark = "*" if b.index == self.selected else " "
             state = f" ({b.dropped})" if b.dropped else ""
+            state += "" if b.written else " (not written)"
             lines.append(f"{mark} [{b.index}] {title}: {judged or 'not judged'}; score {b.scores.total:.3f}{state}")
         if self.quoted and self.selected is not None:
             lines.append(f"quoted from its passage; branch [{self.selected}] wrote: "

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
@@ -14,7 +14,9 @@ from selfrag_langchain.judging import Branch
 from selfrag_langchain.llms.base import stats_of
 from selfrag_langchain.prompts import format_passage, passage_body, rag_prompt, selfrag_branch_prompt
 from selfrag_langchain.text.boundary import DEFAULT_BOUNDARY, Boundary
-from selfrag_langchain.tokens import parse_generation
+from selfrag_langchain.tokens import ParsedGeneration, parse_generation
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -117,3 +119,17 @@ def to_branches(result: LLMResult, passages: Sequence[PreparedPassage] | None) -
             branch.notes.append("generation reached max_new_tokens")
         branches.append(branch)
     return branches
+
+
+def unwritten_branch(prepared: PreparedPassage, reason: str) -> Branch:
+    """The branch of a passage that settles it before anything is written (``reason``:
+    :func:`~selfrag_langchain.chains.names.moot_reasons`): no generation, and a note saying why."""
+    return Branch(passage=prepared.document, evidence=prepared.evidence, raw="", answer="",
+                  parsed=ParsedGeneration(), notes=[f"not written: {reason}"])
+
+
+def interleaved(moot: Sequence[str | None], written: Iterable[T], unwritten: Iterable[T]) -> list[T]:
+    """One item per branch, in branch order, from the items of the written branches (``moot`` None) and those of
+    the unwritten ones, each in order."""
+    from_written, from_unwritten = iter(written), iter(unwritten)
+    return [next(from_written) if reason is None else next(from_unwritten) for reason in moot]

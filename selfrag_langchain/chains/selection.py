@@ -75,6 +75,7 @@ def select(
     name_coverage: Sequence[float | None] | None = None,
     quotes: Sequence[Quote | None] | None = None,
     retrieval_order_margin: float = 0.0,
+    written: Sequence[bool] | None = None,
 ) -> Selection:
     """Score every branch, apply hard constraints, and pick the answer (paper Section 3.3, A.3).
 
@@ -93,6 +94,9 @@ def select(
     Closed-set questions sum the totals of
     the branches per option and take the option with the largest sum, then its best branch. If every
     branch violates a hard constraint, the best-scoring branch is chosen anyway and a note says so.
+
+    ``written``: whether each branch was generated (None: all were). A branch left unwritten
+    (:func:`~selfrag_langchain.chains.names.moot_reasons`) is never chosen while a written one remains.
     """
     traces: list[BranchTrace] = []
     totals: list[float | None] = []
@@ -123,6 +127,7 @@ def select(
                 quote=quote.text if quote is not None else None,
                 quote_answering=quote.answering if quote is not None else None,
                 quote_holds_answer=quote.holds_answer if quote is not None else None,
+                written=written[i] if written is not None else True,
                 notes=[*branch.notes, *critique.notes],
             )
         )
@@ -130,9 +135,11 @@ def select(
         options.append(option)
 
     notes: list[str] = []
+    eligible = [t.written for t in traces] if any(t.written for t in traces) else [True] * len(traces)
+    totals = [total if ok else None for total, ok in zip(totals, eligible, strict=True)]
     if traces and all(t is None for t in totals):
         notes.append("every branch violated a hard constraint: chose the best-scoring branch anyway")
-        totals = [t.scores.total for t in traces]
+        totals = [t.scores.total if ok else None for t, ok in zip(traces, eligible, strict=True)]
 
     if choices:
         sums = aggregate_options(options, totals)

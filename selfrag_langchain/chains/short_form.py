@@ -6,6 +6,7 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.documents import Document
+from langchain_core.outputs import LLMResult
 from langchain_core.runnables import RunnableConfig, RunnableLambda, RunnableSerializable
 from langchain_core.runnables.config import patch_config
 from pydantic import Field
@@ -15,13 +16,15 @@ from selfrag_langchain.chains.branches import (
     branch_prompts,
     generation_inputs,
     generation_kwargs,
+    interleaved,
     prepare_passages,
     to_branches,
+    unwritten_branch,
 )
 from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.declining import declined_answer, declines
 from selfrag_langchain.chains.inputs import Question, to_question
-from selfrag_langchain.chains.names import name_coverages
+from selfrag_langchain.chains.names import moot_reasons, name_coverages
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.judging import Branch, Critique
@@ -128,13 +131,23 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         as its quote); None without a quoter, without passages, or for a question with answer choices."""
         if self.quoter is None or not passages or q.choices:
             return None
-        read = [i for i, b in enumerate(branches) if b.passage is not None]
+        read = [i for i, b in enumerate(branches) if b.passage is not None and b.raw]
         return read, QuoteRequest.of([(branches[i].answer, passages[i]) for i in read])
 
+    def _moot(self, q: Question, passages: list[PreparedPassage] | None) -> list[str | None]:
+        """Why each branch need not be written, or None where it must
+        (:func:`~selfrag_langchain.chains.names.moot_reasons`): the names rule settles some branches before a word
+        of them is generated. Nothing is moot for a question with answer choices or without passages."""
+        if not passages or q.choices:
+            return [None] * (len(passages) if passages else 1)
+        return moot_reasons(q.question, [p.evidence for p in passages], self.min_name_coverage,
+                            declining=self.decline)
+
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique],
-                quotes: list[Quote | None] | None = None) -> Selection:
+                quotes: list[Quote | None] | None = None, written: list[bool] | None = None) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
                       choices=q.choices or None, quotes=quotes, retrieval_order_margin=self.retrieval_order_margin,
+                      written=written,
                       name_coverage=None if q.choices else name_coverages(q.question, [b.evidence for b in branches],
                                                                           self.min_name_coverage))
 
@@ -165,17 +178,25 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             if docs is not None:
                 passages = self._prepare(q, docs)
 
+        moot = self._moot(q, passages)
+
         def generate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
+            written = _written_prompts(prompts, moot)
             result = self.generator.generate(
-                generation_inputs(self.generator, prompts), callbacks=config.get("callbacks"),
+                generation_inputs(self.generator, written), callbacks=config.get("callbacks"),
                 **generation_kwargs(self.generator, self.max_new_tokens),
-            )
-            return to_branches(result, passages)
+            ) if written else LLMResult(generations=[])
+            return _branches(result, passages, moot)
+
+        def critique(branches: list[Branch]) -> list[Critique]:
+            written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
+            unwritten = [b.evidence or "" for b, reason in zip(branches, moot, strict=True) if reason]
+            return _critiques(moot, self.reflector.critique(instruction, written) if written else [],
+                                   self.reflector.relevance_distributions(instruction, unwritten) if unwritten else [])
 
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
         branches = RunnableLambda(generate, name="generate_branches").invoke(prompts, child)
-        critiques = RunnableLambda(lambda b: self.reflector.critique(instruction, b), name="critique").invoke(
-            branches, child)
+        critiques = RunnableLambda(critique, name="critique").invoke(branches, child)
         wanted = self._quoted(q, passages, branches)
         quotes = None
         if wanted is not None:
@@ -183,8 +204,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             found = RunnableLambda(lambda r: self.quotes_for(q.question, r), name="quote").invoke(
                 request, child)
             quotes = _placed(len(branches), read, found)
-        selection = RunnableLambda(lambda c: self._select(q, branches, c, quotes), name="select").invoke(
-            critiques, child)
+        selection = RunnableLambda(lambda c: self._select(q, branches, c, quotes, _written(moot, notes)),
+                                   name="select").invoke(critiques, child)
         return self._result(q, decision, passages, selection, notes)
 
     # ------------------------------------------------------------------ async
@@ -216,15 +237,22 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             if docs is not None:
                 passages = self._prepare(q, docs)
 
+        moot = self._moot(q, passages)
+
         async def agenerate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
+            written = _written_prompts(prompts, moot)
             result = await self.generator.agenerate(
-                generation_inputs(self.generator, prompts), callbacks=config.get("callbacks"),
+                generation_inputs(self.generator, written), callbacks=config.get("callbacks"),
                 **generation_kwargs(self.generator, self.max_new_tokens),
-            )
-            return to_branches(result, passages)
+            ) if written else LLMResult(generations=[])
+            return _branches(result, passages, moot)
 
         async def critique(branches: list[Branch]) -> list[Critique]:
-            return await self.reflector.acritique(instruction, branches)
+            written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
+            unwritten = [b.evidence or "" for b, reason in zip(branches, moot, strict=True) if reason]
+            return _critiques(
+                moot, await self.reflector.acritique(instruction, written) if written else [],
+                await self.reflector.arelevance_distributions(instruction, unwritten) if unwritten else [])
 
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
         branches = await RunnableLambda(agenerate, name="generate_branches").ainvoke(prompts, child)
@@ -239,8 +267,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
             found = await RunnableLambda(aquote, name="quote").ainvoke(request, child)
             quotes = _placed(len(branches), read, found)
-        selection = await RunnableLambda(lambda c: self._select(q, branches, c, quotes), name="select").ainvoke(
-            critiques, child)
+        selection = await RunnableLambda(lambda c: self._select(q, branches, c, quotes, _written(moot, notes)),
+                                         name="select").ainvoke(critiques, child)
         return self._result(q, decision, passages, selection, notes)
 
 
@@ -250,3 +278,31 @@ def _placed(count: int, read: list[int], found: list[Quote | None]) -> list[Quot
     for i, quote in zip(read, found, strict=True):
         quotes[i] = quote
     return quotes
+
+
+def _written(moot: list[str | None], notes: list[str]) -> list[bool]:
+    """Which branches were written; a note when none was, since the answer was declined before writing."""
+    if moot and all(moot):
+        notes.append("no branch was written: the passages found hold too few of the question's names")
+    return [reason is None for reason in moot]
+
+
+def _written_prompts(prompts: list[str], moot: list[str | None]) -> list[str]:
+    """The prompts of the branches to be written."""
+    return [prompt for prompt, reason in zip(prompts, moot, strict=True) if reason is None]
+
+
+def _branches(result: LLMResult, passages: list[PreparedPassage] | None, moot: list[str | None]) -> list[Branch]:
+    """Every branch in passage order: the generated ones, and the unwritten ones with why."""
+    if passages is None:
+        return to_branches(result, None)
+    written = to_branches(result, [p for p, reason in zip(passages, moot, strict=True) if reason is None])
+    unwritten = [unwritten_branch(p, reason) for p, reason in zip(passages, moot, strict=True) if reason]
+    return interleaved(moot, written, unwritten)
+
+
+def _critiques(moot: list[str | None], written: list[Critique], relevance: list[dict[str, float]]
+               ) -> list[Critique]:
+    """The judge's critique of each written branch and the IsRel alone of each unwritten one (its passage is
+    still ranked among the closest a declined answer lists)."""
+    return interleaved(moot, written, (Critique(relevance=dist) for dist in relevance))

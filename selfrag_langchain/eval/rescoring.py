@@ -68,7 +68,8 @@ def reselect(
                                    if t.quote is not None else None for t in result.branches]
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
                        choices=choices, name_coverage=coverage, quotes=quotes,
-                       retrieval_order_margin=result.settings.get("retrieval_order_margin", 0.0))
+                       retrieval_order_margin=result.settings.get("retrieval_order_margin", 0.0),
+                       written=[t.written for t in result.branches])
     if selection.option:
         return selection.option
     chosen = selection.traces[selection.selected] if selection.selected is not None else None

@@ -35,9 +35,10 @@ DEFAULT_VALUES: dict[str, tuple[float, ...]] = {
     "w_sup": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0),
 }
 DECISION_KNOBS = ("mode", "threshold", "w_rel", "w_sup", "w_use", "use_sequence_probability",
-                  "drop_unsupported", "drop_irrelevant", "decline", "min_name_coverage")
+                  "drop_unsupported", "drop_irrelevant")
 """Settings that only decide and select: generations do not depend on them, so they are not compared
-when a sweep resumes from its generations."""
+when a sweep resumes from its generations (``decline`` and ``min_name_coverage`` do: the names rule leaves
+branches it settles unwritten, :func:`~selfrag_langchain.chains.names.moot_reasons`)."""
 
 
 def generation_settings(settings: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@ probabilities, so the inline path can be checked end to end against hand-compute
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +12,7 @@ from langchain_core.outputs import Generation, LLMResult
 from pydantic import Field
 
 from selfrag_langchain.llms.base import INFO_KEY, ContinuationRequest, GenerationStats, GroupReading
-from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL
+from selfrag_langchain.tokens import NO_RETRIEVAL, RETRIEVAL, Group
 from tests.fakes.selfrag_vocabulary import SelfRAGVocabulary
 
 
@@ -44,7 +45,16 @@ class ScriptedSelfRAGLLM(SelfRAGVocabulary, BaseLLM):
 
     def score_continuations(self, requests: Sequence[ContinuationRequest]) -> list[list[float]]:
         table = {RETRIEVAL: self.retrieve_logprobs[0], NO_RETRIEVAL: self.retrieve_logprobs[1]}
-        return [[table[c] for c in r.continuations] for r in requests]
+        return [[table[c] for c in r.continuations] if r.continuations[0] in table else self._relevance(r)
+                for r in requests]
+
+    def _relevance(self, request: ContinuationRequest) -> list[float]:
+        """The IsRel distribution the script's answer to the request's prompt opens with, as log-probabilities."""
+        key = next((k for k in self.script if k in request.prompt), None)
+        if key is None:
+            raise KeyError(f"no scripted answer for prompt {request.prompt!r}")
+        probs = next(r.probs for r in self.script[key][1].readings if r.group is Group.ISREL)
+        return [math.log(probs[c]) for c in request.continuations]
 
 
 def reading(group: Any, token: str, index: int, probs: dict[str, float]) -> GroupReading:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from selfrag_langchain import InlineReflector, SelfRAGLongForm
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.declining import DECLINED
@@ -14,6 +16,7 @@ from selfrag_langchain.chains.names import (
     asked_names,
     holds,
     missing_rare_terms,
+    moot_reasons,
     name_coverages,
     name_share,
     names_enough,
@@ -160,6 +163,60 @@ def test_short_form_declines_when_the_passages_hold_too_few_names() -> None:
     answered = eiffel_rag(min_name_coverage=0.0).invoke(question)
     assert declined.declined and declined.answer.startswith(DECLINED)
     assert not answered.declined and answered.answer == "Gustave Eiffel's company built it."
+
+
+def test_the_branches_the_names_rule_settles_before_they_are_written() -> None:
+    question = "When was Greta Thunberg born?"
+    # Selection would drop the Garbo branch: it need not be written; the Thunberg branch must be.
+    reasons = moot_reasons(question, [GARBO, THUNBERG], 0.6, declining=True)
+    assert reasons[0] == "its passage holds 50% of the question's names: it could not be chosen"
+    assert reasons[1] is None
+    # Together the passages hold too few of the names: the answer is declined, so nothing need be written,
+    # unless declining is off (then no passage holds enough, and nothing is dropped).
+    assert moot_reasons(question, [GARBO, PARIS], 0.6, declining=True) == [
+        "the passages found hold too few of the question's names: the answer is declined"] * 2
+    assert moot_reasons(question, [GARBO, PARIS], 0.6, declining=False) == [None, None]
+    assert moot_reasons(question, [GARBO, THUNBERG], 0.0, declining=True) == [None, None]  # the rule off
+
+
+def test_short_form_writes_only_the_branches_that_could_be_chosen() -> None:
+    rag = eiffel_rag(w_rel=0.0, w_sup=0.0, w_use=0.0, decline=False, min_name_coverage=0.6)
+    result = rag.invoke("Who built the Eiffel Tower?")
+    assert result.answer == "Gustave Eiffel's company built it."
+    assert rag.generator.prompts_seen and all("Louvre" not in p for p in rag.generator.prompts_seen)
+    louvre = next(b for b in result.branches if b.passage.metadata["title"] == "Louvre")
+    assert not louvre.written and louvre.raw_generation == ""
+    assert louvre.notes == ["not written: its passage holds 0% of the question's names: it could not be chosen"]
+    assert louvre.dropped == "dropped: the passage holds 0% of the question's names"
+    # Its IsRel is still read, as the scripted model would have opened the branch.
+    assert louvre.distributions["IsRel"] == pytest.approx({"[Relevant]": 0.2, "[Irrelevant]": 0.8})
+    assert all(b.written for b in result.branches if b is not louvre)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_short_form_declines_without_writing_when_the_passages_hold_too_few_names(mode: str) -> None:
+    rag = eiffel_rag(min_name_coverage=0.6)
+    question = "Who built the Tokyo Tower?"
+    result = rag.invoke(question) if mode == "sync" else asyncio.run(rag.ainvoke(question))
+    assert result.declined and rag.generator.calls == 0
+    # The closest passages are still ranked by their IsRel: the Eiffel Tower's (0.9) before the Louvre's.
+    assert result.answer == f"{DECLINED} Closest: Eiffel Tower [1]. Louvre [2]."
+    assert not any(b.written for b in result.branches)
+    assert "no branch was written: the passages found hold too few of the question's names" in result.notes
+
+
+def test_reselecting_never_chooses_a_branch_the_run_left_unwritten() -> None:
+    task = get_task("popqa")
+    example = EvalExample(key="q", line=1, question="Who built the Eiffel Tower?", answers=("Gustave Eiffel",))
+    recorded = eiffel_rag(mode="always", w_rel=0.0, w_sup=0.0, w_use=0.0, min_name_coverage=0.6).invoke(
+        task.runnable_input(example))
+    assert [b.written for b in recorded.branches] == [False, True]  # the Louvre's, then the Eiffel Tower's
+    # With the rule off the Louvre branch is no longer dropped; were its passage judged the more relevant, it
+    # would win on IsRel alone. Still it wrote nothing, so the written branch answers.
+    recorded.branches[0].distributions["IsRel"] = {"[Relevant]": 0.99, "[Irrelevant]": 0.01}
+    weights = ScoringWeights(1.0, 0.0, 0.0, use_sequence_probability=False)
+    assert reselect(recorded, task, example, weights=weights, constraints=HardConstraints()) == (
+        "Gustave Eiffel's company built it.")
 
 
 def test_reselecting_from_a_trace_applies_the_same_rule() -> None:

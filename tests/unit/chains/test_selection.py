@@ -70,6 +70,21 @@ def test_all_branches_dropped_still_answers_with_a_note() -> None:
     assert selection.selected == 1 and "every branch violated" in selection.notes[0]
 
 
+def test_a_branch_left_unwritten_is_not_chosen_while_a_written_one_remains() -> None:
+    branches = [_branch("x"), _branch("y"), _branch("")]
+    critiques = [_critique(0.1), _critique(0.3), _critique(0.45)]  # every one judged irrelevant, dropped
+    selection = select(branches, critiques, weights=ScoringWeights(), constraints=HardConstraints(drop_irrelevant=True),
+                       written=[True, True, False])
+    assert all(t.dropped for t in selection.traces)
+    assert selection.selected == 1 and [t.written for t in selection.traces] == [True, True, False]
+    best = select(branches, [_critique(0.6), _critique(0.7), _critique(0.9)], weights=ScoringWeights(),
+                  constraints=HardConstraints(), written=[True, True, False])
+    assert best.selected == 1  # the unwritten branch's better IsRel does not make it the answer
+    alone = select(branches[2:], critiques[2:], weights=ScoringWeights(), constraints=HardConstraints(),
+                   written=[False])
+    assert alone.selected == 0  # none written: the rule has nothing to prefer
+
+
 class _SmallWindowLLM(ScriptedSelfRAGLLM):
     @property
     def context_window(self) -> int | None:

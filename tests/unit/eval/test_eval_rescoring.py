@@ -106,6 +106,8 @@ def test_generation_settings_leave_out_what_only_decides() -> None:
     kept = generation_settings(settings)
     assert "threshold" not in kept and "w_sup" not in kept and "mode" not in kept
     assert kept["k"] == 5 and kept["max_new_tokens"] == settings["max_new_tokens"]
+    # The names rule decides which branches are written at all: a sweep resumed under another is regenerated.
+    assert kept["min_name_coverage"] == settings["min_name_coverage"] and kept["decline"] == settings["decline"]
 
 
 def test_pubhealth_sums_branch_scores_per_label() -> None:

@@ -66,12 +66,13 @@ def test_every_model_call_is_an_llm_run_under_its_step(mode: str) -> None:
     generate = runs.llm_runs_under("generate_branches")
     assert len(decide) == 2  # the Retrieve question and its content-free prior (calibration)
     assert "encyclopedia" in decide[0]["prompt"]
-    # Per branch: IsSup and IsUse labels, the question's likelihood given the passage; then the question
-    # alone and the IsSup/IsUse priors, each once.
-    assert len(critique) == 2 * 3 + 3
+    # The Lyon passage names nothing the question names, so its branch is not written and only its IsRel is
+    # asked (the question's likelihood given it). The written branch: IsSup and IsUse labels and the
+    # question's likelihood given its passage; then the question alone and the IsSup/IsUse priors, each once.
+    assert len(critique) == 3 + 1 + 3
     assert {r["output"].text for r in critique if "supported by the evidence" in r["prompt"]} == {"Fully"}
     assert all(set(r["output"].generation_info["logprobs"]) for r in critique)
-    assert len(generate) == 2 and all("Passage:" in r["prompt"] for r in generate)  # one run per branch
+    assert len(generate) == 1 and "Paris is the capital" in generate[0]["prompt"]  # one run per written branch
     llm_runs = [r for r in runs.runs.values() if r["kind"] == "llm"]
     assert len(llm_runs) == len(decide) + len(critique) + len(generate)  # none outside a step
     for run in llm_runs:
