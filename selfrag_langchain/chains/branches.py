@@ -98,8 +98,15 @@ def generation_kwargs(generator: Any, max_new_tokens: int) -> dict[str, Any]:
     return {"max_new_tokens": max_new_tokens} if "max_new_tokens" in fields else {}
 
 
-def to_branches(result: LLMResult, passages: Sequence[PreparedPassage] | None) -> list[Branch]:
-    """Pair each generation with its passage; parse and strip the text."""
+def to_branches(result: LLMResult, passages: Sequence[PreparedPassage] | None,
+                moot: Sequence[str | None] | None = None) -> list[Branch]:
+    """Pair each generation with its passage; parse and strip the text. With ``moot`` (for each passage, why its
+    branch was not written, or None where it was), the generations are the written passages' only, and each
+    other passage gets its :func:`unwritten_branch`, all in passage order."""
+    if passages is not None and moot is not None and any(moot):
+        written = to_branches(result, [p for p, reason in zip(passages, moot, strict=True) if reason is None])
+        unwritten = [unwritten_branch(p, reason) for p, reason in zip(passages, moot, strict=True) if reason]
+        return interleaved(moot, written, unwritten)
     branches = []
     items: list[PreparedPassage | None] = list(passages) if passages is not None else [None]
     for gens, prepared in zip(result.generations, items, strict=True):

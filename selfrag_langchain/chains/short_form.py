@@ -19,7 +19,6 @@ from selfrag_langchain.chains.branches import (
     interleaved,
     prepare_passages,
     to_branches,
-    unwritten_branch,
 )
 from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.declining import declined_answer, declines
@@ -186,7 +185,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 generation_inputs(self.generator, written), callbacks=config.get("callbacks"),
                 **generation_kwargs(self.generator, self.max_new_tokens),
             ) if written else LLMResult(generations=[])
-            return _branches(result, passages, moot)
+            return to_branches(result, passages, moot)
 
         def critique(branches: list[Branch]) -> list[Critique]:
             written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
@@ -245,7 +244,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 generation_inputs(self.generator, written), callbacks=config.get("callbacks"),
                 **generation_kwargs(self.generator, self.max_new_tokens),
             ) if written else LLMResult(generations=[])
-            return _branches(result, passages, moot)
+            return to_branches(result, passages, moot)
 
         async def critique(branches: list[Branch]) -> list[Critique]:
             written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
@@ -290,15 +289,6 @@ def _written(moot: list[str | None], notes: list[str]) -> list[bool]:
 def _written_prompts(prompts: list[str], moot: list[str | None]) -> list[str]:
     """The prompts of the branches to be written."""
     return [prompt for prompt, reason in zip(prompts, moot, strict=True) if reason is None]
-
-
-def _branches(result: LLMResult, passages: list[PreparedPassage] | None, moot: list[str | None]) -> list[Branch]:
-    """Every branch in passage order: the generated ones, and the unwritten ones with why."""
-    if passages is None:
-        return to_branches(result, None)
-    written = to_branches(result, [p for p, reason in zip(passages, moot, strict=True) if reason is None])
-    unwritten = [unwritten_branch(p, reason) for p, reason in zip(passages, moot, strict=True) if reason]
-    return interleaved(moot, written, unwritten)
 
 
 def _critiques(moot: list[str | None], written: list[Critique], relevance: list[dict[str, float]]
