@@ -10,7 +10,9 @@ At each depth every live beam decides whether to retrieve (from the Retrieve tok
 ended with, or by asking the judge with the answer so far), retrieves for the question and its previous
 segment (a fresh query per segment), keeps its passage on ``[Continue to Use Evidence]``, and writes one
 candidate segment per passage; all candidates of all beams are generated in one call, judged, scored
-with the paper's formula, and the best ``beam_width`` beams by sequence score (``beam_score``) go on.
+with the paper's formula, and the best ``beam_width`` beams by sequence score (``beam_score``) go on. A
+candidate the names rule settles from its passage alone is not written
+(:func:`~selfrag_langchain.chains.names.moot_reasons`).
 
 The search reads its settings as a frozen :class:`~selfrag_langchain.chains.search_config.SearchConfig`, and of
 the Runnable only what :class:`SearchHost` names; the answer is assembled from the segments it settles on by
@@ -32,7 +34,7 @@ from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages,
 from selfrag_langchain.chains.declining import shown_answer, unfounded
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form_answer import LongFormAnswer
-from selfrag_langchain.chains.names import name_coverages, names_enough
+from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.search_config import SearchConfig
 from selfrag_langchain.chains.segments import (
@@ -115,6 +117,15 @@ class CritiqueBatches:
 
 
 @dataclass(frozen=True)
+class JudgeRelevance:
+    """Judge IsRel alone for each passage (as the models read it) whose candidate was not written; the reply is
+    one distribution per passage."""
+
+    evidence: list[str]
+    run_name = "critique"
+
+
+@dataclass(frozen=True)
 class QuoteSegments:
     """Quote each candidate segment from its passage; the reply is one :class:`~selfrag_langchain.chains.quotes.Quote`
     (or None) per pair of the request."""
@@ -138,7 +149,7 @@ class Final:
     segments: list[CitedSegment]
 
 
-Effect = Decide | Retrieve | Generate | CritiqueBatches | QuoteSegments | Report | Final
+Effect = Decide | Retrieve | Generate | CritiqueBatches | JudgeRelevance | QuoteSegments | Report | Final
 
 
 # ---------------------------------------------------------------------- search state
@@ -188,6 +199,8 @@ class _Plan:
     ids: list[str] = field(default_factory=list)
     generated: list[int | None] = field(default_factory=list)
     """Tokens generated for each candidate, before it was cut to its segment."""
+    moot: list[str | None] = field(default_factory=list)
+    """For each candidate, why it was not written (the names rule settled it), or None where it was."""
 
     @property
     def action(self) -> Action:
@@ -227,6 +240,8 @@ class BeamSearch:
         off). Until then final segments are held back, so a declined answer never streams a claim."""
         self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
         self._unquotable: set[str] = set()
+        self._declined_unwritten = False
+        """Whether the first step wrote nothing because its passages hold too few of the question's names."""
         """Candidates whose passage holds no sentence their beam has not quoted (:meth:`_invalid`)."""
         self._evidence: list[str | None] = []
         """Every candidate's passage as the models read it, in the order of :attr:`candidates`."""
@@ -253,7 +268,8 @@ class BeamSearch:
             if beam.finished is None:
                 beam.finished = f"reached max_depth ({self.config.max_depth})"
         winner = beams[0].path()
-        if not self.standing and (any(self._grounded(n) for n in winner) or all(n.passage is None for n in winner)):
+        if not self.standing and not self._declined_unwritten and (
+                any(self._grounded(n) for n in winner) or all(n.passage is None for n in winner)):
             self.standing = True
         if not self.standing:
             declined = self.answer.declined(self.candidates)
@@ -343,20 +359,22 @@ class BeamSearch:
     # ------------------------------------------------------------------ generate
 
     def _generate(self, depth: int, plans: list[_Plan]) -> Generator[Effect, Any, None]:
+        self._mark_moot(plans)
         prompts: list[str] = []
         for plan in plans:
             items: list[PreparedPassage | None] = list(plan.passages) if plan.passages is not None else [None]
-            prompts.extend(self._prompt(plan, p) for p in items)
+            prompts.extend(self._prompt(plan, p) for p, reason in zip(items, plan.moot, strict=True) if reason is None)
         budget = self.config.max_segment_tokens  # a segment is never cut for the answer budget, only for its own
         stop = list(RETRIEVE_STOPS) if self.format == "selfrag" else None
         sentence_end = self.format != "selfrag" and self.config.stop_at_segment_end
-        result: LLMResult = yield Generate(prompts, self.raw_continuation, stop, budget, sentence_end)
+        result: LLMResult = (yield Generate(prompts, self.raw_continuation, stop, budget, sentence_end)) if prompts \
+            else LLMResult(generations=[])
         start = n = 0
         for plan in plans:
-            size = len(plan.passages) if plan.passages is not None else 1
+            size = sum(reason is None for reason in plan.moot)
             generations = LLMResult(generations=result.generations[start : start + size])
             start += size
-            plan.branches = to_branches(generations, plan.passages)
+            plan.branches = to_branches(generations, plan.passages, plan.moot)
             for branch in plan.branches:
                 cut = self._cut(branch)
                 plan.generated.append(branch.stats.num_tokens if branch.stats is not None else None)
@@ -373,6 +391,21 @@ class BeamSearch:
                 plan.ids.append(f"{depth}.{n}")
                 n += 1
             plan.step.candidates = list(plan.ids)
+
+    def _mark_moot(self, plans: list[_Plan]) -> None:
+        """Why each of this step's candidates need not be written (:func:`~selfrag_langchain.chains.names.
+        moot_reasons`): those selection would drop for their passage's names, or, at the first step of a search
+        that declines, every one when the passages found for the question hold too few of its names (its answer
+        is declined whatever they say). A question with answer choices writes every candidate."""
+        items = [[p.evidence for p in plan.passages] if plan.passages is not None else [None] for plan in plans]
+        evidence = [e for passages in items for e in passages]
+        first = not self._evidence
+        reasons = iter([None] * len(evidence) if self.q.choices else moot_reasons(
+            self.q.question, evidence, self.config.min_name_coverage, declining=self.config.decline and first))
+        for plan, passages in zip(plans, items, strict=True):
+            plan.moot = [next(reasons) for _ in passages]
+        self._declined_unwritten = first and bool(evidence) and all(
+            reason == NAMES_DECLINED for plan in plans for reason in plan.moot)
 
     def _prompt(self, plan: _Plan, passage: PreparedPassage | None) -> str:
         evidence = passage.evidence if passage is not None else None
@@ -394,6 +427,8 @@ class BeamSearch:
     def _invalid(self, plan: _Plan, i: int) -> str | None:
         """Why candidate ``i`` of ``plan`` cannot extend its beam, or None: it is empty, repeats an earlier
         segment of its beam, or (quoting) its passage holds no sentence its beam has not quoted."""
+        if plan.moot[i] is not None:
+            return f"not written: {plan.moot[i]}"
         cut = plan.cuts[i]
         if not cut.text:
             return "empty segment"
@@ -442,13 +477,18 @@ class BeamSearch:
         replies = (yield CritiqueBatches(batches)) if batches else []
         judged = {id(b): c for (_, branches), critiques in zip(batches, replies, strict=True)
                   for b, c in zip(branches, critiques, strict=True)}
+        unwritten = [b for plan in plans for b, reason in zip(plan.branches, plan.moot, strict=True) if reason]
+        if unwritten:  # their passages still rank among the closest that a declined answer lists
+            relevance = yield JudgeRelevance([b.evidence or "" for b in unwritten])
+            judged.update((id(b), Critique(relevance=dist)) for b, dist in zip(unwritten, relevance, strict=True))
         coverage = self._name_coverage(plans)
         for plan in plans:
             critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, i)}"])
                          for i, b in enumerate(plan.branches)]
             shares = [coverage.pop(0) for _ in plan.branches] if coverage is not None else None
             traces = select(plan.branches, critiques, weights=self.config.weights, constraints=self.config.constraints,
-                            name_coverage=shares, quotes=[quotes.get(cid) for cid in plan.ids]).traces
+                            name_coverage=shares, quotes=[quotes.get(cid) for cid in plan.ids],
+                            written=[reason is None for reason in plan.moot]).traces
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
                 self._evidence.append(branch.evidence)
                 self.candidates.append(self._segment_trace(plan, branch, cut, trace, cid, depth))
@@ -492,6 +532,9 @@ class BeamSearch:
                 if plan.beam.id is not None:
                     plan.beam.finished = "no continuation survived (empty, a repeat, or dropped by a hard constraint)"
                     plan.step.notes.append(plan.beam.finished)
+                elif self._declined_unwritten:
+                    plan.beam.finished = f"nothing was written: {NAMES_DECLINED}"
+                    self.notes.append(plan.beam.finished)
                 else:
                     plan.beam.finished = "the generator wrote nothing"
                     self.notes.append("no segment was generated")

@@ -19,6 +19,7 @@ from selfrag_langchain.chains.beam import (
     Effect,
     Final,
     Generate,
+    JudgeRelevance,
     QuoteSegments,
     Report,
     Retrieve,
@@ -175,6 +176,11 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                         for preceding, branches in batches]
 
             return RunnableLambda(judge, name=effect.run_name).invoke(effect.batches, config)
+        if isinstance(effect, JudgeRelevance):
+            def relevance(evidence: list[str]) -> list[dict[str, float]]:
+                return self.reflector.relevance_distributions(search.instruction, evidence)
+
+            return RunnableLambda(relevance, name=effect.run_name).invoke(effect.evidence, config)
         if isinstance(effect, QuoteSegments):
             def quote(request: QuoteRequest) -> list[Quote | None]:
                 return self.quotes_for(search.q.question, request)
@@ -237,6 +243,11 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                         for preceding, branches in batches]
 
             return await RunnableLambda(judge, name=effect.run_name).ainvoke(effect.batches, config)
+        if isinstance(effect, JudgeRelevance):
+            async def arelevance(evidence: list[str]) -> list[dict[str, float]]:
+                return await self.reflector.arelevance_distributions(search.instruction, evidence)
+
+            return await RunnableLambda(arelevance, name=effect.run_name).ainvoke(effect.evidence, config)
         if isinstance(effect, QuoteSegments):
             async def aquote(request: QuoteRequest) -> list[Quote | None]:
                 return await self.aquotes_for(search.q.question, request)

@@ -243,13 +243,19 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
     return name_share(question, passage) >= minimum or name_coverages(question, found, minimum) is None
 
 
-def moot_reasons(question: str, passages: Sequence[str], minimum: float, *, declining: bool) -> list[str | None]:
-    """For each passage (as the models read it), why a branch written from it could not change the answer to an
-    open question, or None when it could: every branch when ``declining`` and the passages together hold too few
-    of the question's names (the answer is declined whatever they say, :func:`names_enough`), else each branch
-    that selection drops for its passage's names (:func:`name_coverages`). Such a branch need not be written."""
-    if declining and not names_found(question, passages, minimum):
-        return ["the passages found hold too few of the question's names: the answer is declined"] * len(passages)
+NAMES_DECLINED = "the passages found hold too few of the question's names: the answer is declined"
+"""Why no branch is written when declining is on and the passages found together hold too few names."""
+
+
+def moot_reasons(question: str, passages: Sequence[str | None], minimum: float, *, declining: bool
+                 ) -> list[str | None]:
+    """For each passage (as the models read it; None for a branch without one), why a branch written from it
+    could not change the answer to an open question, or None when it could: every branch when ``declining`` and
+    the passages together hold too few of the question's names (the answer is declined whatever they say,
+    :func:`names_enough`: :data:`NAMES_DECLINED`), else each branch that selection drops for its passage's names
+    (:func:`name_coverages`). Such a branch need not be written."""
+    if declining and any(p is not None for p in passages) and not names_found(question, passages, minimum):
+        return [NAMES_DECLINED] * len(passages)
     shares = name_coverages(question, passages, minimum)
     if shares is None:
         return [None] * len(passages)

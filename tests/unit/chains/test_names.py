@@ -12,6 +12,7 @@ from selfrag_langchain import InlineReflector, SelfRAGLongForm
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.names import (
+    NAMES_DECLINED,
     acronyms,
     asked_names,
     holds,
@@ -258,13 +259,36 @@ def test_long_form_keeps_the_segment_whose_passage_names_the_subject() -> None:
     assert [c.passage.metadata["title"] for c in dropped] == ["Paris"]
 
 
+def test_long_form_writes_only_the_candidates_that_could_be_kept() -> None:
+    rag = _long(["Paris", "Eiffel Tower"], 0.6)
+    result = rag.invoke(QUESTION)
+    assert [s.text for s in result.segments] == ["Eiffel Tower is worth a visit."]
+    assert len(rag.generator.calls) == 1 and all("Paris\n" not in p for p in rag.generator.calls[0])
+    paris = next(c for c in result.candidates if c.passage.metadata["title"] == "Paris")
+    assert not paris.written and paris.raw_generation == ""
+    assert paris.dropped == "not written: its passage holds 0% of the question's names: it could not be chosen"
+    assert paris.distributions["IsRel"] is not None  # judged for IsRel alone
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_long_form_declines_at_its_first_step_without_writing_when_no_passage_names_the_subject(mode: str) -> None:
+    rag = _long(["Paris", "Wrought iron"], 0.6)
+    result = rag.invoke(QUESTION) if mode == "sync" else asyncio.run(rag.ainvoke(QUESTION))
+    assert result.declined and result.segments[0].text == DECLINED
+    assert rag.generator.calls == []  # nothing generated
+    assert [c.written for c in result.candidates] == [False, False]
+    assert all(c.distributions["IsRel"] is not None for c in result.candidates)
+    assert f"nothing was written: {NAMES_DECLINED}" in result.notes
+
+
 def test_a_segment_stands_only_from_a_passage_that_names_the_subject_once_one_is_found() -> None:
-    # Depth 0 finds only Paris (no name of the question: nothing dropped); depth 1 finds the Eiffel Tower's
-    # article, whose segment is judged unsupported. The Paris segment alone does not let the answer stand.
-    retriever = RecordingRetriever(results={QUESTION: [passage("Paris")],
-                                            f"{QUESTION} Paris is lovely.": [passage("Eiffel Tower")]})
-    llm = ScriptedLongFormLLM(script={(0, "Paris"): judged("Paris is lovely.", REL, FULL),
-                                      (1, "Eiffel Tower"): judged("The tower is made of cheese.", REL, NOSUP)})
+    # Depth 0 finds the Eiffel Tower's article, whose segment is judged unsupported; depth 1 finds only Paris
+    # (alone in its step: nothing dropped), whose segment is judged supported. Once a passage naming the
+    # subject is found, the Paris segment alone does not let the answer stand.
+    retriever = RecordingRetriever(results={QUESTION: [passage("Eiffel Tower")],
+                                            f"{QUESTION} The tower is made of cheese.": [passage("Paris")]})
+    llm = ScriptedLongFormLLM(script={(0, "Eiffel Tower"): judged("The tower is made of cheese.", REL, NOSUP),
+                                      (1, "Paris"): judged("Paris is lovely.", REL, FULL)})
     rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=1, beam_width=1,
                           max_depth=2)
     assert rag.invoke(QUESTION).declined
