@@ -36,10 +36,14 @@ def test_ask_json_trace_totals_equal_the_formulas(store: Path, capsys: pytest.Ca
     titles = {b["passage"]["metadata"]["title"] for b in result["branches"]}
     assert "Eiffel Tower" in titles
     assert result["citations"][0]["metadata"]["title"] in titles
+    assert any(b["written"] for b in result["branches"])
     for branch in result["branches"]:
         d, s = branch["distributions"], branch["scores"]
         s_rel = d["IsRel"]["[Relevant]"] / (d["IsRel"]["[Relevant]"] + d["IsRel"]["[Irrelevant]"])
-        if quote:  # scored as its quote: its passage's words, answering as the reader reads it, no sequence term
+        if not branch["written"]:  # settled by the names rule before it was written: its IsRel alone was read
+            assert branch["dropped"] and branch["raw_generation"] == "" and d["IsSup"] is None
+            expected = 1.0 * s_rel
+        elif quote:  # scored as its quote: its passage's words, answering as the reader reads it, no sequence term
             assert branch["quote"] and 0.0 <= branch["quote_answering"] <= 1.0
             expected = 1.0 * s_rel + 1.0 * 1.0 + 0.5 * (2 * branch["quote_answering"] - 1)
             assert s["sequence_probability"] is None

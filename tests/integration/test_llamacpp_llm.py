@@ -159,7 +159,12 @@ def test_inline_selfrag_runs_on_llama_cpp(selfrag_llm: LlamaCppLLM) -> None:
     decision = result.retrieve_decision.distribution
     assert result.retrieved and decision is not None and sum(decision.values()) == pytest.approx(1.0)
     assert result.settings["prompt_format"] == "selfrag" and result.selected in (0, 1)
+    assert result.branches[0].written  # the France passage's
     for branch in result.branches:
+        if not branch.written:  # the Spain passage names nothing of the question: its IsRel alone was read
+            assert branch.raw_generation == "" and branch.distributions["IsRel"] is not None
+            assert sum(branch.distributions["IsRel"].values()) == pytest.approx(1.0)
+            continue
         # each judgement is the generator's own reading where it emitted that group's token, or absent with a note
         use = branch.distributions["IsUse"]
         assert ("[Utility:" in branch.raw_generation) == (use is not None)
