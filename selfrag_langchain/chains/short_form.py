@@ -191,7 +191,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
             unwritten = [b.evidence or "" for b, reason in zip(branches, moot, strict=True) if reason]
             return _critiques(moot, self.reflector.critique(instruction, written) if written else [],
-                                   self.reflector.relevance_distributions(instruction, unwritten) if unwritten else [])
+                              self.reflector.relevance_distributions(instruction, unwritten) if unwritten else [])
 
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
         branches = RunnableLambda(generate, name="generate_branches").invoke(prompts, child)
