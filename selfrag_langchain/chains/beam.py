@@ -240,9 +240,9 @@ class BeamSearch:
         off). Until then final segments are held back, so a declined answer never streams a claim."""
         self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
         self._unquotable: set[str] = set()
+        """Candidates whose passage holds no sentence their beam has not quoted (:meth:`_invalid`)."""
         self._declined_unwritten = False
         """Whether the first step wrote nothing because its passages hold too few of the question's names."""
-        """Candidates whose passage holds no sentence their beam has not quoted (:meth:`_invalid`)."""
         self._evidence: list[str | None] = []
         """Every candidate's passage as the models read it, in the order of :attr:`candidates`."""
 
