@@ -98,13 +98,25 @@ def generation_kwargs(generator: Any, max_new_tokens: int) -> dict[str, Any]:
     return {"max_new_tokens": max_new_tokens} if "max_new_tokens" in fields else {}
 
 
+def branch_budget(max_new_tokens: int, max_quoted_branch_tokens: int, *, quoted: bool, prompt_format: str
+                  ) -> tuple[int, str]:
+    """A branch's generation budget and the setting it comes from: ``max_quoted_branch_tokens`` for a branch
+    answered by its quote and written with a plain prompt (its answer is the sentence the generation points at;
+    the released generator's format writes its judgement after the answer), else ``max_new_tokens``."""
+    if quoted and prompt_format == "rag" and max_quoted_branch_tokens < max_new_tokens:
+        return max_quoted_branch_tokens, "max_quoted_branch_tokens"
+    return max_new_tokens, "max_new_tokens"
+
+
 def to_branches(result: LLMResult, passages: Sequence[PreparedPassage] | None,
-                moot: Sequence[str | None] | None = None) -> list[Branch]:
+                moot: Sequence[str | None] | None = None, *, budget: str = "max_new_tokens") -> list[Branch]:
     """Pair each generation with its passage; parse and strip the text. With ``moot`` (for each passage, why its
     branch was not written, or None where it was), the generations are the written passages' only, and each
-    other passage gets its :func:`unwritten_branch`, all in passage order."""
+    other passage gets its :func:`unwritten_branch`, all in passage order. ``budget``: the setting that capped
+    the generations, named in the note of a generation that reached it."""
     if passages is not None and moot is not None and any(moot):
-        written = to_branches(result, [p for p, reason in zip(passages, moot, strict=True) if reason is None])
+        written = to_branches(result, [p for p, reason in zip(passages, moot, strict=True) if reason is None],
+                              budget=budget)
         unwritten = [unwritten_branch(p, reason) for p, reason in zip(passages, moot, strict=True) if reason]
         return interleaved(moot, written, unwritten)
     branches = []
@@ -123,7 +135,7 @@ def to_branches(result: LLMResult, passages: Sequence[PreparedPassage] | None,
         if prepared and prepared.note:
             branch.notes.append(prepared.note)
         if branch.stats and branch.stats.finish_reason == "length":
-            branch.notes.append("generation reached max_new_tokens")
+            branch.notes.append(f"generation reached {budget}")
         branches.append(branch)
     return branches
 

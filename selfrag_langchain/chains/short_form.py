@@ -13,6 +13,7 @@ from pydantic import Field
 
 from selfrag_langchain.chains.branches import (
     PreparedPassage,
+    branch_budget,
     branch_prompts,
     generation_inputs,
     generation_kwargs,
@@ -128,10 +129,20 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 ) -> tuple[list[int], QuoteRequest] | None:
         """Which branches were read from a passage and what quoting them asks (every one, since each is scored
         as its quote); None without a quoter, without passages, or for a question with answer choices."""
-        if self.quoter is None or not passages or q.choices:
+        if not self._quotes(q, passages):
             return None
         read = [i for i, b in enumerate(branches) if b.passage is not None and b.raw]
         return read, QuoteRequest.of([(branches[i].answer, passages[i]) for i in read])
+
+    def _quotes(self, q: Question, passages: list[PreparedPassage] | None) -> bool:
+        """Whether each branch is answered by its quote: with a quoter and passages, for a question without
+        answer choices (whose answer is an option)."""
+        return self.quoter is not None and bool(passages) and not q.choices
+
+    def _budget(self, q: Question, passages: list[PreparedPassage] | None) -> tuple[int, str]:
+        """Each branch's generation budget and the setting it comes from (:func:`branch_budget`)."""
+        return branch_budget(self.max_new_tokens, self.max_quoted_branch_tokens, quoted=self._quotes(q, passages),
+                             prompt_format=self.resolved_prompt_format())
 
     def _moot(self, q: Question, passages: list[PreparedPassage] | None) -> list[str | None]:
         """Why each branch need not be written, or None where it must
@@ -178,14 +189,15 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 passages = self._prepare(q, docs)
 
         moot = self._moot(q, passages)
+        budget, budget_setting = self._budget(q, passages)
 
         def generate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
             written = _written_prompts(prompts, moot)
             result = self.generator.generate(
                 generation_inputs(self.generator, written), callbacks=config.get("callbacks"),
-                **generation_kwargs(self.generator, self.max_new_tokens),
+                **generation_kwargs(self.generator, budget),
             ) if written else LLMResult(generations=[])
-            return to_branches(result, passages, moot)
+            return to_branches(result, passages, moot, budget=budget_setting)
 
         def critique(branches: list[Branch]) -> list[Critique]:
             written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
@@ -237,14 +249,15 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 passages = self._prepare(q, docs)
 
         moot = self._moot(q, passages)
+        budget, budget_setting = self._budget(q, passages)
 
         async def agenerate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
             written = _written_prompts(prompts, moot)
             result = await self.generator.agenerate(
                 generation_inputs(self.generator, written), callbacks=config.get("callbacks"),
-                **generation_kwargs(self.generator, self.max_new_tokens),
+                **generation_kwargs(self.generator, budget),
             ) if written else LLMResult(generations=[])
-            return to_branches(result, passages, moot)
+            return to_branches(result, passages, moot, budget=budget_setting)
 
         async def critique(branches: list[Branch]) -> list[Critique]:
             written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]

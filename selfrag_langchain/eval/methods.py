@@ -23,6 +23,7 @@ from langchain_core.language_models import BaseLanguageModel
 from langchain_core.retrievers import BaseRetriever
 
 from selfrag_langchain.chains.branches import (
+    branch_budget,
     branch_prompts,
     generation_inputs,
     generation_kwargs,
@@ -135,6 +136,9 @@ class BaselineMethod:
     """Passages concatenated for ``rag_topk``: Self-RAG's k by default, so both read the same passages."""
     max_new_tokens: int = LoopSettings.model_fields["max_new_tokens"].default
     """The answer's budget: Self-RAG's by default."""
+    max_quoted_branch_tokens: int = LoopSettings.model_fields["max_quoted_branch_tokens"].default
+    """``rag_top1_quoted``'s generation budget with plain prompts, as Self-RAG's quoted branches have (at most
+    :attr:`max_new_tokens`)."""
     prompt_format: Literal["rag", "selfrag"] = "rag"
     retriever: BaseRetriever | None = None
     """Passages for questions whose file has none."""
@@ -155,8 +159,9 @@ class BaselineMethod:
         window = self.passage_window.sentences if self.passage_window is not None and \
             not self.passage_window.keep_whole else 0
         return {"method": self.name, **self.models, "k": self.k if self.name == "rag_topk" else None,
-                "max_new_tokens": self.max_new_tokens, "prompt_format": self.prompt_format,
-                "window_sentences": window}
+                "max_new_tokens": self.max_new_tokens,
+                "max_quoted_branch_tokens": self.max_quoted_branch_tokens if self.name == "rag_top1_quoted" else None,
+                "prompt_format": self.prompt_format, "window_sentences": window}
 
     def _documents(self, example: EvalExample) -> list[Document]:
         if self.name == "no_retrieval":
@@ -186,14 +191,18 @@ class BaselineMethod:
                                         max_new_tokens=self.max_new_tokens, max_tokens=self.max_passage_tokens,
                                         boundary=clean)
         prompts = branch_prompts(instruction, prepared, self.prompt_format)
+        # An answer among options is the option, as Self-RAG's is: only an open answer is quoted.
+        quoted = self.quoter is not None and self.name == "rag_top1_quoted" and bool(prepared) and not choices \
+            and not task.options(example)
+        budget, budget_setting = branch_budget(self.max_new_tokens, self.max_quoted_branch_tokens, quoted=quoted,
+                                               prompt_format=self.prompt_format)
         result = self.generator.generate(generation_inputs(self.generator, prompts),
-                                         **generation_kwargs(self.generator, self.max_new_tokens))
-        (branch,) = to_branches(result, prepared)
+                                         **generation_kwargs(self.generator, budget))
+        (branch,) = to_branches(result, prepared, budget=budget_setting)
         trace = {"prompt": prompts[0], "raw_generation": branch.raw, "passages": passage_summary(docs),
                  "notes": branch.notes}
         quote = None
-        if self.quoter is not None and self.name == "rag_top1_quoted" and prepared and not choices \
-                and not task.options(example):  # an answer among options is the option, as Self-RAG's is
+        if quoted and self.quoter is not None and prepared:
             quote = self.quoter.quote(example.question, branch.answer, prepared[0].body, prepared[0].title)
             trace |= {"generation": branch.answer, "quote": quote}
         return Outcome(quote or branch.answer, bool(docs), None, trace)

@@ -78,6 +78,7 @@ class EvalSession:
         prompt_format = "selfrag" if self.settings.reflector == "inline" else "rag"
         quoter = build_quoter(self.settings.with_changes(quote=True)) if name == "rag_top1_quoted" else None
         return BaselineMethod(name, self.generator, k=self.settings.k, max_new_tokens=self.settings.max_new_tokens,
+                              max_quoted_branch_tokens=self.settings.max_quoted_branch_tokens,
                               prompt_format=prompt_format, retriever=self.retriever,
                               passage_window=build_passage_window(self.settings),
                               models=self.models(judges=False), quoter=quoter)
