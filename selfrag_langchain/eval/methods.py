@@ -191,18 +191,18 @@ class BaselineMethod:
                                         max_new_tokens=self.max_new_tokens, max_tokens=self.max_passage_tokens,
                                         boundary=clean)
         prompts = branch_prompts(instruction, prepared, self.prompt_format)
-        # An answer among options is the option, as Self-RAG's is: only an open answer is quoted.
-        quoted = self.quoter is not None and self.name == "rag_top1_quoted" and bool(prepared) and not choices \
-            and not task.options(example)
-        budget, budget_setting = branch_budget(self.max_new_tokens, self.max_quoted_branch_tokens, quoted=quoted,
-                                               prompt_format=self.prompt_format)
+        # An answer among options is the option, as Self-RAG's is: only an open answer is quoted, from the top passage.
+        open_answer = self.name == "rag_top1_quoted" and not choices and not task.options(example)
+        quoted_from = prepared[0] if open_answer and self.quoter is not None and prepared else None
+        budget, budget_setting = branch_budget(self.max_new_tokens, self.max_quoted_branch_tokens,
+                                               quoted=quoted_from is not None, prompt_format=self.prompt_format)
         result = self.generator.generate(generation_inputs(self.generator, prompts),
                                          **generation_kwargs(self.generator, budget))
         (branch,) = to_branches(result, prepared, budget=budget_setting)
         trace = {"prompt": prompts[0], "raw_generation": branch.raw, "passages": passage_summary(docs),
                  "notes": branch.notes}
         quote = None
-        if quoted and self.quoter is not None and prepared:
-            quote = self.quoter.quote(example.question, branch.answer, prepared[0].body, prepared[0].title)
+        if quoted_from is not None and self.quoter is not None:
+            quote = self.quoter.quote(example.question, branch.answer, quoted_from.body, quoted_from.title)
             trace |= {"generation": branch.answer, "quote": quote}
         return Outcome(quote or branch.answer, bool(docs), None, trace)
