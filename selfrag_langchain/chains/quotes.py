@@ -146,6 +146,21 @@ class PassageQuoter(BaseModel):
         quotes = found.quotes(await self.embeddings.aembed_documents(found.texts), answering, self.reader_weight)
         return await asyncio.to_thread(self._with_finder, question, quotes, found.titles)
 
+    def best_answering(self, question: str, passages: Sequence[tuple[str, str | None]]) -> list[float | None]:
+        """For each (passage, title), the reader's highest probability that one of its sentences answers the
+        question, read as quoting reads it (so quoting later finds those readings in the reader's cache); None
+        for a passage without sentences, or for every one without a reader."""
+        if self.reader is None:
+            return [None] * len(passages)
+        pairs = [_reading_pairs(question, split_sentences(passage), title) for passage, title in passages]
+        readings = iter(self.reader.answering([pair for group in pairs for pair in group]))
+        return [max((next(readings) for _ in group), default=None) for group in pairs]
+
+    async def abest_answering(self, question: str, passages: Sequence[tuple[str, str | None]]
+                              ) -> list[float | None]:
+        """:meth:`best_answering` off the event loop."""
+        return await asyncio.to_thread(self.best_answering, question, passages)
+
     def _with_finder(self, question: str, quotes: list[Quote | None],
                      titles: Sequence[str | None]) -> list[Quote | None]:
         """``quotes``, each with the finder's probability that it holds an answer (read after its passage's
@@ -182,8 +197,8 @@ class _Found:
 
     def answering_pairs(self) -> list[tuple[str, str]]:
         """(question, sentence) for every sentence, as a sentence reader reads them (after the passage's title)."""
-        return [(self.question, titled(title or "", s))
-                for parts, title in zip(self.sentences, self.titles, strict=True) for s in parts]
+        return [pair for parts, title in zip(self.sentences, self.titles, strict=True)
+                for pair in _reading_pairs(self.question, parts, title)]
 
     def quotes(self, vectors: list[list[float]], answering: list[float] | None,
                reader_weight: float) -> list[Quote | None]:
@@ -211,6 +226,11 @@ class _Found:
                     best, best_score = Quote(shown, reads), score
             found.append(best)
         return found
+
+
+def _reading_pairs(question: str, sentences: Sequence[str], title: str | None) -> list[tuple[str, str]]:
+    """(question, sentence) for each sentence of a passage, as a sentence reader reads them: after the title."""
+    return [(question, titled(title or "", sentence)) for sentence in sentences]
 
 
 def _first_sentence(text: str) -> str:

@@ -25,6 +25,7 @@ from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.declining import declined_answer, declines
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.names import moot_reasons, name_coverages
+from selfrag_langchain.chains.prospects import out_of_reach, prospect
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.judging import Branch, Critique
@@ -153,6 +154,23 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         return moot_reasons(q.question, [p.evidence for p in passages], self.min_name_coverage,
                             declining=self.decline)
 
+    def _reach(self, q: Question, passages: list[PreparedPassage] | None, moot: list[str | None]
+               ) -> list[int] | None:
+        """The branches whose prospects are read (:mod:`~selfrag_langchain.chains.prospects`): with a quoter
+        that reads sentences, two or more branches the names rule leaves; None when none are read."""
+        if not self._quotes(q, passages) or self.quoter is None or self.quoter.reader is None:
+            return None
+        open_ = [i for i, reason in enumerate(moot) if reason is None]
+        return open_ if len(open_) > 1 else None
+
+    def _out_of_reach(self, moot: list[str | None], read: list[int], relevance: list[dict[str, float]],
+                      best: list[float | None]) -> list[str | None]:
+        """``moot`` with each read branch whose prospect is out of reach (:func:`out_of_reach`) left unwritten."""
+        prospects = [prospect(rel, answering, self.weights()) if answering is not None else None
+                     for rel, answering in zip(relevance, best, strict=True)]
+        placed = dict(zip(read, out_of_reach(prospects, self.writing_margin), strict=True))
+        return [placed.get(i, reason) for i, reason in enumerate(moot)]
+
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique],
                 quotes: list[Quote | None] | None = None, written: list[bool] | None = None) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
@@ -189,6 +207,13 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 passages = self._prepare(q, docs)
 
         moot = self._moot(q, passages)
+        known: dict[int, dict[str, float]] = {}
+        read = self._reach(q, passages, moot)
+        if read is not None and passages is not None and self.quoter is not None:
+            relevance = self.reflector.relevance_distributions(instruction, [passages[i].evidence for i in read])
+            best = self.quoter.best_answering(q.question, [(passages[i].body, passages[i].title) for i in read])
+            moot = self._out_of_reach(moot, read, relevance, best)
+            known = dict(zip(read, relevance, strict=True))
         budget, budget_setting = self._budget(q, passages)
 
         def generate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
@@ -201,9 +226,10 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
         def critique(branches: list[Branch]) -> list[Critique]:
             written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
-            unwritten = [b.evidence or "" for b, reason in zip(branches, moot, strict=True) if reason]
+            unread = _unread(branches, moot, known)
             return _critiques(moot, self.reflector.critique(instruction, written) if written else [],
-                              self.reflector.relevance_distributions(instruction, unwritten) if unwritten else [])
+                              _relevance(moot, known, self.reflector.relevance_distributions(instruction, unread)
+                                         if unread else []))
 
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
         branches = RunnableLambda(generate, name="generate_branches").invoke(prompts, child)
@@ -249,6 +275,15 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 passages = self._prepare(q, docs)
 
         moot = self._moot(q, passages)
+        known: dict[int, dict[str, float]] = {}
+        read = self._reach(q, passages, moot)
+        if read is not None and passages is not None and self.quoter is not None:
+            relevance = await self.reflector.arelevance_distributions(instruction,
+                                                                      [passages[i].evidence for i in read])
+            best = await self.quoter.abest_answering(q.question,
+                                                     [(passages[i].body, passages[i].title) for i in read])
+            moot = self._out_of_reach(moot, read, relevance, best)
+            known = dict(zip(read, relevance, strict=True))
         budget, budget_setting = self._budget(q, passages)
 
         async def agenerate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
@@ -261,10 +296,11 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
         async def critique(branches: list[Branch]) -> list[Critique]:
             written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
-            unwritten = [b.evidence or "" for b, reason in zip(branches, moot, strict=True) if reason]
+            unread = _unread(branches, moot, known)
             return _critiques(
                 moot, await self.reflector.acritique(instruction, written) if written else [],
-                await self.reflector.arelevance_distributions(instruction, unwritten) if unwritten else [])
+                _relevance(moot, known, await self.reflector.arelevance_distributions(instruction, unread)
+                           if unread else []))
 
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
         branches = await RunnableLambda(agenerate, name="generate_branches").ainvoke(prompts, child)
@@ -302,6 +338,20 @@ def _written(moot: list[str | None], notes: list[str]) -> list[bool]:
 def _written_prompts(prompts: list[str], moot: list[str | None]) -> list[str]:
     """The prompts of the branches to be written."""
     return [prompt for prompt, reason in zip(prompts, moot, strict=True) if reason is None]
+
+
+def _unread(branches: list[Branch], moot: list[str | None], known: dict[int, dict[str, float]]) -> list[str]:
+    """The passages of the unwritten branches whose IsRel was not read with their prospects."""
+    return [b.evidence or "" for i, (b, reason) in enumerate(zip(branches, moot, strict=True))
+            if reason and i not in known]
+
+
+def _relevance(moot: list[str | None], known: dict[int, dict[str, float]], read: list[dict[str, float]]
+               ) -> list[dict[str, float]]:
+    """The IsRel of each unwritten branch, in order: read with its prospect (``known``) or just now (``read``, in
+    :func:`_unread`'s order)."""
+    fresh = iter(read)
+    return [known[i] if i in known else next(fresh) for i, reason in enumerate(moot) if reason]
 
 
 def _critiques(moot: list[str | None], written: list[Critique], relevance: list[dict[str, float]]

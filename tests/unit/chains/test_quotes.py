@@ -410,7 +410,8 @@ def test_short_form_chooses_the_branch_whose_quote_answers_and_a_trace_reselects
 
     def run(quoter: PassageQuoter | None) -> SelfRAGResult:
         rag = SelfRAG(generator=FakeListLLM(responses=generations), reflector=CalibratedReflector(
-            embeddings=BagOfWords()), mode="always", k=2, quoter=quoter, min_name_coverage=0.0, decline=False)
+            embeddings=BagOfWords()), mode="always", k=2, quoter=quoter, min_name_coverage=0.0, decline=False,
+            writing_margin=2.0)  # both branches written, whatever their prospects
         return rag.invoke({"question": question, "passages": [kant, fichte]})
 
     judged_on_generations = run(None)
