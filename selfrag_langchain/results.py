@@ -54,8 +54,9 @@ class BranchTrace(BaseModel):
     """With a quoter that has an answer finder: the probability that :attr:`quote` holds a phrase answering the
     question (what declining reads)."""
     written: bool = True
-    """False when the names rule settled this branch before anything was generated for it
-    (:func:`~selfrag_langchain.chains.names.moot_reasons`; its notes say why)."""
+    """False when this branch was settled before anything was generated for it: by the names rule
+    (:func:`~selfrag_langchain.chains.names.moot_reasons`) or, quoting, by its prospect
+    (:func:`~selfrag_langchain.chains.prospects.out_of_reach`); its notes say why."""
     notes: list[str] = Field(default_factory=list)
 
 

@@ -26,13 +26,15 @@ def prospect(relevance: Distribution, best_answering: float, weights: ScoringWei
                         utility=scored.utility, weights=weights).total
 
 
-def out_of_reach(prospects: Sequence[float | None], margin: float) -> list[str | None]:
+def out_of_reach(prospects: Sequence[float | None], margin: float, sets_bar: Sequence[bool] | None = None
+                 ) -> list[str | None]:
     """For each branch's prospect (None: unknown, and so written), why it need not be written, or None where it
-    must: a prospect more than ``margin`` below the best one."""
-    known = [p for p in prospects if p is not None]
-    if not known:
+    must: a prospect more than ``margin`` below the best of those that ``sets_bar`` (None: all; a branch a hard
+    constraint will drop sets none)."""
+    counted = [p for i, p in enumerate(prospects) if p is not None and (sets_bar is None or sets_bar[i])]
+    if not counted:
         return [None] * len(prospects)
-    best = max(known)
-    return [f"its best sentence could score {p:.2f}, more than writing_margin {margin:g} below the best "
-            f"passage's {best:.2f}: it could not be chosen"
+    best = max(counted)
+    return [f"its best sentence could score {p:.2f}, more than {margin:g} below the best branch's {best:.2f}: "
+            "not expected to be chosen (writing_margin)"
             if p is not None and p < best - margin else None for p in prospects]

@@ -96,7 +96,8 @@ def select(
     branch violates a hard constraint, the best-scoring branch is chosen anyway and a note says so.
 
     ``written``: whether each branch was generated (None: all were). A branch left unwritten
-    (:func:`~selfrag_langchain.chains.names.moot_reasons`) is never chosen while a written one remains.
+    (:func:`~selfrag_langchain.chains.names.moot_reasons`,
+    :func:`~selfrag_langchain.chains.prospects.out_of_reach`) is never chosen while a written one remains.
     """
     traces: list[BranchTrace] = []
     totals: list[float | None] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
@@ -26,7 +27,7 @@ from selfrag_langchain.chains.declining import declined_answer, declines
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.names import moot_reasons, name_coverages
 from selfrag_langchain.chains.prospects import out_of_reach, prospect
-from selfrag_langchain.chains.quotes import Quote, QuoteRequest
+from selfrag_langchain.chains.quotes import QUOTE_SUPPORT, PassageQuoter, Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
@@ -154,22 +155,34 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         return moot_reasons(q.question, [p.evidence for p in passages], self.min_name_coverage,
                             declining=self.decline)
 
-    def _reach(self, q: Question, passages: list[PreparedPassage] | None, moot: list[str | None]
-               ) -> list[int] | None:
-        """The branches whose prospects are read (:mod:`~selfrag_langchain.chains.prospects`): with a quoter
-        that reads sentences, two or more branches the names rule leaves; None when none are read."""
-        if not self._quotes(q, passages) or self.quoter is None or self.quoter.reader is None:
+    def _prospected(self, q: Question, passages: list[PreparedPassage] | None, moot: list[str | None]
+                    ) -> _Prospected | None:
+        """What reading the prospects asks (:mod:`~selfrag_langchain.chains.prospects`): with
+        :attr:`writing_margin` set and a quoter that reads sentences, for two or more branches the names rule
+        leaves; None when no prospect is read."""
+        if (self.writing_margin is None or passages is None or not self._quotes(q, passages)
+                or self.quoter is None or self.quoter.reader is None):
             return None
         open_ = [i for i, reason in enumerate(moot) if reason is None]
-        return open_ if len(open_) > 1 else None
+        if len(open_) < 2:
+            return None
+        return _Prospected(open_, [passages[i].evidence for i in open_],
+                           [(passages[i].body, passages[i].title) for i in open_], self.quoter)
 
-    def _out_of_reach(self, moot: list[str | None], read: list[int], relevance: list[dict[str, float]],
-                      best: list[float | None]) -> list[str | None]:
-        """``moot`` with each read branch whose prospect is out of reach (:func:`out_of_reach`) left unwritten."""
-        prospects = [prospect(rel, answering, self.weights()) if answering is not None else None
+    def _out_of_reach(self, moot: list[str | None], asked: _Prospected, relevance: list[dict[str, float]],
+                      best: list[float | None]) -> tuple[list[str | None], dict[int, dict[str, float]]]:
+        """``moot`` with each branch whose prospect is out of reach (:func:`out_of_reach`) left unwritten, and
+        the IsRel read of each branch asked about. The margin is never narrower than
+        :attr:`retrieval_order_margin`, within which a branch ranked earlier wins a near tie; a branch a hard
+        constraint will drop sets no bar."""
+        weights, constraints = self.weights(), self.constraints()
+        prospects = [prospect(rel, answering, weights) if answering is not None else None
                      for rel, answering in zip(relevance, best, strict=True)]
-        placed = dict(zip(read, out_of_reach(prospects, self.writing_margin), strict=True))
-        return [placed.get(i, reason) for i, reason in enumerate(moot)]
+        counted = [constraints.violation(rel, QUOTE_SUPPORT) is None for rel in relevance]
+        margin = max(self.writing_margin or 0.0, self.retrieval_order_margin)
+        placed = dict(zip(asked.indices, out_of_reach(prospects, margin, counted), strict=True))
+        return ([placed.get(i, reason) for i, reason in enumerate(moot)],
+                dict(zip(asked.indices, relevance, strict=True)))
 
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique],
                 quotes: list[Quote | None] | None = None, written: list[bool] | None = None) -> Selection:
@@ -208,12 +221,10 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
         moot = self._moot(q, passages)
         known: dict[int, dict[str, float]] = {}
-        read = self._reach(q, passages, moot)
-        if read is not None and passages is not None and self.quoter is not None:
-            relevance = self.reflector.relevance_distributions(instruction, [passages[i].evidence for i in read])
-            best = self.quoter.best_answering(q.question, [(passages[i].body, passages[i].title) for i in read])
-            moot = self._out_of_reach(moot, read, relevance, best)
-            known = dict(zip(read, relevance, strict=True))
+        if (asked := self._prospected(q, passages, moot)) is not None:
+            moot, known = self._out_of_reach(moot, asked,
+                                             self.reflector.relevance_distributions(instruction, asked.evidence),
+                                             asked.quoter.best_answering(q.question, asked.sources))
         budget, budget_setting = self._budget(q, passages)
 
         def generate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
@@ -276,14 +287,10 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
         moot = self._moot(q, passages)
         known: dict[int, dict[str, float]] = {}
-        read = self._reach(q, passages, moot)
-        if read is not None and passages is not None and self.quoter is not None:
-            relevance = await self.reflector.arelevance_distributions(instruction,
-                                                                      [passages[i].evidence for i in read])
-            best = await self.quoter.abest_answering(q.question,
-                                                     [(passages[i].body, passages[i].title) for i in read])
-            moot = self._out_of_reach(moot, read, relevance, best)
-            known = dict(zip(read, relevance, strict=True))
+        if (asked := self._prospected(q, passages, moot)) is not None:
+            moot, known = self._out_of_reach(moot, asked,
+                                             await self.reflector.arelevance_distributions(instruction, asked.evidence),
+                                             await asked.quoter.abest_answering(q.question, asked.sources))
         budget, budget_setting = self._budget(q, passages)
 
         async def agenerate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
@@ -340,6 +347,17 @@ def _written_prompts(prompts: list[str], moot: list[str | None]) -> list[str]:
     return [prompt for prompt, reason in zip(prompts, moot, strict=True) if reason is None]
 
 
+@dataclass(frozen=True)
+class _Prospected:
+    """The branches whose prospects are read: their indices, passages (as the judge reads them), (body, title)
+    pairs (as the reader reads their sentences) and the quoter that reads them."""
+
+    indices: list[int]
+    evidence: list[str]
+    sources: list[tuple[str, str | None]]
+    quoter: PassageQuoter
+
+
 def _unread(branches: list[Branch], moot: list[str | None], known: dict[int, dict[str, float]]) -> list[str]:
     """The passages of the unwritten branches whose IsRel was not read with their prospects."""
     return [b.evidence or "" for i, (b, reason) in enumerate(zip(branches, moot, strict=True))
@@ -350,8 +368,9 @@ def _relevance(moot: list[str | None], known: dict[int, dict[str, float]], read:
                ) -> list[dict[str, float]]:
     """The IsRel of each unwritten branch, in order: read with its prospect (``known``) or just now (``read``, in
     :func:`_unread`'s order)."""
-    fresh = iter(read)
-    return [known[i] if i in known else next(fresh) for i, reason in enumerate(moot) if reason]
+    unwritten = [i for i, reason in enumerate(moot) if reason]
+    return interleaved([None if i in known else "unread" for i in unwritten], (known[i] for i in unwritten
+                                                                               if i in known), read)
 
 
 def _critiques(moot: list[str | None], written: list[Critique], relevance: list[dict[str, float]]

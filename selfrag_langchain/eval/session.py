@@ -56,7 +56,10 @@ class EvalSession:
 
     def selfrag(self) -> Any:
         if self._selfrag is None:
-            self._selfrag = build_selfrag(self.settings, generator=self.generator,
+            # Options summed from the trace need every branch (a prospect reads the quote, not the option).
+            settings = self.settings.with_changes(writing_margin=None) if self.task.options_from_trace \
+                else self.settings
+            self._selfrag = build_selfrag(settings, generator=self.generator,
                                           reflector=build_reflector(self.settings, self.generator),
                                           retriever=self.retriever if self.retrieves else None)
         return self._selfrag

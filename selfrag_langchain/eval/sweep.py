@@ -34,11 +34,12 @@ DEFAULT_VALUES: dict[str, tuple[float, ...]] = {
     "threshold": tuple(round(0.1 * i, 1) for i in range(11)),
     "w_sup": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0),
 }
-DECISION_KNOBS = ("mode", "threshold", "w_rel", "w_sup", "w_use", "use_sequence_probability",
-                  "drop_unsupported", "drop_irrelevant")
+DECISION_KNOBS = ("mode", "threshold", "w_sup", "use_sequence_probability", "drop_unsupported")
 """Settings that only decide and select: generations do not depend on them, so they are not compared
 when a sweep resumes from its generations (``decline`` and ``min_name_coverage`` do: the names rule leaves
-branches it settles unwritten, :func:`~selfrag_langchain.chains.names.moot_reasons`)."""
+branches it settles unwritten, :func:`~selfrag_langchain.chains.names.moot_reasons`; so do ``w_rel``, ``w_use``
+and ``drop_irrelevant``, which set a quoted branch's prospect and the bar it is measured against,
+:func:`~selfrag_langchain.chains.prospects.out_of_reach`; ``w_sup`` adds the same to every quote)."""
 
 
 def generation_settings(settings: dict[str, Any]) -> dict[str, Any]:

@@ -50,6 +50,12 @@ class Task:
         """The paper's zero-shot task instruction (PAPER.md §2); None for bare questions."""
         return TASK_INSTRUCTIONS.get(self.name)
 
+    @property
+    def options_from_trace(self) -> bool:
+        """Whether the options are summed from the branches of the trace rather than given with the question
+        (PubHealth: the paper's prompt lists none), so every branch must be written."""
+        return self.name == "pubhealth"
+
     def options(self, example: EvalExample) -> dict[str, str] | None:
         """Closed-set tasks: the answer options whose branch scores are summed (paper A.3)."""
         if self.name == "arc_c":

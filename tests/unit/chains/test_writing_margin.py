@@ -10,6 +10,7 @@ from langchain_core.documents import Document
 from langchain_core.language_models import FakeListLLM
 from pydantic import Field, ValidationError
 
+from selfrag_langchain.chains.inputs import to_question
 from selfrag_langchain.chains.prospects import out_of_reach, prospect
 from selfrag_langchain.chains.quotes import PassageQuoter, Quote
 from selfrag_langchain.chains.selection import select
@@ -42,15 +43,24 @@ class PromptLLM(FakeListLLM):
         return self._call(prompt, *args, **kwargs)
 
 
-def _run(fichte_reads: float, *, asynchronous: bool = False, reader: bool = True,
-         **knobs: Any) -> tuple[SelfRAGResult, PromptLLM]:
+def _rag(fichte_reads: float, *, reader: bool = True, k: int = 2, **knobs: Any
+         ) -> tuple[SelfRAG, PromptLLM, TableReader]:
     readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else fichte_reads if "Fichte" in s
                            else 0.05)
-    llm = PromptLLM(responses=["Kant was born in Königsberg.", "Fichte studied Kant."])
-    rag = SelfRAG(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always", k=2,
+    llm = PromptLLM(responses=["Kant was born in Königsberg.", "Fichte studied Kant.", "Kant was German."])
+    knobs = {"min_name_coverage": 0.0, **knobs}
+    rag = SelfRAG(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always", k=k,
                   quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings if reader else None),
-                  min_name_coverage=0.0, decline=False, **knobs)
-    request = {"question": QUESTION, "passages": [KANT, FICHTE]}
+                  decline=False, **knobs)
+    return rag, llm, readings
+
+
+def _run(fichte_reads: float, *, asynchronous: bool = False, reader: bool = True,
+         passages: list[Document] | None = None, **knobs: Any) -> tuple[SelfRAGResult, PromptLLM]:
+    rag, llm, _ = _rag(fichte_reads, reader=reader, **knobs)
+    request: dict[str, Any] = {"question": QUESTION, "passages": passages or [KANT, FICHTE]}
+    if "choices" in knobs:
+        request["choices"] = knobs.pop("choices")
     result = asyncio.run(rag.ainvoke(request)) if asynchronous else rag.invoke(request)
     return result, llm
 
@@ -62,16 +72,56 @@ def test_a_branch_whose_best_sentence_cannot_bring_it_near_the_best_is_not_writt
     assert result.selected == 0 and "Königsberg" in result.answer
     kant, fichte = result.branches
     assert kant.written and not fichte.written and fichte.raw_generation == ""
-    assert any("writing_margin 0.2 below the best passage's" in note for note in fichte.notes)
+    assert any("more than 0.2 below the best branch's" in note and "(writing_margin)" in note
+               for note in fichte.notes)
     assert fichte.distributions["IsRel"] is not None  # still read, as a declined answer's closest passages are
     assert result.settings["writing_margin"] == 0.2
 
 
-def test_a_branch_within_the_margin_or_with_a_wide_margin_is_written() -> None:
-    result, llm = _run(0.95)  # its best sentence reads as answering: its prospect is 0.14 below the best one
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_branch_within_the_margin_or_with_a_wide_margin_or_none_is_written(asynchronous: bool) -> None:
+    result, llm = _run(0.95, asynchronous=asynchronous)  # its best sentence reads as answering
+    kant, fichte = (b.scores.total for b in result.branches)
+    assert 0.0 < kant - fichte < 0.2  # its prospect, its score as quoted, is within the margin
     assert len(llm.prompts) == 2 and all(b.written for b in result.branches)
-    result, llm = _run(0.05, writing_margin=2.0)
+    for margin in (2.0, None):
+        result, llm = _run(0.05, asynchronous=asynchronous, writing_margin=margin)
+        assert len(llm.prompts) == 2 and all(b.written for b in result.branches)
+        assert result.settings["writing_margin"] == margin
+
+
+def test_the_margin_is_never_narrower_than_the_near_ties_margin() -> None:
+    # Fichte's passage first: its prospect is 0.25 below Kant's, out of a 0.2 margin but within near ties of 0.3,
+    # where the retriever's first passage would win.
+    result, llm = _run(0.84, passages=[FICHTE, KANT])
+    assert len(llm.prompts) == 1 and not result.branches[0].written
+    result, llm = _run(0.84, passages=[FICHTE, KANT], retrieval_order_margin=0.3)
+    assert len(llm.prompts) == 2 and result.selected == 0
+
+
+def test_a_question_with_answer_choices_writes_every_branch() -> None:
+    result, llm = _run(0.05, choices={"A": "Königsberg", "B": "Berlin"})
     assert len(llm.prompts) == 2 and all(b.written for b in result.branches)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_unwritten_branches_keep_their_own_isrel_whichever_rule_left_them(asynchronous: bool) -> None:
+    bakery = Document(page_content="The bakery sells bread every morning.", metadata={"title": "Bakery"})
+    rag, llm, readings = _rag(0.05, k=3, min_name_coverage=0.6)
+    request = {"question": QUESTION, "passages": [KANT, FICHTE, bakery]}
+    result = asyncio.run(rag.ainvoke(request)) if asynchronous else rag.invoke(request)
+    kant, fichte, bread = result.branches
+    assert kant.written and not fichte.written and not bread.written and len(llm.prompts) == 1
+    assert any("names" in note for note in bread.notes) and any("writing_margin" in note for note in fichte.notes)
+    judge = CalibratedReflector(embeddings=BagOfWords())
+    expected = judge.relevance_distributions(QUESTION, [rag._prepare(to_question(request), [d])[0].evidence
+                                                        for d in (KANT, FICHTE, bakery)])
+    for branch, dist in zip(result.branches, expected, strict=True):  # the three IsRel differ, each its own
+        assert branch.distributions["IsRel"] == pytest.approx(dist)
+    assert len({round(d["[Relevant]"], 3) for d in expected}) == 3
+    # Quoting read no sentence the prospects had not: the reader's cache serves it.
+    asked = {(question, sentence) for _, question, sentence in readings.asked}
+    assert len(asked) == 3 and all("Bakery" not in sentence for _, sentence in asked)
 
 
 def test_without_a_reader_no_prospect_is_known_and_every_branch_is_written() -> None:
@@ -88,6 +138,12 @@ def test_a_prospect_is_the_score_of_the_branch_quoting_its_best_sentence() -> No
                     quotes=[Quote("Born in Königsberg, he taught there all his life.", 0.9)])
     assert prospect(relevance, 0.9, weights) == pytest.approx(chosen.traces[0].scores.total)
     assert prospect(relevance, 0.9, weights) > prospect(relevance, 0.5, weights)
+
+
+def test_a_branch_a_constraint_will_drop_sets_no_bar() -> None:
+    assert out_of_reach([2.0, 1.7], 0.2, [False, True]) == [None, None]
+    assert out_of_reach([2.0, 1.7], 0.2)[1] is not None
+    assert out_of_reach([2.0, 1.7], 0.2, [False, False]) == [None, None]
 
 
 def test_out_of_reach_leaves_the_best_and_those_within_the_margin_and_unknown_prospects() -> None:
