@@ -19,23 +19,40 @@ _CANDIDATE = re.compile(r"[.!?…\n]")
 """A sentence can only have ended where one of these was written: pysbd runs only after one."""
 
 
+_BEFORE_A_DATE = re.compile(r"(?:^|[\s(])(?:c|ca|fl|r)\.\s*$")
+"""A piece ending in an abbreviation that stands before a date: circa, floruit, reigned ("reigning c. 1353")."""
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (pysbd), stripped, empty ones dropped."""
     if not text.strip():
         return []
-    return [s.strip() for s in sentence_segmenter().segment(text) if s.strip()]
+    return [s.strip() for s in _segments(text) if s.strip()]
 
 
 def sentence_pieces(text: str) -> list[str]:
     """Sentences of ``text`` (pysbd), each with the whitespace after it, so that joined they give ``text``
     back (:func:`split_sentences` strips them)."""
     sentences: list[str] = []
-    for piece in sentence_segmenter().segment(text):
+    for piece in _segments(text):
         if sentences and not piece.strip():
             sentences[-1] += piece
         else:
             sentences.append(piece)
     return sentences or [text]
+
+
+def _segments(text: str) -> list[str]:
+    """pysbd's segments of ``text``, with a segment that pysbd ends after "c.", "ca.", "fl." or "r." joined to
+    the next when that one opens with a number: pysbd takes the abbreviation before a year for a sentence's end
+    ("... a pharaoh reigning c." / "1353–1336 BC, ...")."""
+    segments: list[str] = []
+    for piece in sentence_segmenter().segment(text):
+        if segments and piece[:1].isdigit() and _BEFORE_A_DATE.search(segments[-1]):
+            segments[-1] += piece
+        else:
+            segments.append(piece)
+    return segments
 
 
 def sentence_finished(text: str) -> bool:

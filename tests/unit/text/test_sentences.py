@@ -1,0 +1,31 @@
+"""Sentences as the project cuts them: pysbd, with an abbreviation before a date kept inside its sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfrag_langchain.text.sentences import sentence_finished, sentence_pieces, split_sentences
+
+AKHENATEN = ("Akhenaten, also spelled Akhenaton, Echnaton, and Khuenaten, was an ancient Egyptian pharaoh reigning "
+             "c. 1353–1336 or 1351–1334 BC, the tenth ruler of the Eighteenth Dynasty. Originally named Amenhotep "
+             "IV, in the fifth year of his reign he adopted the name \"Akhenaten\".")
+
+
+def test_circa_before_a_year_stays_inside_its_sentence() -> None:
+    first, second = split_sentences(AKHENATEN)
+    assert first.endswith("reigning c. 1353–1336 or 1351–1334 BC, the tenth ruler of the Eighteenth Dynasty.")
+    assert second.startswith("Originally named Amenhotep IV")
+
+
+@pytest.mark.parametrize("abbreviation", ["c.", "ca.", "fl.", "r."])
+def test_each_abbreviation_before_a_date_is_joined_and_the_pieces_still_give_the_text_back(abbreviation: str) -> None:
+    text = f"The poet lived in Athens, {abbreviation} 450 BC. His plays are lost."
+    assert split_sentences(text) == [f"The poet lived in Athens, {abbreviation} 450 BC.", "His plays are lost."]
+    assert "".join(sentence_pieces(text)) == text
+
+
+def test_a_sentence_ending_in_other_words_before_a_number_is_still_ended() -> None:
+    assert split_sentences("He moved to the city. 1960 was the year he married.") == [
+        "He moved to the city.", "1960 was the year he married."]
+    assert split_sentences("The tower is the abc. 12 men built it.") == ["The tower is the abc.", "12 men built it."]
+    assert not sentence_finished("The pharaoh reigned c. 1353")  # the date goes on the same sentence
