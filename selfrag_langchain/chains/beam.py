@@ -12,7 +12,9 @@ segment (a fresh query per segment), keeps its passage on ``[Continue to Use Evi
 candidate segment per passage; all candidates of all beams are generated in one call, judged, scored
 with the paper's formula, and the best ``beam_width`` beams by sequence score (``beam_score``) go on. A
 candidate the names rule settles from its passage alone is not written
-(:func:`~selfrag_langchain.chains.names.moot_reasons`).
+(:func:`~selfrag_langchain.chains.names.moot_reasons`), nor, with a quoter that reads sentences, one whose beam
+could not score near the ``beam_width`` best even with its passage's best-read sentence
+(:mod:`~selfrag_langchain.chains.prospects`, ``writing_margin``).
 
 The search reads its settings as a frozen :class:`~selfrag_langchain.chains.search_config.SearchConfig`, and of
 the Runnable only what :class:`SearchHost` names; the answer is assembled from the segments it settles on by
@@ -35,7 +37,8 @@ from selfrag_langchain.chains.declining import shown_answer, unfounded
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form_answer import LongFormAnswer
 from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough
-from selfrag_langchain.chains.quotes import Quote, QuoteRequest
+from selfrag_langchain.chains.prospects import beam_bound, out_of_reach, prospect
+from selfrag_langchain.chains.quotes import QUOTE_SUPPORT, Quote, QuoteRequest
 from selfrag_langchain.chains.search_config import SearchConfig
 from selfrag_langchain.chains.segments import (
     RETRIEVE_STOPS,
@@ -126,6 +129,19 @@ class JudgeRelevance:
 
 
 @dataclass(frozen=True)
+class ReadProspects:
+    """Read what each candidate could score before it is written (:mod:`~selfrag_langchain.chains.prospects`): the
+    IsRel of each passage (as the models read it) and the sentence reader's best reading of each passage (body,
+    title) among the sentences its beam may still quote (``taken``); the reply is (IsRel distributions, best
+    readings), one of each per passage."""
+
+    evidence: list[str]
+    sources: list[tuple[str, str | None]]
+    taken: list[frozenset[str]]
+    run_name = "prospects"
+
+
+@dataclass(frozen=True)
 class QuoteSegments:
     """Quote each candidate segment from its passage; the reply is one :class:`~selfrag_langchain.chains.quotes.Quote`
     (or None) per pair of the request."""
@@ -149,7 +165,8 @@ class Final:
     segments: list[CitedSegment]
 
 
-Effect = Decide | Retrieve | Generate | CritiqueBatches | JudgeRelevance | QuoteSegments | Report | Final
+Effect = (Decide | Retrieve | Generate | CritiqueBatches | JudgeRelevance | ReadProspects | QuoteSegments | Report
+          | Final)
 
 
 # ---------------------------------------------------------------------- search state
@@ -200,7 +217,13 @@ class _Plan:
     generated: list[int | None] = field(default_factory=list)
     """Tokens generated for each candidate, before it was cut to its segment."""
     moot: list[str | None] = field(default_factory=list)
-    """For each candidate, why it was not written (the names rule settled it), or None where it was."""
+    """For each candidate, why it was not written (the names rule settled it, or its prospect is out of reach), or
+    None where it was."""
+    unreached: set[int] = field(default_factory=set)
+    """The candidates left unwritten because their prospect is out of reach: they would have lost, not been
+    dropped."""
+    relevance: dict[int, dict[str, float]] = field(default_factory=dict)
+    """The IsRel read of each candidate whose prospect was read."""
 
     @property
     def action(self) -> Action:
@@ -257,7 +280,7 @@ class BeamSearch:
                 break
             plans = yield from self._decide(depth, active)
             yield from self._retrieve(depth, plans)
-            yield from self._generate(depth, plans)
+            yield from self._generate(depth, plans, beams)
             yield from self._judge(depth, plans)
             beams = self._prune(depth, beams, plans)
             yield Report("selfrag_beams", {"depth": depth, "beams": [self._beam_summary(b) for b in beams]})
@@ -358,8 +381,10 @@ class BeamSearch:
 
     # ------------------------------------------------------------------ generate
 
-    def _generate(self, depth: int, plans: list[_Plan]) -> Generator[Effect, Any, None]:
+    def _generate(self, depth: int, plans: list[_Plan], beams: list[Node]) -> Generator[Effect, Any, None]:
         self._mark_moot(plans)
+        yield from self._mark_out_of_reach(plans, [b.score(self.config.beam_score) for b in beams
+                                                   if b.finished is not None and b.count])
         prompts: list[str] = []
         for plan in plans:
             items: list[PreparedPassage | None] = list(plan.passages) if plan.passages is not None else [None]
@@ -406,6 +431,34 @@ class BeamSearch:
             plan.moot = [next(reasons) for _ in passages]
         self._declined_unwritten = first and bool(evidence) and all(
             reason == NAMES_DECLINED for plan in plans for reason in plan.moot)
+
+    def _mark_out_of_reach(self, plans: list[_Plan], settled: list[float]) -> Generator[Effect, Any, None]:
+        """Leave unwritten each candidate whose beam could not score near the ``beam_width`` best even with its
+        passage's best-read sentence (:func:`~selfrag_langchain.chains.prospects.out_of_reach`; ``settled``: the
+        scores of the finished beams, which stay in the running). Only while quoting, with a quoter that reads
+        sentences and :attr:`~selfrag_langchain.chains.search_config.SearchConfig.writing_margin` set; a
+        candidate a hard constraint will drop sets no bar."""
+        margin = self.config.writing_margin
+        if margin is None or not self._quoting():
+            return
+        asked = [(plan, i) for plan in plans if plan.passages is not None
+                 for i, reason in enumerate(plan.moot) if reason is None]
+        if len(asked) + len(settled) <= 1:
+            return
+        passages = [plan.passages[i] for plan, i in asked if plan.passages is not None]
+        taken = [frozenset(filter(None, (self._trace(n).quote for n in plan.beam.path()))) for plan, _ in asked]
+        relevance, best = yield ReadProspects([p.evidence for p in passages], [(p.body, p.title) for p in passages],
+                                              taken)
+        bounds = [beam_bound(prospect(rel, answering, self.config.weights), plan.beam.score_sum, plan.beam.count,
+                             self.config.beam_score) if answering is not None else None
+                  for (plan, _), rel, answering in zip(asked, relevance, best, strict=True)]
+        sets_bar = [self.config.constraints.violation(rel, QUOTE_SUPPORT) is None for rel in relevance]
+        reasons = out_of_reach(bounds, margin, sets_bar, kept=self.config.beam_width, settled=settled, beams=True)
+        for (plan, i), rel, reason in zip(asked, relevance, reasons, strict=True):
+            plan.relevance[i] = rel
+            if reason is not None:
+                plan.moot[i] = reason
+                plan.unreached.add(i)
 
     def _prompt(self, plan: _Plan, passage: PreparedPassage | None) -> str:
         evidence = passage.evidence if passage is not None else None
@@ -477,10 +530,19 @@ class BeamSearch:
         replies = (yield CritiqueBatches(batches)) if batches else []
         judged = {id(b): c for (_, branches), critiques in zip(batches, replies, strict=True)
                   for b, c in zip(branches, critiques, strict=True)}
-        unwritten = [b for plan in plans for b, reason in zip(plan.branches, plan.moot, strict=True) if reason]
-        if unwritten:  # their passages still rank among the closest that a declined answer lists
-            relevance = yield JudgeRelevance([b.evidence or "" for b in unwritten])
-            judged.update((id(b), Critique(relevance=dist)) for b, dist in zip(unwritten, relevance, strict=True))
+        # The unwritten candidates' passages still rank among the closest that a declined answer lists.
+        unread = []
+        for plan in plans:
+            for i, (branch, reason) in enumerate(zip(plan.branches, plan.moot, strict=True)):
+                if reason is None:
+                    continue
+                if i in plan.relevance:
+                    judged[id(branch)] = Critique(relevance=plan.relevance[i])
+                else:
+                    unread.append(branch)
+        if unread:
+            relevance = yield JudgeRelevance([b.evidence or "" for b in unread])
+            judged.update((id(b), Critique(relevance=dist)) for b, dist in zip(unread, relevance, strict=True))
         coverage = self._name_coverage(plans)
         for plan in plans:
             critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, i)}"])
@@ -528,6 +590,10 @@ class BeamSearch:
                     self.notes.append("every first segment violated a hard constraint: kept the best-scoring anyway")
             if children:
                 pool.extend(children)
+            elif plan.unreached and plan.beam.id is not None:
+                # Its candidates would have been outranked: the beam leaves the search as an outranked one does.
+                plan.step.notes.append("not continued: no candidate of this beam is expected to be kept "
+                                       "(writing_margin)")
             else:
                 if plan.beam.id is not None:
                     plan.beam.finished = "no continuation survived (empty, a repeat, or dropped by a hard constraint)"

@@ -137,14 +137,16 @@ class LoopSettings(BaseModel):
     same answers in 2.5 s a question instead of 2.9."""
 
     writing_margin: float | None = 0.2
-    """Short form with a quoter that reads sentences, for a question without answer choices: leave unwritten a
-    branch whose prospect (its IsRel with its passage's best-read sentence, the most its quote can score;
-    chains/prospects.py) is more than this (and more than retrieval_order_margin) below the best branch's. None,
-    or w_rel + 2 w_use or more, writes every branch. On the branches of 29 lists already run (1,040 questions),
-    0.2 and above gave every question the same answer as writing every branch, while 1.13 branches a question
-    were written instead of 2.15 on answerable lists (2.04 instead of 2.48 on PopQA, 0.68 instead of 1.05 on
-    unanswerable lists; 0.1 changed one answer); leaving each of the 16 sources out in turn (15 pairs of lists
-    and PopQA), the rest chose 0.15 for 14 and 0.2 is one step wider."""
+    """With a quoter that reads sentences, for a question without answer choices: leave unwritten a branch whose
+    prospect (its IsRel with its passage's best-read sentence, the most its quote can score; chains/prospects.py)
+    is more than this (and more than retrieval_order_margin) below the best branch's; in long form, a candidate
+    segment whose beam, with its prospect, would score more than this below the beam_width-th best (of the other
+    candidates' beams so bounded and the finished beams). None, or w_rel + 2 w_use or more, writes every branch.
+    On the branches of 29 lists already run (1,040 questions), 0.2 and above gave every question the same short
+    answer as writing every branch, while 1.13 branches a question were written instead of 2.15 on answerable lists
+    (2.04 instead of 2.48 on PopQA, 0.68 instead of 1.05 on unanswerable lists; 0.1 changed one answer); leaving
+    each of the 16 sources out in turn (15 pairs of lists and PopQA), the rest chose 0.15 for 14 and 0.2 is one
+    step wider."""
 
     _threshold = field_validator("threshold", "min_name_coverage", "min_quote_answering",
                                  "min_quote_holds_answer", "retrieval_order_margin")(in_unit_interval)

@@ -21,6 +21,7 @@ from selfrag_langchain.chains.beam import (
     Generate,
     JudgeRelevance,
     QuoteSegments,
+    ReadProspects,
     Report,
     Retrieve,
 )
@@ -36,7 +37,9 @@ from selfrag_langchain.results import CitedSegment, LongFormResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_segments", "critique")
 """Names of the child runs of each depth, as callbacks and ``astream_events`` see them (with a quoter, a
-``quote`` run between ``generate_segments`` and ``critique``: each candidate is scored as its quote)."""
+``quote`` run between ``generate_segments`` and ``critique``: each candidate is scored as its quote; with a
+quoter that reads sentences, a ``prospects`` run before ``generate_segments``: what each candidate could score,
+read to leave unwritten those that could not be kept)."""
 
 EVENTS = ("selfrag_retrieve_decision", "selfrag_retrieval", "selfrag_beams", "selfrag_segment")
 """Custom events the search dispatches (``on_custom_event``), in the order of one depth."""
@@ -114,6 +117,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
             inline=isinstance(self.reflector, InlineReflector), judges_retrieval=self.judges_retrieval(),
             quoting=self.quoter is not None, decline=self.decline, min_name_coverage=self.min_name_coverage,
             min_quote_answering=self.min_quote_answering, min_quote_holds_answer=self.min_quote_holds_answer,
+            writing_margin=self.writing_margin if self.quoter is not None and self.quoter.reader is not None else None,
             weights=self.weights(), constraints=self.constraints(),
             boundary=self.boundary(), reflector=self.reflector.name, settings=self.settings())
 
@@ -186,6 +190,13 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                 return self.quotes_for(search.q.question, request)
 
             return RunnableLambda(quote, name=effect.run_name).invoke(effect.request, config)
+        if isinstance(effect, ReadProspects):
+            def read(asked: ReadProspects) -> tuple[list[dict[str, float]], list[float | None]]:
+                assert self.quoter is not None  # the search reads prospects only with a quoter that reads
+                return (self.reflector.relevance_distributions(search.instruction, asked.evidence),
+                        self.quoter.best_answering(search.q.question, asked.sources, asked.taken))
+
+            return RunnableLambda(read, name=effect.run_name).invoke(effect, config)
         raise TypeError(f"unknown effect {effect!r}")
 
     def _items(self, value: Any, config: RunnableConfig, run_manager: CallbackManagerForChainRun
@@ -253,6 +264,13 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                 return await self.aquotes_for(search.q.question, request)
 
             return await RunnableLambda(aquote, name=effect.run_name).ainvoke(effect.request, config)
+        if isinstance(effect, ReadProspects):
+            async def aread(asked: ReadProspects) -> tuple[list[dict[str, float]], list[float | None]]:
+                assert self.quoter is not None  # the search reads prospects only with a quoter that reads
+                return (await self.reflector.arelevance_distributions(search.instruction, asked.evidence),
+                        await self.quoter.abest_answering(search.q.question, asked.sources, asked.taken))
+
+            return await RunnableLambda(aread, name=effect.run_name).ainvoke(effect, config)
         raise TypeError(f"unknown effect {effect!r}")
 
     async def _aitems(self, value: Any, config: RunnableConfig, run_manager: AsyncCallbackManagerForChainRun

@@ -8,6 +8,10 @@ A branch whose best prospect falls more than :attr:`~selfrag_langchain.chains.co
 writing_margin` below the best branch's is left unwritten (the reader weighs three times the generation in the
 choice of quote, so the best branch's quote is nearly always its best-read sentence, and scores near its
 prospect).
+
+Long form keeps ``beam_width`` beams rather than one branch: a candidate segment's prospect bounds the score of
+the beam it would make (:func:`beam_bound`), and a candidate is left unwritten when that bound falls more than the
+margin below the ``beam_width``-th best of the bounds and of the finished beams' scores.
 """
 
 from __future__ import annotations
@@ -26,15 +30,33 @@ def prospect(relevance: Distribution, best_answering: float, weights: ScoringWei
                         utility=scored.utility, weights=weights).total
 
 
-def out_of_reach(prospects: Sequence[float | None], margin: float, sets_bar: Sequence[bool] | None = None
-                 ) -> list[str | None]:
+def beam_bound(prospect: float, score_sum: float, count: int, how: str) -> float:
+    """The sequence score a beam with ``count`` segments scoring ``score_sum`` in all would have with one more
+    segment scoring ``prospect``, ranked by the sum or the mean of its segment scores (``how``)."""
+    total = score_sum + prospect
+    return total if how == "sum" else total / (count + 1)
+
+
+def out_of_reach(prospects: Sequence[float | None], margin: float, sets_bar: Sequence[bool] | None = None, *,
+                 kept: int = 1, settled: Sequence[float] = (), beams: bool = False) -> list[str | None]:
     """For each branch's prospect (None: unknown, and so written), why it need not be written, or None where it
-    must: a prospect more than ``margin`` below the best of those that ``sets_bar`` (None: all; a branch a hard
-    constraint will drop sets none)."""
-    counted = [p for i, p in enumerate(prospects) if p is not None and (sets_bar is None or sets_bar[i])]
-    if not counted:
+    must: a prospect more than ``margin`` below the bar, the ``kept``-th best of the prospects that ``sets_bar``
+    (None: all; a branch a hard constraint will drop sets none) and of the ``settled`` scores (long form's
+    finished beams, which stay in the running as they are). ``beams``: the prospects are the bounds of the beams
+    long-form candidates would make (:func:`beam_bound`), and the notes say so."""
+    counted = sorted([p for i, p in enumerate(prospects) if p is not None and (sets_bar is None or sets_bar[i])]
+                     + list(settled), reverse=True)
+    if len(counted) < kept:
         return [None] * len(prospects)
-    best = max(counted)
-    return [f"its best sentence could score {p:.2f}, more than {margin:g} below the best branch's {best:.2f}: "
-            "not expected to be chosen (writing_margin)"
-            if p is not None and p < best - margin else None for p in prospects]
+    bar = counted[kept - 1]
+    if beams:
+        place = "best" if kept == 1 else f"{_ordinal(kept)} best"
+        could, below = "with its best sentence its beam could score", f"the {place} beam's"
+    else:
+        could, below = "its best sentence could score", "the best branch's"
+    return [f"{could} {p:.2f}, more than {margin:g} below {below} {bar:.2f}: not expected to be chosen "
+            "(writing_margin)" if p is not None and p < bar - margin else None for p in prospects]
+
+
+def _ordinal(n: int) -> str:
+    return {2: "second", 3: "third"}.get(n, f"{n}th")

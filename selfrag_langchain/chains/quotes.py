@@ -146,20 +146,33 @@ class PassageQuoter(BaseModel):
         quotes = found.quotes(await self.embeddings.aembed_documents(found.texts), answering, self.reader_weight)
         return await asyncio.to_thread(self._with_finder, question, quotes, found.titles)
 
-    def best_answering(self, question: str, passages: Sequence[tuple[str, str | None]]) -> list[float | None]:
+    def best_answering(self, question: str, passages: Sequence[tuple[str, str | None]],
+                       taken: Sequence[Collection[str]] | None = None) -> list[float | None]:
         """For each (passage, title), the reader's highest probability that one of its sentences answers the
-        question, read as quoting reads it (so quoting later finds those readings in the reader's cache); None
-        for a passage without sentences, or for every one without a reader."""
+        question, read as quoting reads it (so quoting later finds those readings in the reader's cache), of the
+        sentences it may still quote (``taken``: for each passage, the quotes it may not give, as
+        :class:`QuoteRequest` holds them); None for a passage without such sentences, or for every one without a
+        reader."""
         if self.reader is None:
             return [None] * len(passages)
-        pairs = [_reading_pairs(question, split_sentences(passage), title) for passage, title in passages]
+        if taken is not None and len(taken) != len(passages):
+            msg = f"{len(taken)} taken quote sets for {len(passages)} passages"
+            raise ValueError(msg)
+        sentences = [split_sentences(passage) for passage, _ in passages]
+        pairs = [_reading_pairs(question, parts, title) for parts, (_, title) in zip(sentences, passages, strict=True)]
         readings = iter(self.reader.answering([pair for group in pairs for pair in group]))
-        return [max((next(readings) for _ in group), default=None) for group in pairs]
+        best: list[float | None] = []
+        for i, (parts, (_, title)) in enumerate(zip(sentences, passages, strict=True)):
+            read = [next(readings) for _ in parts]
+            barred = taken[i] if taken is not None else ()
+            best.append(max((r for r, s in zip(read, parts, strict=True)
+                             if not barred or named(s, title, parts[0]) not in barred), default=None))
+        return best
 
-    async def abest_answering(self, question: str, passages: Sequence[tuple[str, str | None]]
-                              ) -> list[float | None]:
+    async def abest_answering(self, question: str, passages: Sequence[tuple[str, str | None]],
+                              taken: Sequence[Collection[str]] | None = None) -> list[float | None]:
         """:meth:`best_answering` off the event loop."""
-        return await asyncio.to_thread(self.best_answering, question, passages)
+        return await asyncio.to_thread(self.best_answering, question, passages, taken)
 
     def _with_finder(self, question: str, quotes: list[Quote | None],
                      titles: Sequence[str | None]) -> list[Quote | None]:

@@ -55,6 +55,10 @@ class SearchConfig:
     min_quote_holds_answer: float
     """The least probability that a quote holds an answer, read by an answer finder, for a quoted segment to
     stand."""
+    writing_margin: float | None
+    """Leave unwritten a candidate whose beam, even with its passage's best-read sentence, would score more than
+    this below the ``beam_width``-th best (:mod:`~selfrag_langchain.chains.prospects`); None: every candidate is
+    written (the setting is off, or no quoter reads sentences)."""
     weights: ScoringWeights
     """The weights of a segment's score."""
     constraints: HardConstraints

@@ -35,7 +35,9 @@ from selfrag_langchain.results import RetrieveDecision, SelfRAGResult
 
 STAGES = ("retrieve_decision", "retrieve", "generate_branches", "critique", "select")
 """Names of the child runs one question goes through, as callbacks and ``astream_events`` see them (with a
-quoter, a ``quote`` run before ``select``: each branch is scored as its quote)."""
+quoter, a ``quote`` run before ``select``: each branch is scored as its quote; with a quoter that reads
+sentences, a ``prospects`` run before ``generate_branches``: what each branch could score, read to leave unwritten
+those that could not be chosen)."""
 
 
 class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
@@ -222,9 +224,12 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         moot = self._moot(q, passages)
         known: dict[int, dict[str, float]] = {}
         if (asked := self._prospected(q, passages, moot)) is not None:
+            def read(asked: _Prospected) -> tuple[list[dict[str, float]], list[float | None]]:
+                return (self.reflector.relevance_distributions(instruction, asked.evidence),
+                        asked.quoter.best_answering(q.question, asked.sources))
+
             moot, known = self._out_of_reach(moot, asked,
-                                             self.reflector.relevance_distributions(instruction, asked.evidence),
-                                             asked.quoter.best_answering(q.question, asked.sources))
+                                             *RunnableLambda(read, name="prospects").invoke(asked, child))
         budget, budget_setting = self._budget(q, passages)
 
         def generate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
@@ -288,9 +293,12 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         moot = self._moot(q, passages)
         known: dict[int, dict[str, float]] = {}
         if (asked := self._prospected(q, passages, moot)) is not None:
+            async def aread(asked: _Prospected) -> tuple[list[dict[str, float]], list[float | None]]:
+                return (await self.reflector.arelevance_distributions(instruction, asked.evidence),
+                        await asked.quoter.abest_answering(q.question, asked.sources))
+
             moot, known = self._out_of_reach(moot, asked,
-                                             await self.reflector.arelevance_distributions(instruction, asked.evidence),
-                                             await asked.quoter.abest_answering(q.question, asked.sources))
+                                             *await RunnableLambda(aread, name="prospects").ainvoke(asked, child))
         budget, budget_setting = self._budget(q, passages)
 
         async def agenerate(prompts: list[str], config: RunnableConfig) -> list[Branch]:

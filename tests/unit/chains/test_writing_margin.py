@@ -11,16 +11,18 @@ from langchain_core.language_models import FakeListLLM
 from pydantic import Field, ValidationError
 
 from selfrag_langchain.chains.inputs import to_question
-from selfrag_langchain.chains.prospects import out_of_reach, prospect
+from selfrag_langchain.chains.long_form import SelfRAGLongForm
+from selfrag_langchain.chains.prospects import beam_bound, out_of_reach, prospect
 from selfrag_langchain.chains.quotes import PassageQuoter, Quote
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.judging import Branch, CalibratedReflector, Critique
 from selfrag_langchain.pipeline import PipelineSettings
-from selfrag_langchain.results import SelfRAGResult
+from selfrag_langchain.results import LongFormResult, SelfRAGResult
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 from selfrag_langchain.tokens import IRRELEVANT, RELEVANT, ParsedGeneration
 from tests.fakes.bag_of_words import BagOfWords
+from tests.fakes.scripted_long_form import RecordingRetriever
 from tests.fakes.table_reader import TableReader
 
 KANT = Document(page_content="Immanuel Kant was a German philosopher. Born in Königsberg, he taught there all his "
@@ -159,3 +161,139 @@ def test_a_negative_margin_is_refused() -> None:
         PipelineSettings(writing_margin=-0.1)
     with pytest.raises(ValidationError, match="writing_margin must be >= 0"):
         _run(0.05, writing_margin=-1.0)
+
+
+# ---------------------------------------------------------------------- long form
+
+BAKERY = Document(page_content="The bakery sells bread every morning. It opens at six.", metadata={"title": "Bakery"})
+
+
+class PassageLLM(PromptLLM):
+    """Writes, for each prompt, the reply keyed by words of the passage it holds (the last key found wins, so a
+    later step's passage outweighs the answer so far in its prompt)."""
+
+    replies: dict[str, str] = Field(default_factory=dict)
+
+    def _call(self, prompt: str, *args: Any, **kwargs: Any) -> str:
+        self.prompts.append(prompt)
+        found = [(prompt.rfind(key), reply) for key, reply in self.replies.items() if key in prompt]
+        return max(found)[1] if found else ""
+
+
+def _long(fichte_reads: float, *, beam_width: int, max_depth: int = 1, reader: bool = True, **knobs: Any
+          ) -> tuple[SelfRAGLongForm, PromptLLM]:
+    readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else fichte_reads if "Fichte" in s
+                           else 0.05)
+    llm = PromptLLM(responses=["Kant was born in Königsberg."])
+    rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
+                          k=3, beam_width=beam_width, max_depth=max_depth, min_name_coverage=0.0, decline=False,
+                          quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings if reader else None),
+                          **knobs)
+    return rag, llm
+
+
+def _written_from(llm: PromptLLM) -> list[str]:
+    """Which passage each prompt was written from, by the passage's opening words."""
+    openings = {"Immanuel Kant was": "Kant", "Johann Gottlieb Fichte was": "Fichte", "The bakery": "Bakery"}
+    return [name for prompt in llm.prompts for opening, name in openings.items() if opening in prompt]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_long_form_leaves_unwritten_a_candidate_whose_beam_could_not_be_among_the_kept(asynchronous: bool) -> None:
+    rag, llm = _long(0.9, beam_width=2)  # Fichte's passage reads as answering too: two beams worth keeping
+    request = {"question": QUESTION, "passages": [KANT, FICHTE, BAKERY]}
+    result = asyncio.run(rag.ainvoke(request)) if asynchronous else rag.invoke(request)
+    assert sorted(_written_from(llm)) == ["Fichte", "Kant"]
+    (bakery,) = (c for c in result.candidates if c.passage is not None and c.passage.metadata["title"] == "Bakery")
+    assert not bakery.written and bakery.dropped is not None
+    assert "below the second best beam's" in bakery.dropped and "(writing_margin)" in bakery.dropped
+    assert bakery.distributions["IsRel"] is not None  # read with its prospect, kept for a declined answer
+    assert "Königsberg" in result.answer
+
+
+def test_long_form_keeps_as_many_candidates_as_beams_and_writes_all_without_a_margin_or_a_reader() -> None:
+    request = {"question": QUESTION, "passages": [KANT, FICHTE, BAKERY]}
+    rag, llm = _long(0.05, beam_width=1)
+    rag.invoke(request)
+    assert _written_from(llm) == ["Kant"]
+    rag, llm = _long(0.05, beam_width=3)  # the third best bar is the bakery's own: nothing is out of reach
+    rag.invoke(request)
+    assert len(llm.prompts) == 3
+    for knobs in ({"writing_margin": None}, {"reader": False}):
+        rag, llm = _long(0.05, beam_width=1, **knobs)
+        result = rag.invoke(request)
+        assert len(llm.prompts) == 3 and all(c.written for c in result.candidates)
+
+
+def test_both_forms_read_prospects_in_a_run_of_their_own_before_writing() -> None:
+    request = {"question": QUESTION, "passages": [KANT, FICHTE]}
+
+    async def names(rag: Any) -> list[str]:
+        return [e["name"] async for e in rag.astream_events(request, version="v2") if e["event"] == "on_chain_end"]
+
+    ended = asyncio.run(names(_long(0.05, beam_width=1)[0]))
+    assert ended.index("prospects") < ended.index("generate_segments") < ended.index("quote")
+    ended = asyncio.run(names(_rag(0.05)[0]))
+    assert ended.index("retrieve_decision") < ended.index("prospects") < ended.index("generate_branches")
+    assert "prospects" not in asyncio.run(names(_rag(0.05, reader=False)[0]))
+
+
+def test_a_prospect_counts_only_the_sentences_a_beam_may_still_quote() -> None:
+    readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else 0.2)
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=readings)
+    sources = [(KANT.page_content, "Immanuel Kant")]
+    assert quoter.best_answering(QUESTION, sources) == [pytest.approx(0.9)]
+    taken = [frozenset({"Born in Königsberg, he taught there all his life."})]
+    assert quoter.best_answering(QUESTION, sources, taken) == [pytest.approx(0.2)]
+    everything = [frozenset({"Immanuel Kant was a German philosopher.",
+                             "Born in Königsberg, he taught there all his life."})]
+    assert quoter.best_answering(QUESTION, sources, everything) == [None]
+    with pytest.raises(ValueError, match="1 taken quote sets for 2 passages"):
+        quoter.best_answering(QUESTION, sources * 2, taken)
+
+
+def test_a_beams_bound_is_its_sequence_score_with_the_prospect_added() -> None:
+    assert beam_bound(1.5, 0.0, 0, "mean") == beam_bound(1.5, 0.0, 0, "sum") == 1.5
+    assert beam_bound(1.0, 3.0, 2, "mean") == pytest.approx(4.0 / 3)
+    assert beam_bound(1.0, 3.0, 2, "sum") == pytest.approx(4.0)
+    # The bar is the kept-th best of the bounds and the finished beams' scores.
+    assert out_of_reach([2.0, 1.9, 1.5], 0.2, kept=2, beams=True)[2] is not None
+    assert out_of_reach([2.0, 1.9, 1.5], 0.2, kept=3, beams=True) == [None, None, None]
+    assert out_of_reach([2.0, 1.5], 0.2, kept=2, settled=[1.95], beams=True)[1] is not None
+    assert out_of_reach([2.0], 0.2, kept=2) == [None]
+
+
+def test_a_beam_whose_candidates_are_all_out_of_reach_leaves_the_search_as_an_outranked_one_does() -> None:
+    prussia = Document(page_content="Königsberg was the capital of East Prussia, where Immanuel Kant was born.",
+                       metadata={"title": "East Prussia"})
+    castle = Document(page_content="Königsberg Castle stood in the city where Immanuel Kant was born.",
+                      metadata={"title": "Königsberg Castle"})
+
+    def run(margin: float | None) -> tuple[LongFormResult, PassageLLM]:
+        # Read after its title, a sentence answers when it names Königsberg itself.
+        readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s.split(":")[-1] else 0.3
+                               if "Fichte" in s else 0.05)
+        llm = PassageLLM(responses=[], replies={"Immanuel Kant was a German": "Kant was born in Königsberg.",
+                                                "Johann Gottlieb Fichte was": "Fichte studied Kant.",
+                                                "capital of East Prussia": "Königsberg was in Prussia.",
+                                                "Königsberg Castle stood": "Königsberg had a castle.",
+                                                "The bakery": "Bread is sold."})
+        retriever = RecordingRetriever(default=[KANT, FICHTE, BAKERY], results={
+            f"{QUESTION} Kant was born in Königsberg.": [prussia, castle],
+            f"{QUESTION} Fichte studied Kant.": [BAKERY]})
+        rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
+                              retriever=retriever, k=3, beam_width=2, max_depth=2, min_name_coverage=0.0,
+                              decline=False, writing_margin=margin,
+                              quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings))
+        return rag.invoke(QUESTION), llm
+
+    result, llm = run(0.2)
+    everything, all_llm = run(None)
+    assert len(llm.prompts) == 4 and len(all_llm.prompts) == 6  # the bakery, at both depths, is not written
+    # The second beam's one candidate is out of reach: the beam is not continued, and does not stay in the running
+    # as a finished beam either, as it would if its candidates had been dropped.
+    (weaker,) = (s for s in result.steps if s.depth == 1 and s.beam == "0.1")
+    assert any("not continued" in note for note in weaker.notes)
+    assert all(b.finished == "reached max_depth (2)" for b in result.beams)
+    assert result.answer == everything.answer and [b.segments for b in result.beams] == [
+        b.segments for b in everything.beams]
