@@ -136,7 +136,8 @@ class PipelineSettings(LoopSettings, BeamSettings):
     points at alone. On by default: on the list settings are chosen on, top-1 RAG quoted was right for 39 of 40
     questions with it against 36 without, Self-RAG for 38 against 35. With it each quote is also read by the
     answer finder (:class:`~selfrag_langchain.judging.finder.AnswerFinder`, :attr:`answer_finder`), which
-    declining reads."""
+    declining reads, and the probability that a sentence answers is the mean of the reader's and the finder's
+    (:attr:`~selfrag_langchain.chains.quotes.PassageQuoter.finder_share`)."""
     keep_whole: bool = False
     """With :attr:`window_sentences`: the whole passages stay branches beside their windows (up to ``2 k``
     branches, about 1.7 times the generation), the judge choosing between them."""

@@ -278,6 +278,8 @@ class SelfRAGControls(LoopSettings):
             "min_quote_answering": self.min_quote_answering,
             "min_quote_holds_answer": self.min_quote_holds_answer,
             "quote_finder": self.quoter is not None and self.quoter.finder is not None,
+            "quote_finder_share": (self.quoter.finder_share if self.quoter is not None
+                                   and self.quoter.reader is not None and self.quoter.finder is not None else None),
             "retrieval_order_margin": self.retrieval_order_margin,
             "max_new_tokens": self.max_new_tokens,
             "max_quoted_branch_tokens": self.max_quoted_branch_tokens,

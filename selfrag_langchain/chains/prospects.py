@@ -1,8 +1,9 @@
 """Which branches could win before a word of them is written: a quoted branch's best prospect.
 
 A branch answered by its quote is scored as that quote (:func:`~selfrag_langchain.chains.selection.
-quoted_critique`): its passage's IsRel, IsSup fully supported, and IsUse the sentence reader's probability that
-the quote answers the question. Its generation only chooses which of its passage's sentences is quoted. So before
+quoted_critique`): its passage's IsRel, IsSup fully supported, and IsUse the probability that the quote answers
+the question (the sentence reader's, blended with the answer finder's: :meth:`~selfrag_langchain.chains.quotes.
+PassageQuoter.readings`). Its generation only chooses which of its passage's sentences is quoted. So before
 generating, the most a branch can score is known: its IsRel with the best reading of any sentence of its passage.
 A branch whose best prospect falls more than :attr:`~selfrag_langchain.chains.controls.LoopSettings.
 writing_margin` below the best branch's is left unwritten (the reader weighs three times the generation in the

@@ -495,3 +495,47 @@ def test_the_settings_record_the_finders_threshold_and_whether_one_reads_the_quo
     assert found.branches[0].quote_holds_answer == pytest.approx(4.54e-5, rel=1e-2)  # odds -10
     unread = _short_form(PassageQuoter(embeddings=BagOfWords()), "Edward Teach.").invoke(question)
     assert unread.settings["quote_finder"] is False and unread.branches[0].quote_holds_answer is None
+
+
+def test_with_a_reader_and_a_finder_a_sentences_reading_is_their_blend_and_chooses_the_quote() -> None:
+    import asyncio
+    import math
+
+    from tests.fakes.table_finder import TableFinder
+    from tests.fakes.table_reader import TableReader
+
+    question = "In which city is the play A Midsummer Night's Dream set?"
+    passage = ("A Midsummer Night's Dream is a comedy play written by William Shakespeare. The play is set in Athens, "
+               "and tells of the marriage of Theseus.")
+    pairs = [("It is a play.", passage)]  # the generation adds nothing to the question: the readings choose
+    # The reader misses the answering sentence; the finder points at "Athens" in it.
+    reader = TableReader(answering=lambda q, s: 0.3 if "comedy" in s else 0.1)
+    odds = math.log(0.9 / 0.1)
+    finder = TableFinder(odds=lambda q, s: odds if "Athens" in s else -odds)
+
+    alone = PassageQuoter(embeddings=BagOfWords(), reader=reader).find(question, pairs, titles=[None])[0]
+    assert alone is not None and alone.text.startswith("A Midsummer") and alone.answering == pytest.approx(0.3)
+    blended = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
+    found = blended.find(question, pairs, titles=[None])[0]
+    assert found is not None and found.text.startswith("The play is set in Athens")
+    assert found.answering == pytest.approx(0.5 * 0.1 + 0.5 * 0.9)  # the blend scores it (IsUse) as it chose it
+    assert found.holds_answer == pytest.approx(0.9)
+    assert asyncio.run(blended.afind(question, pairs, titles=[None]))[0] == found
+    # The prospect reads the same blend, so that it still bounds the quote's score.
+    assert blended.best_answering(question, [(passage, None)]) == [pytest.approx(0.5)]
+    reader_only = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder, finder_share=0.0)
+    assert reader_only.find(question, pairs, titles=[None])[0].text.startswith("A Midsummer")
+    assert reader_only.best_answering(question, [(passage, None)]) == [pytest.approx(0.3)]
+    with pytest.raises(ValueError):
+        PassageQuoter(embeddings=BagOfWords(), finder_share=1.5)
+
+
+def test_the_settings_record_the_finders_share_only_when_it_shares_a_reading() -> None:
+    from tests.fakes.table_finder import TableFinder
+    from tests.fakes.table_reader import TableReader
+
+    question = {"question": "What was the real name of the pirate Blackbeard?", "passages": [BLACKBEARD]}
+    both = PassageQuoter(embeddings=BagOfWords(), reader=TableReader(), finder=TableFinder(), finder_share=0.25)
+    assert _short_form(both, "Edward Teach.").invoke(question).settings["quote_finder_share"] == 0.25
+    finder_only = PassageQuoter(embeddings=BagOfWords(), finder=TableFinder())
+    assert _short_form(finder_only, "Edward Teach.").invoke(question).settings["quote_finder_share"] is None
