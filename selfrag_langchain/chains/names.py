@@ -144,10 +144,10 @@ class _Held:
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 
 
-DEMONYM_ENDINGS = ("ian", "ese", "ish", "an", "n")
+DEMONYM_ENDINGS = ("ian", "ese", "lese", "ish", "an", "n", "i")
 """The endings that make a place's name its people's or its adjective ("Croatia" "Croatian", "Italy" "Italian",
-"China" "Chinese"), for :func:`place_stems`; a name whose adjective drops more of it ("Turkey" "Turkish",
-"France" "French") is not met this way."""
+"China" "Chinese", "Congo" "Congolese", "Iraq" "Iraqi", "Pakistan" "Pakistani"), for :func:`place_stems`; a name
+whose adjective drops more of it ("Turkey" "Turkish", "France" "French") is not met this way."""
 PLACE_ENDINGS = ("a", "y", "e", "o")
 """The letter a place's name may end with where its adjective has another ending ("Mexico" "Mexican")."""
 MIN_STEM = 4

@@ -365,4 +365,12 @@ def test_a_place_adjective_is_held_by_the_place_and_the_place_by_its_adjective()
     assert not holds("austria", "He was an Australian cricketer.")
     assert not holds("romania", "The Roman Empire.")
     assert place_stems("croatian") & place_stems("croatia") == {"croati", "croatia"}
+    # "-lese" after a vowel and "-i" make adjectives too.
+    mbuji_mayi = ("Mbuji-Mayi\nMbuji-Mayi is a city and the capital of Kasai-Oriental Province in the south-central "
+                  "Democratic Republic of Congo.")
+    assert name_share("Mbuji-Mayi is the capital of which Congolese province?", mbuji_mayi) == 1.0
+    assert holds("iraqi", "Nineveh was located in the modern-day city of Mosul in northern Iraq.")
+    assert holds("pakistani", "Lahore is the capital of the province of Punjab in Pakistan.")
+    assert holds("togo", "He was a Togolese footballer.")
+    assert not holds("iraqi", "Tehran is the capital of Iran.")
     assert all(len(stem) >= 4 for stem in place_stems("roman"))
