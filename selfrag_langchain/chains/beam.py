@@ -37,8 +37,8 @@ from selfrag_langchain.chains.declining import shown_answer, unfounded
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form_answer import LongFormAnswer
 from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough
-from selfrag_langchain.chains.prospects import beam_bound, out_of_reach, prospect
-from selfrag_langchain.chains.quotes import QUOTE_SUPPORT, Quote, QuoteRequest
+from selfrag_langchain.chains.prospects import beam_bound, out_of_reach, prospects_of
+from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.search_config import SearchConfig
 from selfrag_langchain.chains.segments import (
     RETRIEVE_STOPS,
@@ -449,10 +449,9 @@ class BeamSearch:
         taken = [frozenset(filter(None, (self._trace(n).quote for n in plan.beam.path()))) for plan, _ in asked]
         relevance, best = yield ReadProspects([p.evidence for p in passages], [(p.body, p.title) for p in passages],
                                               taken)
-        bounds = [beam_bound(prospect(rel, answering, self.config.weights), plan.beam.score_sum, plan.beam.count,
-                             self.config.beam_score) if answering is not None else None
-                  for (plan, _), rel, answering in zip(asked, relevance, best, strict=True)]
-        sets_bar = [self.config.constraints.violation(rel, QUOTE_SUPPORT) is None for rel in relevance]
+        prospects, sets_bar = prospects_of(relevance, best, self.config.weights, self.config.constraints)
+        bounds = [beam_bound(p, plan.beam.score_sum, plan.beam.count, self.config.beam_score) if p is not None
+                  else None for (plan, _), p in zip(asked, prospects, strict=True)]
         reasons = out_of_reach(bounds, margin, sets_bar, kept=self.config.beam_width, settled=settled, beams=True)
         for (plan, i), rel, reason in zip(asked, relevance, reasons, strict=True):
             plan.relevance[i] = rel

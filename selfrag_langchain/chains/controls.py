@@ -237,6 +237,28 @@ class SelfRAGControls(LoopSettings):
             return [None] * len(request.pairs)
         return await self.quoter.afind(question, request.pairs, titles=request.titles, taken=request.taken)
 
+    def read_prospects(self, instruction: str, question: str, evidence: list[str],
+                       sources: list[tuple[str, str | None]], taken: list[frozenset[str]] | None = None
+                       ) -> tuple[list[dict[str, float]], list[float | None]]:
+        """What each branch could score before it is written (:mod:`~selfrag_langchain.chains.prospects`): the IsRel
+        of each passage (``evidence``, as the models read it) and the quoter's best reading of each (body, title)
+        of ``sources``, of the sentences it may still quote (``taken``). Only with a :attr:`quoter`."""
+        if self.quoter is None:
+            msg = "prospects are read only with a quoter"
+            raise ConfigurationError(msg)
+        return (self.reflector.relevance_distributions(instruction, evidence),
+                self.quoter.best_answering(question, sources, taken))
+
+    async def aread_prospects(self, instruction: str, question: str, evidence: list[str],
+                              sources: list[tuple[str, str | None]], taken: list[frozenset[str]] | None = None
+                              ) -> tuple[list[dict[str, float]], list[float | None]]:
+        """:meth:`read_prospects` with the judge's and the quoter's async calls."""
+        if self.quoter is None:
+            msg = "prospects are read only with a quoter"
+            raise ConfigurationError(msg)
+        return (await self.reflector.arelevance_distributions(instruction, evidence),
+                await self.quoter.abest_answering(question, sources, taken))
+
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window
         cannot hold beside a prompt: a run that would only fail, or write nothing, after minutes."""

@@ -192,9 +192,8 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
             return RunnableLambda(quote, name=effect.run_name).invoke(effect.request, config)
         if isinstance(effect, ReadProspects):
             def read(asked: ReadProspects) -> tuple[list[dict[str, float]], list[float | None]]:
-                assert self.quoter is not None  # the search reads prospects only with a quoter that reads
-                return (self.reflector.relevance_distributions(search.instruction, asked.evidence),
-                        self.quoter.best_answering(search.q.question, asked.sources, asked.taken))
+                return self.read_prospects(search.instruction, search.q.question, asked.evidence, asked.sources,
+                                           asked.taken)
 
             return RunnableLambda(read, name=effect.run_name).invoke(effect, config)
         raise TypeError(f"unknown effect {effect!r}")
@@ -266,9 +265,8 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
             return await RunnableLambda(aquote, name=effect.run_name).ainvoke(effect.request, config)
         if isinstance(effect, ReadProspects):
             async def aread(asked: ReadProspects) -> tuple[list[dict[str, float]], list[float | None]]:
-                assert self.quoter is not None  # the search reads prospects only with a quoter that reads
-                return (await self.reflector.arelevance_distributions(search.instruction, asked.evidence),
-                        await self.quoter.abest_answering(search.q.question, asked.sources, asked.taken))
+                return await self.aread_prospects(search.instruction, search.q.question, asked.evidence,
+                                                  asked.sources, asked.taken)
 
             return await RunnableLambda(aread, name=effect.run_name).ainvoke(effect, config)
         raise TypeError(f"unknown effect {effect!r}")

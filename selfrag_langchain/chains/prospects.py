@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from selfrag_langchain.chains.quotes import QUOTE_SUPPORT
 from selfrag_langchain.chains.selection import quoted_critique
 from selfrag_langchain.judging import Critique
-from selfrag_langchain.scoring import Distribution, ScoringWeights, score_branch
+from selfrag_langchain.scoring import Distribution, HardConstraints, ScoringWeights, score_branch
 
 
 def prospect(relevance: Distribution, best_answering: float, weights: ScoringWeights) -> float:
@@ -29,6 +30,15 @@ def prospect(relevance: Distribution, best_answering: float, weights: ScoringWei
     scored = quoted_critique(Critique(relevance=dict(relevance)), best_answering)
     return score_branch(mean_logprob=None, relevance=scored.relevance, support=scored.support,
                         utility=scored.utility, weights=weights).total
+
+
+def prospects_of(relevance: Sequence[Distribution], best: Sequence[float | None], weights: ScoringWeights,
+                 constraints: HardConstraints) -> tuple[list[float | None], list[bool]]:
+    """Each branch's prospect from its IsRel and its passage's best reading (None where no sentence was read), and
+    whether it sets the bar: a branch a hard constraint will drop for its IsRel sets none."""
+    prospects = [prospect(rel, answering, weights) if answering is not None else None
+                 for rel, answering in zip(relevance, best, strict=True)]
+    return prospects, [constraints.violation(rel, QUOTE_SUPPORT) is None for rel in relevance]
 
 
 def beam_bound(prospect: float, score_sum: float, count: int, how: str) -> float:

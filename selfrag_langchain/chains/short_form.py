@@ -26,8 +26,8 @@ from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.declining import declined_answer, declines
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.names import moot_reasons, name_coverages
-from selfrag_langchain.chains.prospects import out_of_reach, prospect
-from selfrag_langchain.chains.quotes import QUOTE_SUPPORT, PassageQuoter, Quote, QuoteRequest
+from selfrag_langchain.chains.prospects import out_of_reach, prospects_of
+from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
@@ -169,7 +169,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         if len(open_) < 2:
             return None
         return _Prospected(open_, [passages[i].evidence for i in open_],
-                           [(passages[i].body, passages[i].title) for i in open_], self.quoter)
+                           [(passages[i].body, passages[i].title) for i in open_])
 
     def _out_of_reach(self, moot: list[str | None], asked: _Prospected, relevance: list[dict[str, float]],
                       best: list[float | None]) -> tuple[list[str | None], dict[int, dict[str, float]]]:
@@ -177,10 +177,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         the IsRel read of each branch asked about. The margin is never narrower than
         :attr:`retrieval_order_margin`, within which a branch ranked earlier wins a near tie; a branch a hard
         constraint will drop sets no bar."""
-        weights, constraints = self.weights(), self.constraints()
-        prospects = [prospect(rel, answering, weights) if answering is not None else None
-                     for rel, answering in zip(relevance, best, strict=True)]
-        counted = [constraints.violation(rel, QUOTE_SUPPORT) is None for rel in relevance]
+        prospects, counted = prospects_of(relevance, best, self.weights(), self.constraints())
         margin = max(self.writing_margin or 0.0, self.retrieval_order_margin)
         placed = dict(zip(asked.indices, out_of_reach(prospects, margin, counted), strict=True))
         return ([placed.get(i, reason) for i, reason in enumerate(moot)],
@@ -225,8 +222,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         known: dict[int, dict[str, float]] = {}
         if (asked := self._prospected(q, passages, moot)) is not None:
             def read(asked: _Prospected) -> tuple[list[dict[str, float]], list[float | None]]:
-                return (self.reflector.relevance_distributions(instruction, asked.evidence),
-                        asked.quoter.best_answering(q.question, asked.sources))
+                return self.read_prospects(instruction, q.question, asked.evidence, asked.sources)
 
             moot, known = self._out_of_reach(moot, asked,
                                              *RunnableLambda(read, name="prospects").invoke(asked, child))
@@ -294,8 +290,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         known: dict[int, dict[str, float]] = {}
         if (asked := self._prospected(q, passages, moot)) is not None:
             async def aread(asked: _Prospected) -> tuple[list[dict[str, float]], list[float | None]]:
-                return (await self.reflector.arelevance_distributions(instruction, asked.evidence),
-                        await asked.quoter.abest_answering(q.question, asked.sources))
+                return await self.aread_prospects(instruction, q.question, asked.evidence, asked.sources)
 
             moot, known = self._out_of_reach(moot, asked,
                                              *await RunnableLambda(aread, name="prospects").ainvoke(asked, child))
@@ -358,12 +353,11 @@ def _written_prompts(prompts: list[str], moot: list[str | None]) -> list[str]:
 @dataclass(frozen=True)
 class _Prospected:
     """The branches whose prospects are read: their indices, passages (as the judge reads them), (body, title)
-    pairs (as the reader reads their sentences) and the quoter that reads them."""
+    pairs (as the reader reads their sentences)."""
 
     indices: list[int]
     evidence: list[str]
     sources: list[tuple[str, str | None]]
-    quoter: PassageQuoter
 
 
 def _unread(branches: list[Branch], moot: list[str | None], known: dict[int, dict[str, float]]) -> list[str]:
