@@ -1,6 +1,9 @@
 """The answer finder on questions it never trained on, beside the sentence reader and their mean (the reading a
-quote is chosen and scored by: ``PassageQuoter.readings``), measured in the same run.
+quote is chosen and scored by: ``PassageQuoter.readings``), measured in the same run; with ``--baseline-finder``,
+a second finder (the shipped one, when ``--finder`` is a new one) beside them, each pair read once by each model.
 
+- SQuAD 1.1 dev, the held-out half of its articles (the finder reads SQuAD 1.1 training paragraphs only): of the
+  questions whose answer one sentence holds, the share whose first-ranked sentence is that one.
 - SQuAD 2.0 dev, the held-out half of its articles (the half the sentence reader never read; the finder read no
   SQuAD 2.0 at all): answerable told from unanswerable by the best reading over the paragraph's sentences, as
   AUC and as balanced accuracy at 0.5 and at the library's ``min_quote_holds_answer``; and of the answerable
@@ -8,6 +11,7 @@ quote is chosen and scored by: ``PassageQuoter.readings``), measured in the same
 - SelQA test: the share of questions whose first-ranked candidate sentence answers them.
 
     python benchmarks/answer_finder.py                       # the shipped finder and reader
+    python benchmarks/answer_finder.py --finder selfrag-train/answer-finder --baseline-finder shipped
     python benchmarks/answer_finder.py --finder selfrag-train/answer-finder --limit 500
 """
 
@@ -18,6 +22,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 from common import print_figures, read_jsonl
 from reader import auc
@@ -30,7 +35,33 @@ from selfrag_langchain.judging.reader import SentenceReader
 from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, paragraphs, split_by_title
 from selfrag_langchain.trainer.reader_eval import answer_ranking
 
-Reading = Callable[[Sequence[tuple[str, str]]], list[float]]
+Pair = tuple[str, str]
+Reading = Callable[[Sequence[Pair]], list[float]]
+SQUAD11_DEV = "squad11_dev.jsonl"
+SHIPPED = "shipped"
+"""What ``--baseline-finder`` takes for the finder shipped with the package."""
+
+
+class Kept:
+    """A model's reading that keeps what it read, so that the mean of two readings reads no pair again."""
+
+    def __init__(self, read: Reading) -> None:
+        self._read, self._seen = read, dict[Pair, float]()
+
+    def __call__(self, pairs: Sequence[Pair]) -> list[float]:
+        missing = [pair for pair in dict.fromkeys(pairs) if pair not in self._seen]
+        if missing:
+            self._seen.update(zip(missing, self._read(missing), strict=True))
+        return [self._seen[pair] for pair in pairs]
+
+
+def finder_readings(finder: AnswerFinder, reader: Kept, name: str, blend_name: str) -> dict[str, Reading]:
+    """A finder's reading (``name``) and its mean with the reader's as the quoter takes it (``blend_name``:
+    ``PassageQuoter.readings``)."""
+    holds = Kept(finder.holds_answer)
+    blend = PassageQuoter.model_construct(reader=SimpleNamespace(answering=reader),
+                                          finder=SimpleNamespace(holds_answer=holds))
+    return {name: holds, blend_name: lambda pairs: blend.readings(pairs) or []}
 
 
 def balanced(scores: Sequence[float], gold: Sequence[bool], threshold: float) -> float:
@@ -68,6 +99,26 @@ def squad2(readings: dict[str, Reading], path: Path, limit: int | None) -> dict[
     return report
 
 
+def squad11(readings: dict[str, Reading], path: Path, limit: int | None) -> dict[str, object]:
+    _, held = split_by_title(paragraphs(path, None, random.Random(0)))
+    pairs: list[Pair] = []
+    spans, holding = [], []
+    for para in held:
+        for question, answers in para.questions:
+            index = answer_sentence(para, answers)
+            if index is not None:
+                spans.append((len(pairs), len(pairs) + len(para.sentences)))
+                pairs += [(question, titled(para.title, s)) for s in para.sentences]
+                holding.append([index])
+    spans, holding = spans[:limit], holding[:limit]
+    pairs = pairs[:spans[-1][1]] if spans else []
+    report: dict[str, object] = {"questions": len(spans)}
+    for name, read in readings.items():
+        scores = read(pairs)
+        report[name] = {"answer_sentence_first": answer_ranking([scores[a:b] for a, b in spans], holding)}
+    return report
+
+
 def selqa(readings: dict[str, Reading], path: Path, limit: int | None) -> dict[str, object]:
     rows = [r for r in read_jsonl(path) if r["answers"]][:limit]
     report: dict[str, object] = {"questions": len(rows)}
@@ -81,6 +132,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--finder", type=Path, default=None, help="a directory of `selfrag train answer-finder` "
                                                                   "(default: the shipped finder)")
+    parser.add_argument("--baseline-finder", default=None, help="another finder measured beside it in the same run "
+                                                                "(a directory, or `shipped`)")
     parser.add_argument("--reader", type=Path, default=None, help="a directory of `selfrag train reader` "
                                                                   "(default: the shipped reader)")
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
@@ -88,11 +141,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="JSON file for the figures")
     args = parser.parse_args()
     started = time.monotonic()
-    finder, reader = AnswerFinder(args.finder), SentenceReader(args.reader)
-    blend = PassageQuoter.model_construct(reader=reader, finder=finder)  # its readings need no embeddings
-    readings: dict[str, Reading] = {"answer_finder": finder.holds_answer, "sentence_reader": reader.answering,
-                                    "reader_and_finder": lambda pairs: blend.readings(pairs) or []}
-    figures = {"squad2_held_out": squad2(readings, args.data / "squad" / SQUAD_FILES["squad2"], args.limit),
+    reader = Kept(SentenceReader(args.reader).answering)
+    finder = AnswerFinder(args.finder)
+    readings: dict[str, Reading] = {"sentence_reader": reader,
+                                    **finder_readings(finder, reader, "answer_finder", "reader_and_finder")}
+    if args.baseline_finder is not None:
+        baseline = None if args.baseline_finder == SHIPPED else Path(args.baseline_finder)
+        readings |= finder_readings(AnswerFinder(baseline), reader, "baseline_finder", "reader_and_baseline_finder")
+    figures = {"squad11_held_out": squad11(readings, args.data / "squad" / SQUAD11_DEV, args.limit),
+               "squad2_held_out": squad2(readings, args.data / "squad" / SQUAD_FILES["squad2"], args.limit),
                "selqa_test": selqa(readings, args.data / "squad" / "selqa_test.jsonl", args.limit),
                "seconds": round(time.monotonic() - started)}
     print_figures(figures, args.out)

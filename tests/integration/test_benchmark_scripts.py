@@ -58,10 +58,11 @@ def tiny(tmp_path_factory: pytest.TempPathFactory, selfrag_home: Path, smollm2: 
     # The shared data's layout, a few rows of each file the reader's benchmark reads.
     data = folder / "data"
     _head(SHARED / "squad" / "selqa_test.jsonl", data / "squad" / "selqa_test.jsonl", 4)
-    squad2 = [json.loads(line) for line in (SHARED / "squad" / "squad20_dev.jsonl").read_text().splitlines()]
-    titles = list(dict.fromkeys(row["title"] for row in squad2))[:4]
-    (data / "squad" / "squad20_dev.jsonl").write_text("".join(
-        json.dumps(row) + "\n" for title in titles for row in [r for r in squad2 if r["title"] == title][:6]))
+    for name in ("squad20_dev.jsonl", "squad11_dev.jsonl"):
+        squad = [json.loads(line) for line in (SHARED / "squad" / name).read_text().splitlines()]
+        titles = list(dict.fromkeys(row["title"] for row in squad))[:4]
+        (data / "squad" / name).write_text("".join(
+            json.dumps(row) + "\n" for title in titles for row in [r for r in squad if r["title"] == title][:6]))
     nli = SHARED / "nli"
     _head(nli / "snli_counterfactual.jsonl", data / "nli" / "snli_counterfactual.jsonl", 30,
           lambda row: row.get("split") == "cad_test")
@@ -101,8 +102,9 @@ class Script:
 
 
 SCRIPTS = (
-    Script("answer_finder.py", ("--data", "{reader_data}", "--limit", "6"),
-           (rf'"auc": {NUMBER}', rf'"balanced_accuracy_at_0.5": {NUMBER}', rf'"answer_finder": {NUMBER}'),
+    Script("answer_finder.py", ("--data", "{reader_data}", "--limit", "6", "--baseline-finder", "shipped"),
+           (rf'"auc": {NUMBER}', rf'"balanced_accuracy_at_0.5": {NUMBER}', rf'"answer_finder": {NUMBER}',
+            rf'"baseline_finder": {NUMBER}', rf'"answer_sentence_first": {NUMBER}'),
            within=(0.0, 1.0)),
     Script("answer_kinds.py", ("--squad", "{squad}"),
            tuple(rf"^{kind} +(\d+) +(\d+) = {NUMBER}% \[{NUMBER}%, {NUMBER}%\] +(\d+) of (\d+) = {NUMBER}%$"
