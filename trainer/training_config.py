@@ -324,7 +324,7 @@ class AnswerFinderConfig(SentencePairConfig):
     init_reader: str | None = field(default=None, metadata=described(
         "a sentence reader's directory (what `selfrag train reader` wrote) whose layers the finder starts from; "
         "none: the shipped reader"))
-    squad_paragraphs: int = field(default=3_500, metadata=described(
+    squad_paragraphs: int = field(default=7_000, metadata=described(
         "SQuAD training paragraphs drawn; each question answered in one sentence gives three pairs"))
     squad2: bool = field(default=False, metadata=described(
         "also train on SQuAD 2.0 dev's training half of articles (squad20_dev.jsonl; the other half stays held "

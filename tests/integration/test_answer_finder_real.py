@@ -46,7 +46,6 @@ def test_the_answering_sentence_holds_the_asked_phrase_and_reads_above_one_namin
 
 
 NOT_YET = {
-    "Uranus": "an answering sentence read below the threshold: 'largest moon of Uranus' for which planet it orbits",
     "Coyoacan": "a sentence naming only a nationality read above the threshold for a birthplace (the place rule of "
                 "chains/answer_kinds.py declines it)",
 }
