@@ -21,6 +21,7 @@ import argparse
 import random
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -29,6 +30,7 @@ from reader import auc
 
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.quotes import PassageQuoter
+from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging.claims import titled
 from selfrag_langchain.judging.finder import AnswerFinder
 from selfrag_langchain.judging.reader import SentenceReader
@@ -71,52 +73,61 @@ def balanced(scores: Sequence[float], gold: Sequence[bool], threshold: float) ->
     return (sum(yes) / len(yes) + sum(no) / len(no)) / 2
 
 
+@dataclass
+class HeldOut:
+    """A SQuAD file's held-out half of articles, as the models read it: each question's (question, sentence) pairs
+    (``spans`` into ``pairs``), whether it is answerable, and the sentence holding its answer (None for none)."""
+
+    pairs: list[Pair] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    gold: list[bool] = field(default_factory=list)
+    holding: list[int | None] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, path: Path, limit: int | None, *, one_sentence: bool = False) -> HeldOut:
+        """The first ``limit`` questions; with ``one_sentence``, only those whose answer one sentence holds."""
+        _, held = split_by_title(paragraphs(path, None, random.Random(0)))
+        out = cls()
+        for para in held:
+            for question, answers in para.questions:
+                index = answer_sentence(para, answers) if answers else None
+                if not para.sentences or (one_sentence and index is None):
+                    continue
+                out.spans.append((len(out.pairs), len(out.pairs) + len(para.sentences)))
+                out.pairs += [(question, titled(para.title, s)) for s in para.sentences]
+                out.gold.append(bool(answers))
+                out.holding.append(index)
+        out.spans, out.gold, out.holding = out.spans[:limit], out.gold[:limit], out.holding[:limit]
+        out.pairs = out.pairs[:out.spans[-1][1]] if out.spans else []
+        return out
+
+    def answer_sentence_first(self, scores: Sequence[float]) -> float:
+        """The share of the questions with an answering sentence whose first-ranked sentence is that one."""
+        ranked = [(scores[a:b], [h]) for (a, b), h in zip(self.spans, self.holding, strict=True) if h is not None]
+        return answer_ranking([r for r, _ in ranked], [h for _, h in ranked])
+
+
 def squad2(readings: dict[str, Reading], path: Path, limit: int | None) -> dict[str, object]:
-    _, held = split_by_title(paragraphs(path, None, random.Random(0)))
-    pairs, spans, gold, holding = [], [], [], []
-    for para in held:
-        for question, answers in para.questions:
-            if para.sentences:
-                spans.append((len(pairs), len(pairs) + len(para.sentences)))
-                pairs += [(question, titled(para.title, s)) for s in para.sentences]
-                gold.append(bool(answers))
-                holding.append(answer_sentence(para, answers) if answers else None)
-    if limit is not None:
-        spans, gold, holding = spans[:limit], gold[:limit], holding[:limit]
-        pairs = pairs[:spans[-1][1]] if spans else []
+    held = HeldOut.read(path, limit)
+    gold = held.gold
     threshold = LoopSettings().min_quote_holds_answer
     report: dict[str, object] = {"questions": len(gold), "unanswerable": gold.count(False)}
     for name, read in readings.items():
-        scores = read(pairs)
-        best = [max(scores[a:b]) for a, b in spans]
+        scores = read(held.pairs)
+        best = [max(scores[a:b]) for a, b in held.spans]
         report[name] = {"auc": auc([b for b, g in zip(best, gold, strict=True) if g],
                                    [b for b, g in zip(best, gold, strict=True) if not g]),
                         "balanced_accuracy_at_0.5": balanced(best, gold, 0.5),
                         f"balanced_accuracy_at_{threshold}": balanced(best, gold, threshold),
-                        "answer_sentence_first": answer_ranking(
-                            [scores[a:b] for (a, b), h in zip(spans, holding, strict=True) if h is not None],
-                            [[h] for h in holding if h is not None])}
+                        "answer_sentence_first": held.answer_sentence_first(scores)}
     return report
 
 
 def squad11(readings: dict[str, Reading], path: Path, limit: int | None) -> dict[str, object]:
-    _, held = split_by_title(paragraphs(path, None, random.Random(0)))
-    pairs: list[Pair] = []
-    spans, holding = [], []
-    for para in held:
-        for question, answers in para.questions:
-            index = answer_sentence(para, answers)
-            if index is not None:
-                spans.append((len(pairs), len(pairs) + len(para.sentences)))
-                pairs += [(question, titled(para.title, s)) for s in para.sentences]
-                holding.append([index])
-    spans, holding = spans[:limit], holding[:limit]
-    pairs = pairs[:spans[-1][1]] if spans else []
-    report: dict[str, object] = {"questions": len(spans)}
-    for name, read in readings.items():
-        scores = read(pairs)
-        report[name] = {"answer_sentence_first": answer_ranking([scores[a:b] for a, b in spans], holding)}
-    return report
+    held = HeldOut.read(path, limit, one_sentence=True)
+    return {"questions": len(held.spans),
+            **{name: {"answer_sentence_first": held.answer_sentence_first(read(held.pairs))}
+               for name, read in readings.items()}}
 
 
 def selqa(readings: dict[str, Reading], path: Path, limit: int | None) -> dict[str, object]:
@@ -141,13 +152,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="JSON file for the figures")
     args = parser.parse_args()
     started = time.monotonic()
-    reader = Kept(SentenceReader(args.reader).answering)
-    finder = AnswerFinder(args.finder)
+    try:  # a missing model stops the script with its one-line reason before anything is read
+        reader = Kept(SentenceReader(args.reader).answering)
+        finder = AnswerFinder(args.finder)
+        baseline = None if args.baseline_finder in (None, SHIPPED) else Path(args.baseline_finder)
+        second = AnswerFinder(baseline) if args.baseline_finder is not None else None
+    except ModelLoadError as e:
+        raise SystemExit(f"answer_finder.py: {e}") from e
     readings: dict[str, Reading] = {"sentence_reader": reader,
                                     **finder_readings(finder, reader, "answer_finder", "reader_and_finder")}
-    if args.baseline_finder is not None:
-        baseline = None if args.baseline_finder == SHIPPED else Path(args.baseline_finder)
-        readings |= finder_readings(AnswerFinder(baseline), reader, "baseline_finder", "reader_and_baseline_finder")
+    if second is not None:
+        readings |= finder_readings(second, reader, "baseline_finder", "reader_and_baseline_finder")
     figures = {"squad11_held_out": squad11(readings, args.data / "squad" / SQUAD11_DEV, args.limit),
                "squad2_held_out": squad2(readings, args.data / "squad" / SQUAD_FILES["squad2"], args.limit),
                "selqa_test": selqa(readings, args.data / "squad" / "selqa_test.jsonl", args.limit),
