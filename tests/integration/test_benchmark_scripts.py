@@ -151,6 +151,8 @@ SCRIPTS = (
             rf"branches one by one / batched: {NUMBER}x"), within=(0.0, 1e3)),
     Script("support_claims.py", ("--train", "{groundedness}", "--heldout", "{groundedness}"),
            (rf'"cv_balanced_accuracy": {NUMBER}', rf'"groundedness.jsonl": {NUMBER}'), within=(0.0, 1.0)),
+    Script("title_reading.py", ("--data", "{reader_data}", "--limit", "6"),
+           (rf'"first": {NUMBER}', rf'"pooled_auc": {NUMBER}', rf'"answerable_auc": {NUMBER}'), within=(0.0, 1.0)),
     Script("train_generator_check.py", ("--model", "{generator}", "--questions", "1", "--steps", "1",
                                         "--max-new-tokens", "8"),
            (r"^\| \S+ \| ([01])/1 \| ",), within=(0.0, 1.0)),
