@@ -138,6 +138,10 @@ class PipelineSettings(LoopSettings, BeamSettings):
     answer finder (:class:`~selfrag_langchain.judging.finder.AnswerFinder`, :attr:`answer_finder`), which
     declining reads, and the probability that a sentence answers is the mean of the reader's and the finder's
     (:attr:`~selfrag_langchain.chains.quotes.PassageQuoter.finder_share`)."""
+    quote_read_alone: bool = False
+    """With :attr:`quote_reader`: each sentence is also read without its passage's title, its reading the lower of
+    the two (:attr:`~selfrag_langchain.chains.quotes.PassageQuoter.read_alone`), for corpora of chunked articles
+    about the entities asked of; off: after the title only."""
     keep_whole: bool = False
     """With :attr:`window_sentences`: the whole passages stay branches beside their windows (up to ``2 k``
     branches, about 1.7 times the generation), the judge choosing between them."""
@@ -342,7 +346,8 @@ def build_quoter(settings: PipelineSettings | None = None, *, reader: SentenceRe
         reader = SentenceReader(settings.reader)
     from selfrag_langchain.judging.finder import AnswerFinder
 
-    return PassageQuoter(embeddings=MiniLMEmbeddings(), reader=reader, finder=AnswerFinder(settings.answer_finder))
+    return PassageQuoter(embeddings=MiniLMEmbeddings(), reader=reader, finder=AnswerFinder(settings.answer_finder),
+                         read_alone=settings.quote_read_alone)
 
 
 def build_selfrag(settings: PipelineSettings | None = None, *, generator: BaseLLM | None = None,

@@ -302,6 +302,8 @@ class SelfRAGControls(LoopSettings):
             "quote_finder": self.quoter is not None and self.quoter.finder is not None,
             "quote_finder_share": (self.quoter.finder_share if self.quoter is not None
                                    and self.quoter.reader is not None and self.quoter.finder is not None else None),
+            "quote_read_alone": (self.quoter.read_alone
+                                 if self.quoter is not None and self.quoter.reader is not None else None),
             "retrieval_order_margin": self.retrieval_order_margin,
             "max_new_tokens": self.max_new_tokens,
             "max_quoted_branch_tokens": self.max_quoted_branch_tokens,

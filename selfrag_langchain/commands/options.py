@@ -105,7 +105,8 @@ def add_selfrag_options(parser: argparse.ArgumentParser) -> None:
     window's two and the quote switch, generated from the settings so that a flag's default is the library's."""
     knobs = parser.add_argument_group("Self-RAG")
     add_setting_flags(knobs, LoopSettings, exclude={"max_new_tokens"})
-    add_setting_flags(knobs, PipelineSettings, only={"window_sentences", "keep_whole", "quote", "quote_reader"})
+    add_setting_flags(knobs, PipelineSettings, only={"window_sentences", "keep_whole", "quote", "quote_reader",
+                                                      "quote_read_alone"})
 
 
 def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection[str] | None = None,
@@ -244,6 +245,10 @@ def run_settings(args: argparse.Namespace) -> PipelineSettings:
                                                                                   settings.quote_reader):
         msg = ("--reader names the sentence reader of --reflector entailment and of quoting with --quote-reader, and "
                "neither is on here: add --reflector entailment or --quote-reader to read with it")
+        raise ConfigurationError(msg)
+    if settings.quote_read_alone and not (settings.quote and settings.quote_reader):
+        msg = ("--quote-read-alone changes how --quote-reader reads, which is off here: add --quote-reader to read "
+               "with it")
         raise ConfigurationError(msg)
     if settings.answer_finder is not None and not (settings.quote and settings.quote_reader):
         msg = ("--answer-finder reads the quotes of --quote-reader, which is off here: add --quote-reader to read "

@@ -356,6 +356,45 @@ def test_the_readers_weight_decides_between_the_sentence_the_generation_copies_a
         question, answer, passage) == copied
 
 
+def test_reading_alone_too_takes_the_lower_reading_so_a_sentence_the_title_alone_makes_answer_loses() -> None:
+    import asyncio
+
+    from tests.fakes.table_reader import TableReader
+
+    title = "James M. Geraghty"
+    passage = "James M. Geraghty was an American politician. In 1908, Geraghty married Nora Toolen. He died in 1940."
+    question = "What is James M. Geraghty's occupation?"
+
+    def answering(_q: str, s: str) -> float:  # after the title, the marriage reads as answering best
+        if s.startswith(f"{title}: "):
+            return 0.99 if "married" in s else 0.7 if "politician" in s else 0.9
+        return 0.8 if "politician" in s else 0.1
+
+    pairs = [("He was a man.", passage)]
+    titled_reader = TableReader(answering=answering)
+    (after_title,) = PassageQuoter(embeddings=BagOfWords(), reader=titled_reader).find(question, pairs, [title])
+    assert after_title is not None and after_title.text == "In 1908, Geraghty married Nora Toolen."
+    reader = TableReader(answering=answering)
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, read_alone=True)
+    (alone,) = quoter.find(question, pairs, [title])
+    assert alone is not None and alone.text == "James M. Geraghty was an American politician."
+    assert alone.answering == pytest.approx(0.7)  # the lower of 0.7 after the title and 0.8 alone
+    # each sentence is read after the title and alone, its opening pronoun named
+    asked = {s for _, q, s in reader.asked if q == question}
+    assert {"James M. Geraghty: He died in 1940.", "James M. Geraghty died in 1940."} <= asked
+    assert asyncio.run(quoter.afind(question, pairs, [title])) == [alone]
+    assert quoter.best_answering(question, [(passage, title)]) == [pytest.approx(0.7)]
+
+
+def test_reading_alone_is_a_setting_and_a_switch_that_needs_the_reader() -> None:
+    from selfrag_langchain.commands.options import add_selfrag_options
+
+    assert PipelineSettings().quote_read_alone is False
+    parser = argparse.ArgumentParser()
+    add_selfrag_options(parser)
+    assert parser.parse_args(["--quote-read-alone"]).quote_read_alone is True
+
+
 def test_a_negative_reader_weight_is_refused() -> None:
     from pydantic import ValidationError
 
@@ -539,3 +578,7 @@ def test_the_settings_record_the_finders_share_only_when_it_shares_a_reading() -
     assert _short_form(both, "Edward Teach.").invoke(question).settings["quote_finder_share"] == 0.25
     finder_only = PassageQuoter(embeddings=BagOfWords(), finder=TableFinder())
     assert _short_form(finder_only, "Edward Teach.").invoke(question).settings["quote_finder_share"] is None
+    assert _short_form(both, "Edward Teach.").invoke(question).settings["quote_read_alone"] is False
+    alone = PassageQuoter(embeddings=BagOfWords(), reader=TableReader(), read_alone=True)
+    assert _short_form(alone, "Edward Teach.").invoke(question).settings["quote_read_alone"] is True
+    assert _short_form(finder_only, "Edward Teach.").invoke(question).settings["quote_read_alone"] is None

@@ -98,6 +98,14 @@ def test_an_answer_finder_no_quote_reads_is_refused_in_one_line(capsys: pytest.C
                    "--quote-reader to read with it\n")
 
 
+@pytest.mark.usefixtures("no_model")
+def test_reading_alone_without_the_quote_reader_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "Who?", "--quote-read-alone", "--no-quote-reader"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("selfrag: error: --quote-read-alone changes how --quote-reader reads, which is off here: add "
+                   "--quote-reader to read with it\n")
+
+
 def test_a_critic_named_with_the_critic_judge_passes() -> None:
     from selfrag_langchain.commands.options import run_settings
 
