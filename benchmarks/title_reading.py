@@ -1,10 +1,13 @@
 """Whether a sentence should be read after its passage's title: the quoter reads each sentence as "Title: sentence"
 (``PassageQuoter.readings``, the mean of the sentence reader's and the answer finder's readings), so that "He was
 born ..." names its subject. This script measures that reading beside the sentence read alone (an opening pronoun
-named from the title, as a quote shows it: ``named``) and three ways of joining the two (the lower, the mean, the
-geometric mean), on answer-sentence sets neither model trained on:
+named from the title, as a quote shows it: ``named``) and four ways of joining the two (the lower, the mean, the
+geometric mean, and the sentence alone when it names its subject itself), on answer-sentence sets neither model
+trained on:
 
 - SQuAD 1.1 dev and SQuAD 2.0 dev, the held-out half of their articles (as ``answer_finder.py`` reads them);
+- SQuAD 1.1 dev's held-out questions with their paragraph among four more, of their own article (chunks under one
+  title) or of four other articles (each under its own), all sentences ranked together;
 - SelQA test;
 - "What is X's occupation?" asked of the demo corpus's people (an article whose short description ends in years,
   "American politician (1870–1940)"), the answering sentence the first that holds the description's last word: the
@@ -44,13 +47,16 @@ from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, 
 
 @dataclass(frozen=True)
 class Asked:
-    """A question, the title of the passage it is asked of, that passage's sentences, the indices of those that
-    answer it (none: unanswerable)."""
+    """A question, the passages it is asked of (each a title and its sentences), the indices of the sentences that
+    answer it, counted over all the passages' sentences in order (none: unanswerable)."""
 
     question: str
-    title: str
-    sentences: list[str]
+    passages: list[tuple[str, list[str]]]
     answering: frozenset[int]
+
+    @property
+    def size(self) -> int:
+        return sum(len(sentences) for _, sentences in self.passages)
 
 
 Join = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -84,13 +90,40 @@ def squad(path: Path, limit: int | None, *, one_sentence: bool) -> list[Asked]:
         for question, answers in para.questions:
             index = answer_sentence(para, answers) if answers else None
             if para.sentences and not (one_sentence and index is None):
-                out.append(Asked(question, para.title, list(para.sentences),
+                out.append(Asked(question, [(para.title, list(para.sentences))],
                                  frozenset({index} if index is not None else ())))
     return out[:limit]
 
 
+def squad_among(path: Path, limit: int | None, *, same_article: bool, others: int = 4, seed: int = 0) -> list[Asked]:
+    """SQuAD 1.1 dev's held-out questions that one sentence answers, their paragraph among ``others`` more, of their
+    own article (``same_article``: chunks of one article, each under the same title, as PopQA's passages often are)
+    or of other articles (each under its own title, as the demo corpus's leads are), in a seeded order; the
+    sentences of all of them ranked together."""
+    _, held = split_by_title(paragraphs(path, None, random.Random(0)))
+    rng, by_title = random.Random(seed), dict[str, list]()
+    for para in held:
+        by_title.setdefault(para.title, []).append(para)
+    out = []
+    for para in held:
+        own = [p for p in by_title[para.title] if p is not para and p.sentences]
+        strangers = [title for title in by_title if title != para.title]
+        for question, answers in para.questions:
+            index = answer_sentence(para, answers) if answers else None
+            if index is None or (same_article and len(own) < others):
+                continue
+            chosen = (rng.sample(own, others) if same_article
+                      else [rng.choice(by_title[title]) for title in rng.sample(strangers, others)])
+            group = [para, *chosen]
+            rng.shuffle(group)
+            offset = sum(len(p.sentences) for p in group[:group.index(para)])
+            out.append(Asked(question, [(p.title, list(p.sentences)) for p in group], frozenset({offset + index})))
+    rng.shuffle(out)
+    return out[:limit]
+
+
 def selqa(path: Path, limit: int | None) -> list[Asked]:
-    return [Asked(r["question"], r["article"], r["candidates"], frozenset(r["answers"]))
+    return [Asked(r["question"], [(r["article"], r["candidates"])], frozenset(r["answers"]))
             for r in read_jsonl(path) if r["answers"]][:limit]
 
 
@@ -107,23 +140,24 @@ def occupations(limit: int | None, seed: int = 0) -> list[Asked]:
             continue
         answering = frozenset(i for i, s in enumerate(sentences) if re.search(rf"\b{re.escape(words[-1])}", s, re.I))
         if 0 in answering:
-            out.append(Asked(f"What is {re.sub(r' [(].*', '', title)}'s occupation?", title, sentences, answering))
+            out.append(Asked(f"What is {re.sub(r' [(].*', '', title)}'s occupation?", [(title, sentences)],
+                             answering))
     random.Random(seed).shuffle(out)
     return out[:limit]
 
 
 def measure(asked: list[Asked], read: Callable[[list[tuple[str, str]]], np.ndarray]) -> dict[str, dict[str, float]]:
     """Each reading's figures on one set (see the module's docstring)."""
-    titled_reading = read([(a.question, titled(a.title, s)) for a in asked for s in a.sentences])
-    alone = read([(a.question, named(s, a.title, a.sentences[0])) for a in asked for s in a.sentences])
-    naming = np.array([names_subject(s, a.title, a.sentences[0]) for a in asked for s in a.sentences])
+    titled_reading = read([(a.question, titled(title, s)) for a in asked for title, ss in a.passages for s in ss])
+    alone = read([(a.question, named(s, title, ss[0])) for a in asked for title, ss in a.passages for s in ss])
+    naming = np.array([names_subject(s, title, ss[0]) for a in asked for title, ss in a.passages for s in ss])
     report = {}
     for name, join in JOINS.items():
         scores, start, first, best = join(titled_reading, alone, naming), 0, [], []
-        flags = [i in a.answering for a in asked for i in range(len(a.sentences))]
+        flags = [i in a.answering for a in asked for i in range(a.size)]
         for a in asked:
-            own = scores[start:start + len(a.sentences)]
-            start += len(a.sentences)
+            own = scores[start:start + a.size]
+            start += a.size
             best.append((float(own.max()), bool(a.answering)))
             if a.answering:
                 first.append(int(own.argmax()) in a.answering)
@@ -151,6 +185,10 @@ def main() -> None:
     squad_dir = args.data / "squad"
     sets = {"squad11_held_out": squad(squad_dir / "squad11_dev.jsonl", args.limit, one_sentence=True),
             "squad2_held_out": squad(squad_dir / SQUAD_FILES["squad2"], args.limit, one_sentence=False),
+            "squad11_held_out_among_own_article": squad_among(squad_dir / "squad11_dev.jsonl", args.limit,
+                                                              same_article=True),
+            "squad11_held_out_among_other_articles": squad_among(squad_dir / "squad11_dev.jsonl", args.limit,
+                                                                 same_article=False),
             "selqa_test": selqa(squad_dir / "selqa_test.jsonl", args.limit),
             "demo_occupations": occupations(args.limit)}
     figures: dict[str, object] = {name: {"questions": len(asked), **measure(asked, read)}
