@@ -140,8 +140,8 @@ class PipelineSettings(LoopSettings, BeamSettings):
     (:attr:`~selfrag_langchain.chains.quotes.PassageQuoter.finder_share`)."""
     quote_read_alone: bool = False
     """With :attr:`quote_reader`: each sentence is also read without its passage's title, its reading the lower of
-    the two (:attr:`~selfrag_langchain.chains.quotes.PassageQuoter.read_alone`), for corpora of chunked articles
-    about the entities asked of; off: after the title only."""
+    the two (:attr:`~selfrag_langchain.chains.quotes.PassageQuoter.read_alone`), for questions that ask
+    an attribute of the entity their passages' title names (PopQA's); off: after the title only."""
     keep_whole: bool = False
     """With :attr:`window_sentences`: the whole passages stay branches beside their windows (up to ``2 k``
     branches, about 1.7 times the generation), the judge choosing between them."""

@@ -122,9 +122,10 @@ class PassageQuoter(BaseModel):
     it), its reading the lower of that and the one after its title. After the title, any sentence of an article
     can read as answering a question about the article's subject ("James M. Geraghty: In 1908, Geraghty married
     Nora Toolen." for "What is James M. Geraghty's occupation?"); the lower reading asks the sentence to answer
-    without it too. That helps where the passages are chunks of the asked subject's article (PopQA dev: Self-RAG
-    right for 35 of 50 against 33) and hurts where the title holds what a sentence leaves out ("Gabon: Libreville
-    is the capital ...": 4 of 120 lost on three demo-corpus lists), so it is off by default."""
+    without it too. That helps where a question asks an attribute of the entity its passages' title names (PopQA
+    dev: Self-RAG right for 35 of 50 against 33) and hurts where the title holds what a sentence leaves out
+    ("Gabon: Libreville is the capital ...": 4 of 120 lost on three demo-corpus lists), so it is off by
+    default."""
     finder_share: float = Field(default=0.5, ge=0.0, le=1.0)
     """With a reader and a finder: the finder's share of a sentence's reading, the probability that it answers
     the question that weighs in the choice of quote and scores it (IsUse), beside the reader's (0: the reader's
