@@ -110,7 +110,7 @@ def squad_among(path: Path, limit: int | None, *, same_article: bool, others: in
         strangers = [title for title in by_title if title != para.title]
         for question, answers in para.questions:
             index = answer_sentence(para, answers) if answers else None
-            if index is None or (same_article and len(own) < others):
+            if index is None or len(own if same_article else strangers) < others:
                 continue
             chosen = (rng.sample(own, others) if same_article
                       else [rng.choice(by_title[title]) for title in rng.sample(strangers, others)])
@@ -147,7 +147,9 @@ def occupations(limit: int | None, seed: int = 0) -> list[Asked]:
 
 
 def measure(asked: list[Asked], read: Callable[[list[tuple[str, str]]], np.ndarray]) -> dict[str, dict[str, float]]:
-    """Each reading's figures on one set (see the module's docstring)."""
+    """Each reading's figures on one set (see the module's docstring); none for a set without questions."""
+    if not asked:
+        return {}
     titled_reading = read([(a.question, titled(title, s)) for a in asked for title, ss in a.passages for s in ss])
     alone = read([(a.question, named(s, title, ss[0])) for a in asked for title, ss in a.passages for s in ss])
     naming = np.array([names_subject(s, title, ss[0]) for a in asked for title, ss in a.passages for s in ss])
@@ -161,11 +163,16 @@ def measure(asked: list[Asked], read: Callable[[list[tuple[str, str]]], np.ndarr
             best.append((float(own.max()), bool(a.answering)))
             if a.answering:
                 first.append(int(own.argmax()) in a.answering)
-        figures = {"first": round(float(np.mean(first)), 4),
-                   "pooled_auc": round(auc([float(s) for s, f in zip(scores, flags, strict=True) if f],
-                                           [float(s) for s, f in zip(scores, flags, strict=True) if not f]), 4)}
-        if not all(answerable for _, answerable in best):
-            figures["answerable_auc"] = round(auc([s for s, y in best if y], [s for s, y in best if not y]), 4)
+        answering = [float(s) for s, f in zip(scores, flags, strict=True) if f]
+        others = [float(s) for s, f in zip(scores, flags, strict=True) if not f]
+        answerable, unanswerable = [s for s, y in best if y], [s for s, y in best if not y]
+        figures = {}  # each figure only where its set has both kinds to tell apart
+        if first:
+            figures["first"] = round(float(np.mean(first)), 4)
+        if answering and others:
+            figures["pooled_auc"] = round(auc(answering, others), 4)
+        if answerable and unanswerable:
+            figures["answerable_auc"] = round(auc(answerable, unanswerable), 4)
         report[name] = figures
     return report
 
