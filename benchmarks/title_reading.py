@@ -36,7 +36,9 @@ import numpy as np
 from common import print_figures, read_jsonl
 from reader import auc
 
+from selfrag_langchain.chains.quotes import PassageQuoter
 from selfrag_langchain.corpus.demo import demo_data_path
+from selfrag_langchain.errors import SelfRAGError
 from selfrag_langchain.judging.claims import named, titled
 from selfrag_langchain.judging.finder import AnswerFinder
 from selfrag_langchain.judging.reader import SentenceReader
@@ -184,20 +186,23 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="JSON file for the figures")
     args = parser.parse_args()
     started = time.monotonic()
-    reader, finder = SentenceReader(), AnswerFinder()
-
-    def read(pairs: list[tuple[str, str]]) -> np.ndarray:  # as PassageQuoter.readings reads, at finder_share 0.5
-        return (np.array(reader.answering(pairs)) + np.array(finder.holds_answer(pairs))) / 2
-
     squad_dir = args.data / "squad"
-    sets = {"squad11_held_out": squad(squad_dir / "squad11_dev.jsonl", args.limit, one_sentence=True),
-            "squad2_held_out": squad(squad_dir / SQUAD_FILES["squad2"], args.limit, one_sentence=False),
-            "squad11_held_out_among_own_article": squad_among(squad_dir / "squad11_dev.jsonl", args.limit,
-                                                              same_article=True),
-            "squad11_held_out_among_other_articles": squad_among(squad_dir / "squad11_dev.jsonl", args.limit,
-                                                                 same_article=False),
-            "selqa_test": selqa(squad_dir / "selqa_test.jsonl", args.limit),
-            "demo_occupations": occupations(args.limit)}
+    try:  # missing data or models stop the script with one line, before anything is read by a model
+        sets = {"squad11_held_out": squad(squad_dir / "squad11_dev.jsonl", args.limit, one_sentence=True),
+                "squad2_held_out": squad(squad_dir / SQUAD_FILES["squad2"], args.limit, one_sentence=False),
+                "squad11_held_out_among_own_article": squad_among(squad_dir / "squad11_dev.jsonl", args.limit,
+                                                                  same_article=True),
+                "squad11_held_out_among_other_articles": squad_among(squad_dir / "squad11_dev.jsonl", args.limit,
+                                                                     same_article=False),
+                "selqa_test": selqa(squad_dir / "selqa_test.jsonl", args.limit),
+                "demo_occupations": occupations(args.limit)}
+        quoter = PassageQuoter.model_construct(reader=SentenceReader(), finder=AnswerFinder(), finder_share=0.5)
+    except SelfRAGError as e:
+        raise SystemExit(f"title_reading.py: {e}") from e
+
+    def read(pairs: list[tuple[str, str]]) -> np.ndarray:  # as the quoter reads a sentence
+        return np.array(quoter.readings(pairs) or [])
+
     figures: dict[str, object] = {name: {"questions": len(asked), **measure(asked, read)}
                                   for name, asked in sets.items()}
     figures["seconds"] = round(time.monotonic() - started)
