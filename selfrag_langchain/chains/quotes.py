@@ -205,11 +205,14 @@ class PassageQuoter(BaseModel):
                            ) -> list[float] | None:
         """:meth:`readings` of each (passage's sentences, title) group's sentences in order, read after the title
         and, with :attr:`read_alone`, alone too (the lower of the two); None without a reader."""
-        read = self.readings([pair for parts, title in groups for pair in _reading_pairs(question, parts, title)])
-        if read is None or not self.read_alone:
-            return read
-        alone = self.readings([pair for parts, title in groups for pair in _alone_pairs(question, parts, title)])
-        return [min(a, b) for a, b in zip(read, alone or [], strict=True)]
+        after_title = [pair for parts, title in groups for pair in _reading_pairs(question, parts, title)]
+        if not self.read_alone:
+            return self.readings(after_title)
+        alone = [pair for parts, title in groups for pair in _alone_pairs(question, parts, title)]
+        read = self.readings([*after_title, *alone])  # one batch for both readings
+        if read is None:
+            return None
+        return [min(a, b) for a, b in zip(read[:len(after_title)], read[len(after_title):], strict=True)]
 
     async def abest_answering(self, question: str, passages: Sequence[tuple[str, str | None]],
                               taken: Sequence[Collection[str]] | None = None) -> list[float | None]:
