@@ -149,6 +149,8 @@ SCRIPTS = (
     Script("short_form.py", ("--data", "{popqa}", "--questions", "1", "--k", "2", "--max-new-tokens", "8"),
            (rf"Self-RAG default \(calibrated judge\) / plain RAG: {NUMBER}x",
             rf"branches one by one / batched: {NUMBER}x"), within=(0.0, 1e3)),
+    Script("squad_passages.py", ("--data", "{reader_data}", "--limit", "5", "--passages", "3", "--out", "{out}"),
+           (rf'"questions": {NUMBER}', rf'"3": {NUMBER}'), within=(0.0, 5.0)),
     Script("support_claims.py", ("--train", "{groundedness}", "--heldout", "{groundedness}"),
            (rf'"cv_balanced_accuracy": {NUMBER}', rf'"groundedness.jsonl": {NUMBER}'), within=(0.0, 1.0)),
     Script("title_reading.py", ("--data", "{reader_data}", "--limit", "6"),
