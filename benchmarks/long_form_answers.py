@@ -3,10 +3,10 @@ average and at worst).
 
 Each question of an answerable list (``question``, ``answers``) and of an unanswerable one (``question``) is
 asked of the default long form (``build_long_form`` with the default settings: the demo corpus unless a store
-is indexed, quotes, declining), and with ``--short`` of the default short form beside it, on the same store in
-the same run. An answer is right when a gold alias occurs in it (``eval.metrics.match``); an unanswerable
-question is answered well when it is declined. Answers are kept in ``--out`` (one JSON line per question and
-form) and a rerun goes on from where it stopped.
+is indexed, quotes, declining; ``--k`` sets how many passages it judges), and with ``--short`` of the default
+short form beside it, on the same store in the same run. An answer is right when a gold alias occurs in it
+(``eval.metrics.match``); an unanswerable question is answered well when it is declined. Answers are kept in
+``--out`` (one JSON line per question and form) and a rerun goes on from where it stopped.
 
     python benchmarks/long_form_answers.py --answerable benchmarks/data/tuning_questions.jsonl \\
         --unanswerable benchmarks/data/unanswerable_questions.jsonl --out selfrag-eval/long-form.jsonl --short
@@ -24,7 +24,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from common import read_jsonl, wilson
+from common import add_k, read_jsonl, wilson
 
 from selfrag_langchain.eval.metrics import match
 from selfrag_langchain.files.durable import drop_torn_tail
@@ -79,6 +79,7 @@ def main() -> None:
     parser.add_argument("--short", action="store_true", help="ask the default short form too, as a baseline")
     parser.add_argument("--limit", type=int, help="the first N questions of each list")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON only")
+    add_k(parser)
     args = parser.parse_args()
     if args.answerable is None and args.unanswerable is None:
         parser.error("give --answerable, --unanswerable or both")
@@ -88,7 +89,7 @@ def main() -> None:
         drop_torn_tail(args.out)
     done = read_jsonl(args.out) if args.out.exists() else []
     seen = {(d["form"], d["question"]) for d in done}
-    settings = PipelineSettings()
+    settings = PipelineSettings(k=args.k)
     forms = {"long": build_long_form(settings)}
     if args.short:
         forms["short"] = build_selfrag(settings)
