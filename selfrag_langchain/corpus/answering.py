@@ -39,13 +39,14 @@ def answering_store(path: Path | str | None = None) -> Chroma:
     return open_store(path, create=False)
 
 
-def default_retriever(path: Path | str | None = None, k: int = 5) -> BaseRetriever:
+def default_retriever(path: Path | str | None = None, k: int = 10) -> BaseRetriever:
     """A similarity retriever over the store ``selfrag ask`` would answer from (:func:`answering_store`):
     ``path``, else the default store once ``selfrag index`` filled it, else the demo corpus.
 
     Args:
         path: The store directory; ``None`` chooses as the command line does.
-        k: How many passages to return (a call may override it with ``invoke(q, k=...)``).
+        k: How many passages to return (a call may override it with ``invoke(q, k=...)``); by default as many as
+            Self-RAG judges (``LoopSettings.k``).
 
     Returns:
         ``store.as_retriever(search_kwargs={"k": k})``.

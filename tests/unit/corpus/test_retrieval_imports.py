@@ -83,3 +83,12 @@ def test_the_corpus_names_resolve_lazily_and_unknown_names_fail() -> None:
     assert corpus.default_retriever is default_retriever
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = corpus.nope
+
+
+def test_the_default_retriever_returns_as_many_passages_as_self_rag_judges_by_default() -> None:
+    import inspect
+
+    from selfrag_langchain.chains.controls import LoopSettings
+    from selfrag_langchain.corpus.answering import default_retriever
+
+    assert inspect.signature(default_retriever).parameters["k"].default == LoopSettings().k
