@@ -13,6 +13,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.files.durable import json_lines
 
@@ -59,7 +61,20 @@ def _add_loop_flag(parser: argparse.ArgumentParser, flag: str, field: str, defau
     library = LoopSettings.model_fields[field].default
     value = library if default is None else default
     said = "the library's" if value == library else f"the library's: {library}"
-    return parser.add_argument(flag, type=int, default=value, help=f"{help} (default: %(default)s; {said})")
+
+    def checked(text: str) -> int:
+        """The flag's value, held to the library's range for the field: a value out of it stops the script with
+        argparse's one-line usage error instead of a traceback when the settings are made."""
+        try:
+            number = int(text)
+            LoopSettings(**{field: number})
+        except ValueError as e:  # int()'s, or pydantic's ValidationError (a ValueError) with the field's message
+            errors = e.errors() if isinstance(e, ValidationError) else None
+            said = errors[0]["msg"].removeprefix("Value error, ") if errors else f"not a whole number: {text!r}"
+            raise argparse.ArgumentTypeError(said) from e
+        return number
+
+    return parser.add_argument(flag, type=checked, default=value, help=f"{help} (default: %(default)s; {said})")
 
 
 def add_k(parser: argparse.ArgumentParser, default: int | None = None,

@@ -80,6 +80,19 @@ def test_flags_default_to_the_library_and_say_so() -> None:
     assert parser.parse_args(["--k", "3", "--max-new-tokens", "7"]) == argparse.Namespace(k=3, max_new_tokens=7)
 
 
+@pytest.mark.parametrize(("value", "said"), [("0", "k must be >= 1, got 0"), ("21", "k must be at most 20"),
+                                           ("x", "not a whole number: 'x'")])
+def test_a_flag_out_of_the_librarys_range_stops_with_one_usage_line(
+        value: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="script.py")
+    common.add_k(parser)
+    with pytest.raises(SystemExit) as stopped:
+        parser.parse_args(["--k", value])
+    assert stopped.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"script.py: error: argument --k: {said}")
+
+
 def test_a_script_default_of_its_own_is_kept_and_named_beside_the_library() -> None:
     parser = argparse.ArgumentParser()
     common.add_k(parser, default=LIBRARY_K + 1, help="more passages, for a reason")
