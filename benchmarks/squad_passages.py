@@ -6,7 +6,7 @@ store's do (other paragraphs of the same article, and other articles).
 Each row: ``question``, ``answers`` (SQuAD's answer texts), ``ctxs`` (the ``--passages`` nearest paragraphs,
 ``title`` and ``text``, nearest first, with ``id`` and ``score``, the cosine similarity), and ``gold_rank`` (the
 rank of the paragraph the question was written on, None when it is not among them). Questions are drawn with a
-fixed seed from the held-out half of the articles (``trainer.reader_data.held_out_article``), the half
+fixed seed from the held-out half of the articles (``trainer.reader_data.split_by_title``), the half
 ``benchmarks/answer_finder.py`` and ``title_reading.py`` report; paragraphs are embedded as the demo store embeds
 an article, its text without the title. The file answers through ``selfrag eval --task popqa`` (a gold answer
 text in the answer counts as right):
@@ -32,7 +32,7 @@ from common import read_jsonl
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.errors import SelfRAGError
 from selfrag_langchain.files.durable import write_text_atomic
-from selfrag_langchain.trainer.reader_data import held_out_article, paragraphs
+from selfrag_langchain.trainer.reader_data import paragraphs, split_by_title
 
 SQUAD_DEV = "squad11_dev.jsonl"
 
@@ -54,7 +54,7 @@ def main() -> None:
     read_jsonl(path, 1)  # one line naming the file if it is not JSON Lines
 
     started = time.perf_counter()
-    held = [p for p in paragraphs(path, None, random.Random(args.seed)) if held_out_article(p.title)]
+    _, held = split_by_title(paragraphs(path, None, random.Random(args.seed)))
     asked = [(i, question, answers) for i, para in enumerate(held) for question, answers in para.questions if answers]
     chosen = random.Random(args.seed).sample(asked, min(args.limit, len(asked)))
     if not chosen:
