@@ -11,7 +11,8 @@ one threshold
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
   that much (a question that compares two things may find each in a passage of its own);
-- an answer is declined when the passages found hold less than that share together, or leave out a rare term
+- an answer is declined when the passages found hold less than that share together (a name of several words,
+  "Percy Jackson", counted only where one passage holds all of it: :func:`name_runs`), or leave out a rare term
   of the question (:func:`rare_terms`: a word that all-MiniLM-L6-v2's vocabulary of common words splits into
   pieces, "Mahomes", "Brexit", "axolotl", not "English" or "Nintendo", among the question's names and its
   nouns, :func:`noun_words`), and unless a claim of it comes from a passage that holds that
@@ -222,14 +223,39 @@ def name_coverages(question: str, passages: Sequence[str | None], minimum: float
     return shares
 
 
+def name_runs(question: str) -> list[list[str]]:
+    """The question's :func:`asked_names` grouped as it writes them: words next to each other form one name
+    ("Who wrote the Percy Jackson novels?": ["percy", "jackson"]; "Is the Eiffel Tower older than Big Ben?":
+    ["eiffel", "tower"] and ["big", "ben"]), each other name a run of its own."""
+    names = asked_names(question)
+    asked = set(names)
+    runs: list[list[str]] = []
+    for sentence in SENTENCE_BREAK.split(folded(question)):  # a possessive's "s" ends a name: "Paris's Eiffel Tower"
+        run: list[str] = []
+        for token in [*(t.lower() for t in re.findall(r"\w+", sentence)), ""]:
+            if token in asked:
+                run.append(token)
+            elif run:
+                runs.append(run)
+                run = []
+    placed = {word for run in runs for word in run}
+    return runs + [[name] for name in dict.fromkeys(names) if name not in placed]
+
+
 def names_found(question: str, passages: Iterable[str | None], minimum: float) -> bool:
     """Whether the passages together hold at least ``minimum`` of the question's names and every one of its
-    :func:`rare_terms` (always, when the rule is off or there is no passage)."""
+    :func:`rare_terms` (always, when the rule is off or there is no passage). A name of several words
+    (:func:`name_runs`) counts only when one passage holds all of them: "Percy" in a passage about Shelley and
+    "Jackson" in one about Michael Jackson do not make "Percy Jackson", however many passages are read."""
     texts = [p for p in passages if p is not None]
     if minimum <= 0.0 or not texts:
         return True
-    held = _Held("\n".join(texts))  # read once for the share and the rare terms
-    return _share(asked_names(question), held) >= minimum and not _missing(question, held)
+    helds = [_Held(text) for text in texts]
+    together = _Held("\n".join(texts))  # the rare terms may come from any passage
+    runs = name_runs(question)
+    held = sum(len(run) for run in runs if any(all(h.holds(w) for w in run) for h in helds))
+    share = held / sum(map(len, runs)) if runs else 1.0
+    return share >= minimum and not _missing(question, together)
 
 
 def names_enough(question: str, passage: str | None, found: Sequence[str | None], minimum: float) -> bool:

@@ -19,6 +19,7 @@ from selfrag_langchain.chains.names import (
     missing_rare_terms,
     moot_reasons,
     name_coverages,
+    name_runs,
     name_share,
     names_enough,
     names_found,
@@ -58,6 +59,30 @@ def test_the_passages_together_hold_the_names_of_a_question_that_compares() -> N
     assert names_found("When was Greta Thunberg born?", [GARBO, PARIS], 0.0)
     assert names_found("What is the capital?", [GARBO], 0.6)  # a question that names nothing
     assert names_found("When was Greta Thunberg born?", [None], 0.6)  # no passage: nothing to judge
+
+
+def test_a_name_of_several_words_is_read_as_one() -> None:
+    assert name_runs("Who wrote the Percy Jackson novels?") == [["percy", "jackson"]]
+    assert name_runs("Is the Eiffel Tower older than Big Ben?") == [["eiffel", "tower"], ["big", "ben"]]
+    assert name_runs("Who was the first President of the United States?") == [["president"], ["united", "states"]]
+    assert name_runs("who was otto von bismarck's wife") == [["otto", "von", "bismarck"]]
+    assert name_runs("Who built Paris's Eiffel Tower?") == [["paris"], ["eiffel", "tower"]]
+    assert name_runs("What is the capital?") == []
+
+
+def test_the_words_of_one_name_found_in_different_passages_do_not_make_it() -> None:
+    question = "Who is the author of the Percy Jackson novels?"
+    shelley = "Percy Bysshe Shelley\nPercy Bysshe Shelley was an English Romantic poet."
+    michael = "Michael Jackson\nMichael Jackson was an American singer."
+    jackson = "Percy Jackson\nPercy Jackson is a series of fantasy novels by Rick Riordan."
+    assert not names_found(question, [shelley, michael], 0.6)  # each word, but never the name
+    assert names_found(question, [shelley, michael], 0.0)  # the rule off
+    assert names_found(question, [shelley, michael, jackson], 0.6)
+    # Names of their own may still come from passages of their own.
+    eiffel = "Eiffel Tower\nThe Eiffel Tower is a tower in Paris."
+    ben = "Big Ben\nBig Ben is the clock tower of the Palace of Westminster."
+    assert names_found("Is the Eiffel Tower older than Big Ben?", [eiffel, ben], 0.6)
+    assert not names_found("Is the Eiffel Tower older than Big Ben?", [eiffel, michael], 0.6)
 
 
 def test_a_rare_name_no_passage_holds_means_the_sources_do_not_name_the_subject() -> None:
