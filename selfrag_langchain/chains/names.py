@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from selfrag_langchain.judging.signals import SENTENCE_BREAK, content_words, folded, name_words
+from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 
 
 @functools.cache
@@ -187,10 +187,41 @@ def noun_words(question: str) -> list[str]:
             if word not in names and _lexical(word) and _parts_of_speech(word) <= {"NOUN"}]
 
 
+_ASKING = frozenset({"which", "what"})
+"""The words that open a phrase naming what kind of thing the answer is ("which carmaker", "what nuts")."""
+
+
+def kind_nouns(question: str) -> list[str]:
+    """The :func:`noun_words` that say what kind of thing the answer is: those after the question's "which" or
+    "what", over names and words the lexicon knows only as modifiers or nouns, up to its first other word
+    ("Which carmaker took ...": "carmaker"; "Which landmasses were named after Amerigo Vespucci?":
+    "landmasses"). A passage that answers need not use them: it names the Americas."""
+    nouns, names = set(noun_words(question)), set(asked_names(question))
+    words = [word.lower() for word in re.findall(r"\w+", folded(question))]
+    kinds = []
+    for i, word in enumerate(words):
+        if word not in _ASKING:
+            continue
+        for after in words[i + 1:]:
+            if after in STOPWORDS:
+                break
+            if after in nouns:
+                kinds.append(after)
+            elif after not in names and not (_parts_of_speech(after) and _parts_of_speech(after) <= _MODIFIERS):
+                break
+    return kinds
+
+
+_MODIFIERS = frozenset({"ADJ", "NOUN", "PROPN"})
+"""What the lexicon may know a word between "which" and its noun as ("which ancient city")."""
+
+
 def rare_terms(question: str) -> list[str]:
-    """The question's rare names (:func:`asked_names`) and rare :func:`noun_words`, each once: words a passage
-    that answers it has to hold."""
-    return [word for word in dict.fromkeys([*asked_names(question), *noun_words(question)]) if rare(word)]
+    """The question's rare names (:func:`asked_names`) and rare :func:`noun_words` other than its
+    :func:`kind_nouns`, each once: words a passage that answers it has to hold."""
+    kinds = set(kind_nouns(question))
+    return [word for word in dict.fromkeys([*asked_names(question), *noun_words(question)])
+            if rare(word) and word not in kinds]
 
 
 def holds(word: str, text: str) -> bool:
@@ -226,16 +257,18 @@ def name_coverages(question: str, passages: Sequence[str | None], minimum: float
 def name_runs(question: str) -> list[list[str]]:
     """The question's :func:`asked_names` grouped as it writes them: words next to each other form one name
     ("Who wrote the Percy Jackson novels?": ["percy", "jackson"]; "Is the Eiffel Tower older than Big Ben?":
-    ["eiffel", "tower"] and ["big", "ben"]), each other name a run of its own."""
+    ["eiffel", "tower"] and ["big", "ben"]); a number ("the 1975 Bollywood film") and each other name are a run
+    of their own."""
     names = asked_names(question)
     asked = set(names)
     runs: list[list[str]] = []
     for sentence in SENTENCE_BREAK.split(folded(question)):  # a possessive's "s" ends a name: "Paris's Eiffel Tower"
         run: list[str] = []
         for token in [*(t.lower() for t in re.findall(r"\w+", sentence)), ""]:
-            if token in asked:
+            if token in asked and not token.isdigit():
                 run.append(token)
-            elif run:
+                continue
+            if run:
                 runs.append(run)
                 run = []
     placed = {word for run in runs for word in run}

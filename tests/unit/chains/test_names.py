@@ -16,6 +16,7 @@ from selfrag_langchain.chains.names import (
     acronyms,
     asked_names,
     holds,
+    kind_nouns,
     missing_rare_terms,
     moot_reasons,
     name_coverages,
@@ -67,6 +68,7 @@ def test_a_name_of_several_words_is_read_as_one() -> None:
     assert name_runs("Who was the first President of the United States?") == [["president"], ["united", "states"]]
     assert name_runs("who was otto von bismarck's wife") == [["otto", "von", "bismarck"]]
     assert name_runs("Who built Paris's Eiffel Tower?") == [["paris"], ["eiffel", "tower"]]
+    assert name_runs("Who directed the 1975 Bollywood film Sholay?") == [["bollywood"], ["sholay"], ["1975"]]
     assert name_runs("What is the capital?") == []
 
 
@@ -134,6 +136,17 @@ def test_a_question_typed_without_capitals_still_names_what_it_asks_about() -> N
     assert asked_names("which church is based on martin luthers beliefs") == ["luthers"]  # a martin is a bird
     luther = "Martin Luther\nMartin Luther was a German priest whose beliefs founded Lutheranism."
     assert names_found("which church is based on martin luthers beliefs", [luther], 0.6)
+
+
+def test_the_noun_that_says_what_kind_of_thing_is_asked_need_not_be_held() -> None:
+    question = "Which landmasses were named after the navigator Amerigo Vespucci?"
+    assert kind_nouns(question) == ["landmasses"]
+    assert "landmasses" not in rare_terms(question)  # the passage that answers names the Americas
+    vespucci = "Amerigo Vespucci\nAmerigo Vespucci was an explorer after whom the Americas are named."
+    assert names_found(question, [vespucci], 0.6)
+    assert kind_nouns("In which ancient city was the axolotl first described?") == ["city"]
+    assert kind_nouns("Where does the axolotl live?") == []  # what it asks about is no kind
+    assert "axolotl" in rare_terms("In which ancient city was the axolotl first described?")
 
 
 def test_a_passage_holds_a_term_in_another_form_or_as_the_words_of_a_compound() -> None:
