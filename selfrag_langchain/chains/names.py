@@ -67,9 +67,11 @@ _CONTRACTION_TEXT = (
     "whats whos wheres whens hows whys thats theres heres hes shes theyre youre ive youve weve theyve im youll "
     "theyll youd theyd isnt arent wasnt werent dont doesnt didnt hasnt havent hadnt couldnt wouldnt shouldnt aint"
 )
-_CONTRACTIONS = frozenset(_CONTRACTION_TEXT.split())
-"""Function words typed without their apostrophe, which are no names ("whats", "isnt"); those that are words
-of their own ("its", "well", "shell") are left to the lexicon."""
+_CONTRACTION_PIECES = "doesn didn isn aren wasn weren hasn haven hadn couldn wouldn shouldn t ll ve"
+_CONTRACTIONS = frozenset(_CONTRACTION_TEXT.split()) | frozenset(_CONTRACTION_PIECES.split())
+"""Function words typed without their apostrophe, which are no names ("whats", "isnt"), and the pieces a word
+split at its apostrophe leaves ("doesn", "t"); those that are words of their own ("its", "well", "shell", "don")
+are left to the lexicon."""
 
 
 def _lexical(word: str) -> bool:
@@ -78,16 +80,31 @@ def _lexical(word: str) -> bool:
     return any(c.islower() for c in word) and word not in _CONTRACTIONS
 
 
+@functools.cache
+def _plain_words() -> frozenset[str]:
+    """Function and number words English's lexicon (open-class words only) does not list: scikit-learn's English
+    stop words ("until", "upon", "three", "twelve")."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def _unknown(word: str) -> bool:
+    """Whether a (lower-cased) word reads as a name: the lexicon can speak to it and does not know it, and it is
+    no function or number word (:func:`_plain_words`: "What three-letter abbreviation ..." names nothing)."""
+    return _lexical(word) and not _parts_of_speech(word) and word not in _plain_words()
+
+
 def asked_names(question: str) -> list[str]:
     """The names the question names (:func:`~selfrag_langchain.judging.signals.name_words`: capitalised words
     and numbers); for a question that capitalises none (typed in lower case, or with only its first letter
-    capitalised), its numbers and the words of a cased script that English's lexicon does not know ("who was otto
-    von bismarck's wife": "otto", "von", "bismarck"; a word in a script without case is left out)."""
+    capitalised), its numbers and the words that read as names (:func:`_unknown`: "who was otto von bismarck's
+    wife": "otto", "von", "bismarck"; a word in a script without case is left out)."""
     names = name_words(question)
     if not all(name.isdigit() for name in names):
         return [*(word for word in _opening_names(question) if word not in names), *names]
     return [word for word in content_words(folded(question))
-            if word.isdigit() or (_lexical(word) and not _parts_of_speech(word))]
+            if word.isdigit() or _unknown(word)]
 
 
 def _opening_names(question: str) -> list[str]:
@@ -96,7 +113,7 @@ def _opening_names(question: str) -> list[str]:
     :func:`~selfrag_langchain.judging.signals.name_words` passes over a sentence's first word ("Which", "Apart")."""
     openers = (_WORD.match(sentence.strip()) for sentence in SENTENCE_BREAK.split(folded(question)))
     words = [m.group().lower() for m in openers if m and m.group()[:1].isupper()]
-    return [word for word in content_words(" ".join(words)) if _lexical(word) and not _parts_of_speech(word)]
+    return [word for word in content_words(" ".join(words)) if _unknown(word)]
 
 
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}")

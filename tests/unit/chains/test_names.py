@@ -133,6 +133,10 @@ def test_a_question_typed_without_capitals_still_names_what_it_asks_about() -> N
     assert asked_names("whats the capital of benin") == ["benin"]
     assert asked_names("youre sure benin isnt in asia") == ["benin", "asia"]
     assert noun_words("Where do ants live?") == ["ants"]  # a word, not a contraction
+    # Function and number words the lexicon does not list are no names either, nor the pieces of a contraction.
+    assert asked_names("What three-letter abbreviation is used for assembly language?") == []
+    assert asked_names("the studio system era ran from 1927 until what year") == ["1927"]
+    assert asked_names("Germany doesn't have an imperialistic past until when?") == ["germany"]
     assert asked_names("which church is based on martin luthers beliefs") == ["luthers"]  # a martin is a bird
     luther = "Martin Luther\nMartin Luther was a German priest whose beliefs founded Lutheranism."
     assert names_found("which church is based on martin luthers beliefs", [luther], 0.6)
