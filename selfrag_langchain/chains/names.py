@@ -11,8 +11,9 @@ one threshold
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
   that much (a question that compares two things may find each in a passage of its own);
-- an answer is declined when the passages found hold less than that share together (a name of several words,
-  "Percy Jackson", counted only where one passage holds all of it: :func:`name_runs`), or leave out a rare term
+- an answer is declined when the passages found hold less than that share together (the words of a name of
+  several words, "Percy Jackson", counted from one passage that holds at least that share of them:
+  :func:`name_runs`), or leave out a rare term
   of the question (:func:`rare_terms`: a word that all-MiniLM-L6-v2's vocabulary of common words splits into
   pieces, "Mahomes", "Brexit", "axolotl", not "English" or "Nintendo", among the question's names and its
   nouns, :func:`noun_words`), and unless a claim of it comes from a passage that holds that
@@ -206,31 +207,36 @@ def noun_words(question: str) -> list[str]:
 
 _ASKING = frozenset({"which", "what"})
 """The words that open a phrase naming what kind of thing the answer is ("which carmaker", "what nuts")."""
+_LEADING_TEXT = ("in on at from of for by to with during under into near after before since until about through "
+                 "across within over between among")
+_LEADING = frozenset(_LEADING_TEXT.split())
+"""The words a "which" or "what" phrase may follow and still open the question ("In which city ...")."""
+_MODIFIERS = frozenset({"ADJ", "NOUN", "PROPN"})
+"""What the lexicon may know a word between "which" and its noun as ("which ancient city")."""
 
 
 def kind_nouns(question: str) -> list[str]:
-    """The :func:`noun_words` that say what kind of thing the answer is: those after the question's "which" or
-    "what", over names and words the lexicon knows only as modifiers or nouns, up to its first other word
-    ("Which carmaker took ...": "carmaker"; "Which landmasses were named after Amerigo Vespucci?":
-    "landmasses"). A passage that answers need not use them: it names the Americas."""
+    """The :func:`noun_words` that say what kind of thing the answer is: the last noun of the phrase a sentence
+    opens with "which" or "what" (after a preposition or none), over names and words the lexicon knows only as
+    modifiers or nouns ("Which carmaker took ...": "carmaker"; "Which landmasses were named after Amerigo
+    Vespucci?": "landmasses"; "Which axolotl species ...": "species", not "axolotl"). A passage that answers
+    need not use them: it names the Americas. A "what" within a sentence ("Do you know what axolotls eat?") opens
+    no such phrase."""
     nouns, names = set(noun_words(question)), set(asked_names(question))
-    words = [word.lower() for word in re.findall(r"\w+", folded(question))]
-    kinds = []
-    for i, word in enumerate(words):
-        if word not in _ASKING:
-            continue
-        for after in words[i + 1:]:
-            if after in STOPWORDS:
-                break
-            if after in nouns:
-                kinds.append(after)
-            elif after not in names and not (_parts_of_speech(after) and _parts_of_speech(after) <= _MODIFIERS):
-                break
+    kinds: list[str] = []
+    for sentence in SENTENCE_BREAK.split(folded(question)):
+        words = [word.lower() for word in _TOKEN.findall(sentence)]
+        for i, word in enumerate(words):
+            if word not in _ASKING or (i > 0 and words[i - 1] not in _LEADING):
+                continue
+            phrase = []
+            for after in words[i + 1:]:
+                known = _parts_of_speech(after)
+                if after in STOPWORDS or not (after in nouns or after in names or (known and known <= _MODIFIERS)):
+                    break
+                phrase.append(after)
+            kinds += [word for word in phrase[-1:] if word in nouns]
     return kinds
-
-
-_MODIFIERS = frozenset({"ADJ", "NOUN", "PROPN"})
-"""What the lexicon may know a word between "which" and its noun as ("which ancient city")."""
 
 
 def rare_terms(question: str) -> list[str]:
@@ -271,18 +277,24 @@ def name_coverages(question: str, passages: Sequence[str | None], minimum: float
     return shares
 
 
+_TOKEN = re.compile(r"\w+|[^\w\s'’.-]")
+"""A word, or a mark that ends a name (a comma, a colon, a quotation mark, a bracket, a question mark; not a
+hyphen, an apostrophe or an initial's full stop: "Moby-Dick", "John F. Kennedy")."""
+
+
 def name_runs(question: str) -> list[list[str]]:
     """The question's :func:`asked_names` grouped as it writes them: words next to each other form one name
     ("Who wrote the Percy Jackson novels?": ["percy", "jackson"]; "Is the Eiffel Tower older than Big Ben?":
-    ["eiffel", "tower"] and ["big", "ben"]); a number ("the 1975 Bollywood film") and each other name are a run
-    of their own."""
+    ["eiffel", "tower"] and ["big", "ben"]); a punctuation mark or a possessive ends a name ("Brazil, Argentina or
+    Chile", "Paris's Eiffel Tower"), and a number ("the 1975 Bollywood film", "the 1970s") and each name not
+    placed so are a run of their own."""
     names = asked_names(question)
     asked = set(names)
     runs: list[list[str]] = []
-    for sentence in SENTENCE_BREAK.split(folded(question)):  # a possessive's "s" ends a name: "Paris's Eiffel Tower"
+    for sentence in SENTENCE_BREAK.split(folded(question)):
         run: list[str] = []
-        for token in [*(t.lower() for t in re.findall(r"\w+", sentence)), ""]:
-            if token in asked and not token.isdigit():
+        for token in [*(t.lower() for t in _TOKEN.findall(sentence)), ""]:
+            if token in asked and not token[0].isdigit():
                 run.append(token)
                 continue
             if run:
@@ -294,18 +306,27 @@ def name_runs(question: str) -> list[list[str]]:
 
 def names_found(question: str, passages: Iterable[str | None], minimum: float) -> bool:
     """Whether the passages together hold at least ``minimum`` of the question's names and every one of its
-    :func:`rare_terms` (always, when the rule is off or there is no passage). A name of several words
-    (:func:`name_runs`) counts only when one passage holds all of them: "Percy" in a passage about Shelley and
-    "Jackson" in one about Michael Jackson do not make "Percy Jackson", however many passages are read."""
+    :func:`rare_terms` (always, when the rule is off or there is no passage). The words of a name of several
+    words (:func:`name_runs`) count only as the one passage that holds most of them holds them, and only when it
+    holds at least ``minimum`` of them: "Percy" in a passage about Shelley and "Jackson" in one about Michael
+    Jackson make nothing of "Percy Jackson", however many passages are read, while a passage that says "Jack
+    Sparrow" holds two of "Captain Jack Sparrow"'s three words."""
     texts = [p for p in passages if p is not None]
     if minimum <= 0.0 or not texts:
         return True
     helds = [_Held(text) for text in texts]
     together = _Held("\n".join(texts))  # the rare terms may come from any passage
     runs = name_runs(question)
-    held = sum(len(run) for run in runs if any(all(h.holds(w) for w in run) for h in helds))
+    held = sum(_run_held(run, helds, minimum) for run in runs)
     share = held / sum(map(len, runs)) if runs else 1.0
     return share >= minimum and not _missing(question, together)
+
+
+def _run_held(run: list[str], helds: list[_Held], minimum: float) -> int:
+    """How many words of one name count as held: those of the passage that holds most of them, if at least
+    ``minimum`` of them (:func:`names_found`)."""
+    best = max(sum(held.holds(word) for word in run) for held in helds)
+    return best if best >= minimum * len(run) else 0
 
 
 def names_enough(question: str, passage: str | None, found: Sequence[str | None], minimum: float) -> bool:

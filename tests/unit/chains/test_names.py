@@ -69,6 +69,9 @@ def test_a_name_of_several_words_is_read_as_one() -> None:
     assert name_runs("who was otto von bismarck's wife") == [["otto", "von", "bismarck"]]
     assert name_runs("Who built Paris's Eiffel Tower?") == [["paris"], ["eiffel", "tower"]]
     assert name_runs("Who directed the 1975 Bollywood film Sholay?") == [["bollywood"], ["sholay"], ["1975"]]
+    assert name_runs("Which is the largest, Brazil, Argentina or Chile?") == [["brazil"], ["argentina"], ["chile"]]
+    assert name_runs("Who was John F. Kennedy's wife?") == [["john", "f", "kennedy"]]
+    assert name_runs("What ended the 1970s Disco era?") == [["disco"], ["1970s"]]
     assert name_runs("What is the capital?") == []
 
 
@@ -85,6 +88,13 @@ def test_the_words_of_one_name_found_in_different_passages_do_not_make_it() -> N
     ben = "Big Ben\nBig Ben is the clock tower of the Palace of Westminster."
     assert names_found("Is the Eiffel Tower older than Big Ben?", [eiffel, ben], 0.6)
     assert not names_found("Is the Eiffel Tower older than Big Ben?", [eiffel, michael], 0.6)
+    # A name whose passage leaves out a word of it still counts, if that passage holds enough of its words.
+    depp = "Johnny Depp\nJohnny Depp played Jack Sparrow in the Pirates of the Caribbean films."
+    assert names_found("Who played Captain Jack Sparrow?", [depp], 0.6)
+    assert not names_found("Who played Captain Jack Sparrow?", [michael], 0.6)
+    # Each country of a list is a name of its own, each in a passage of its own.
+    countries = ["Brazil\nBrazil is a country.", "Argentina\nArgentina is a country.", "Chile\nChile is a country."]
+    assert names_found("Which is the largest, Brazil, Argentina or Chile?", countries, 0.6)
 
 
 def test_a_rare_name_no_passage_holds_means_the_sources_do_not_name_the_subject() -> None:
@@ -150,6 +160,8 @@ def test_the_noun_that_says_what_kind_of_thing_is_asked_need_not_be_held() -> No
     assert names_found(question, [vespucci], 0.6)
     assert kind_nouns("In which ancient city was the axolotl first described?") == ["city"]
     assert kind_nouns("Where does the axolotl live?") == []  # what it asks about is no kind
+    assert kind_nouns("Which axolotl species lives in Xochimilco?") == ["species"]  # the phrase's last noun
+    assert kind_nouns("Do you know what axolotls eat?") == []  # "what" within a sentence opens no kind
     assert "axolotl" in rare_terms("In which ancient city was the axolotl first described?")
 
 
