@@ -163,6 +163,13 @@ class _Held:
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 
 
+@functools.lru_cache(maxsize=1024)
+def _held(text: str) -> _Held:
+    """:class:`_Held` of a text, read once however often the rule looks at it: selection, declining and each
+    branch ask of the same passages."""
+    return _Held(text)
+
+
 DEMONYM_ENDINGS = ("ian", "ese", "lese", "ish", "an", "n", "i")
 """The endings that make a place's name its people's or its adjective ("Croatia" "Croatian", "Italy" "Italian",
 "China" "Chinese", "Congo" "Congolese", "Iraq" "Iraqi", "Pakistan" "Pakistani"), for :func:`place_stems`; a name
@@ -187,7 +194,7 @@ def name_share(question: str, text: str) -> float:
     """The share of :func:`asked_names` that ``text`` :func:`holds` (1 when the question names nothing); unlike
     :func:`~selfrag_langchain.judging.signals.name_coverage`, which the judge reads, it also reads names typed
     in lower case and finds a name in any form of it."""
-    return _share(asked_names(question), _Held(text))
+    return _share(asked_names(question), _held(text))
 
 
 def _share(names: list[str], held: _Held) -> float:
@@ -252,12 +259,12 @@ def holds(word: str, text: str) -> bool:
     "croatian": :func:`place_stems`), as the two words of a compound ("chess" and "board" for "chessboard"; the
     words anywhere in the text, each of at least three letters), or as an acronym the text spells
     (:func:`acronyms`: "us" in "the United States")."""
-    return _Held(text).holds(word)
+    return _held(text).holds(word)
 
 
 def missing_rare_terms(question: str, text: str) -> list[str]:
     """The question's :func:`rare_terms` that ``text`` does not hold."""
-    return _missing(question, _Held(text))
+    return _missing(question, _held(text))
 
 
 def _missing(question: str, held: _Held) -> list[str]:
@@ -314,8 +321,8 @@ def names_found(question: str, passages: Iterable[str | None], minimum: float) -
     texts = [p for p in passages if p is not None]
     if minimum <= 0.0 or not texts:
         return True
-    helds = [_Held(text) for text in texts]
-    together = _Held("\n".join(texts))  # the rare terms may come from any passage
+    helds = [_held(text) for text in texts]
+    together = _held("\n".join(texts))  # the rare terms may come from any passage
     runs = name_runs(question)
     held = sum(_run_held(run, helds, minimum) for run in runs)
     share = held / sum(map(len, runs)) if runs else 1.0
