@@ -9,12 +9,13 @@ tokenization only, which lets property tests run thousands of questions through 
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseLLM
 from langchain_core.outputs import Generation, LLMResult
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field
 
 from selfrag_langchain.llms.base import (
     INFO_KEY,
@@ -42,6 +43,13 @@ def special_ids(tokenizer: Any) -> set[int]:
     return set(tokenizer.all_special_ids) | set(tokenizer.added_tokens_decoder)
 
 
+
+@functools.lru_cache(maxsize=8)
+def _vocabulary(tokenizer: Any) -> frozenset[str]:
+    """The tokenizer's vocabulary, read once per tokenizer: each chain run makes a new stand-in, and reading
+    SmolLM2's 49,000 entries takes longer than the run."""
+    return frozenset(tokenizer.get_vocab())
+
 class TokenizerLLM(BaseLLM):
     """Generates and scores from token ids alone; a Self-RAG model when its tokenizer has the reflection
     tokens (no chat template then, as the real backends decide), an instruct model otherwise."""
@@ -51,7 +59,6 @@ class TokenizerLLM(BaseLLM):
     tokenizer: Any
     reads: list[tuple[int, ...]] = Field(default_factory=list)
     """The ids of every text read, in order."""
-    _vocab: dict[str, int] | None = PrivateAttr(default=None)
 
     @property
     def _llm_type(self) -> str:
@@ -70,9 +77,8 @@ class TokenizerLLM(BaseLLM):
         return 8192
 
     def has_tokens(self, strings: Sequence[str]) -> bool:
-        if self._vocab is None:
-            self._vocab = self.tokenizer.get_vocab()
-        return all(s in self._vocab for s in strings)
+        vocab = _vocabulary(self.tokenizer)
+        return all(s in vocab for s in strings)
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
