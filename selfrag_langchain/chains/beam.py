@@ -33,7 +33,7 @@ from langchain_core.outputs import LLMResult
 
 from selfrag_langchain.chains.answer_kinds import gives_asked_kind
 from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
-from selfrag_langchain.chains.declining import shown_answer, unfounded
+from selfrag_langchain.chains.declining import ANSWER_UNHELD, answer_unheld, shown_answer, unfounded
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form_answer import LongFormAnswer
 from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough
@@ -142,6 +142,17 @@ class ReadProspects:
 
 
 @dataclass(frozen=True)
+class ReadHolding:
+    """Read, for each passage (body, title), the answer finder's best reading among the sentences its beam may
+    still quote (``taken``): the most any quote of it can hold an answer with; the reply is one reading (or None)
+    per passage."""
+
+    sources: list[tuple[str, str | None]]
+    taken: list[frozenset[str]]
+    run_name = "answer_bound"
+
+
+@dataclass(frozen=True)
 class QuoteSegments:
     """Quote each candidate segment from its passage; the reply is one :class:`~selfrag_langchain.chains.quotes.Quote`
     (or None) per pair of the request."""
@@ -165,8 +176,8 @@ class Final:
     segments: list[CitedSegment]
 
 
-Effect = (Decide | Retrieve | Generate | CritiqueBatches | JudgeRelevance | ReadProspects | QuoteSegments | Report
-          | Final)
+Effect = (Decide | Retrieve | Generate | CritiqueBatches | JudgeRelevance | ReadProspects | ReadHolding
+          | QuoteSegments | Report | Final)
 
 
 # ---------------------------------------------------------------------- search state
@@ -264,8 +275,10 @@ class BeamSearch:
         self._retrieved: dict[str, tuple[list[Document] | None, list[str]]] = {}
         self._unquotable: set[str] = set()
         """Candidates whose passage holds no sentence their beam has not quoted (:meth:`_invalid`)."""
-        self._declined_unwritten = False
-        """Whether the first step wrote nothing because its passages hold too few of the question's names."""
+        self._declined_unwritten: str | None = None
+        """Why the first step wrote nothing and the answer is declined: its passages hold too few of the question's
+        names (:data:`~selfrag_langchain.chains.names.NAMES_DECLINED`), or no sentence of them holds an answer
+        (:data:`~selfrag_langchain.chains.declining.ANSWER_UNHELD`); None when it wrote."""
         self._evidence: list[str | None] = []
         """Every candidate's passage as the models read it, in the order of :attr:`candidates`."""
 
@@ -385,6 +398,7 @@ class BeamSearch:
         self._mark_moot(plans)
         yield from self._mark_out_of_reach(plans, [b.score(self.config.beam_score) for b in beams
                                                    if b.finished is not None and b.count])
+        yield from self._mark_unheld(depth, plans)
         prompts: list[str] = []
         for plan in plans:
             items: list[PreparedPassage | None] = list(plan.passages) if plan.passages is not None else [None]
@@ -429,8 +443,8 @@ class BeamSearch:
             self.q.question, evidence, self.config.min_name_coverage, declining=self.config.decline and first))
         for plan, passages in zip(plans, items, strict=True):
             plan.moot = [next(reasons) for _ in passages]
-        self._declined_unwritten = first and bool(evidence) and all(
-            reason == NAMES_DECLINED for plan in plans for reason in plan.moot)
+        if first and bool(evidence) and all(reason == NAMES_DECLINED for plan in plans for reason in plan.moot):
+            self._declined_unwritten = NAMES_DECLINED
 
     def _mark_out_of_reach(self, plans: list[_Plan], settled: list[float]) -> Generator[Effect, Any, None]:
         """Leave unwritten each candidate whose beam could not score near the ``beam_width`` best even with its
@@ -458,6 +472,25 @@ class BeamSearch:
             if reason is not None:
                 plan.moot[i] = reason
                 plan.unreached.add(i)
+
+    def _mark_unheld(self, depth: int, plans: list[_Plan]) -> Generator[Effect, Any, None]:
+        """At the first step of a search that declines, leave every candidate unwritten, and decline, when no
+        sentence of the step's passages holds an answer as the answer finder reads it
+        (:func:`~selfrag_langchain.chains.declining.answer_unheld`): each quote its candidates could give would be
+        declined. As with the names rule at this step, the passages later steps would retrieve are not waited
+        for: an answer whose first segment cannot stand is declined."""
+        if (depth or not self.config.bounds_holding or not self._quoting() or self._declined_unwritten
+                or any(plan.passages is None for plan in plans)):
+            return
+        asked = [(plan, i) for plan in plans for i, reason in enumerate(plan.moot) if reason is None]
+        if not asked:
+            return
+        sources = [(p.body, p.title) for p in (plan.passages[i] for plan, i in asked if plan.passages is not None)]
+        holding = yield ReadHolding(sources, [frozenset()] * len(sources))
+        if answer_unheld(holding, self.config.min_quote_holds_answer):
+            for plan, i in asked:
+                plan.moot[i] = ANSWER_UNHELD
+            self._declined_unwritten = ANSWER_UNHELD
 
     def _prompt(self, plan: _Plan, passage: PreparedPassage | None) -> str:
         evidence = passage.evidence if passage is not None else None
@@ -598,7 +631,7 @@ class BeamSearch:
                     plan.beam.finished = "no continuation survived (empty, a repeat, or dropped by a hard constraint)"
                     plan.step.notes.append(plan.beam.finished)
                 elif self._declined_unwritten:
-                    plan.beam.finished = f"nothing was written: {NAMES_DECLINED}"
+                    plan.beam.finished = f"nothing was written: {self._declined_unwritten}"
                     self.notes.append(plan.beam.finished)
                 else:
                     plan.beam.finished = "the generator wrote nothing"

@@ -262,6 +262,28 @@ class SelfRAGControls(LoopSettings):
         return (await self.reflector.arelevance_distributions(instruction, evidence),
                 await self.quoter.abest_answering(question, sources, taken))
 
+    def bounds_holding(self) -> bool:
+        """Whether an answer can be declined before any branch is written for what its quotes could hold
+        (:func:`~selfrag_langchain.chains.declining.answer_unheld`): declining, with a quoter whose answer finder
+        reads quotes and :attr:`min_quote_holds_answer` set."""
+        return (self.decline and self.min_quote_holds_answer > 0.0 and self.quoter is not None
+                and self.quoter.finder is not None)
+
+    def read_holding(self, question: str, sources: list[tuple[str, str | None]],
+                     taken: list[frozenset[str]] | None = None) -> list[float | None]:
+        """Each (body, title) of ``sources``'s best answer finder reading among the sentences it may still quote
+        (:meth:`~selfrag_langchain.chains.quotes.PassageQuoter.best_holding`); None for each without a quoter."""
+        if self.quoter is None:
+            return [None] * len(sources)
+        return self.quoter.best_holding(question, sources, taken)
+
+    async def aread_holding(self, question: str, sources: list[tuple[str, str | None]],
+                            taken: list[frozenset[str]] | None = None) -> list[float | None]:
+        """:meth:`read_holding` off the event loop."""
+        if self.quoter is None:
+            return [None] * len(sources)
+        return await self.quoter.abest_holding(question, sources, taken)
+
     def check_budget(self, needed: int, setting: str) -> None:
         """Refuse a generation budget (``needed`` tokens, from ``setting``) that the generator's context window
         cannot hold beside a prompt: a run that would only fail, or write nothing, after minutes."""

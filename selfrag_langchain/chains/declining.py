@@ -81,6 +81,21 @@ def unfounded(chosen: BranchTrace | None, min_quote_answering: float = 0.0, min_
     return chosen.quote_answering is not None and chosen.quote_answering < min_quote_answering
 
 
+ANSWER_UNHELD = ("no sentence of the passages found holds an answer to the question (min_quote_holds_answer): the "
+                 "answer is declined")
+"""Why no branch is written when quoting with an answer finder and declining: whatever the branches write, their
+quotes are declined (:func:`answer_unheld`)."""
+
+
+def answer_unheld(holding: Sequence[float | None], min_quote_holds_answer: float) -> bool:
+    """Whether every quote the branches could give would be declined before a word of them is written: each
+    passage's best finder reading (:meth:`~selfrag_langchain.chains.quotes.PassageQuoter.best_holding`), the most
+    any of its quotes can hold an answer with, is below ``min_quote_holds_answer`` (:func:`unfounded`). A passage
+    without that reading (no sentence to quote, or no finder) keeps its branch."""
+    return min_quote_holds_answer > 0.0 and bool(holding) and all(
+        best is not None and best < min_quote_holds_answer for best in holding)
+
+
 def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str | None], min_name_coverage: float,
              min_quote_answering: float = 0.0, min_quote_holds_answer: float = 0.0) -> bool:
     """Whether the answer of ``chosen`` is to be declined: it is :func:`unfounded`, it does not give the kind of

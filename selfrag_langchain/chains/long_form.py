@@ -21,6 +21,7 @@ from selfrag_langchain.chains.beam import (
     Generate,
     JudgeRelevance,
     QuoteSegments,
+    ReadHolding,
     ReadProspects,
     Report,
     Retrieve,
@@ -117,6 +118,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
             inline=isinstance(self.reflector, InlineReflector), judges_retrieval=self.judges_retrieval(),
             quoting=self.quoter is not None, decline=self.decline, min_name_coverage=self.min_name_coverage,
             min_quote_answering=self.min_quote_answering, min_quote_holds_answer=self.min_quote_holds_answer,
+            bounds_holding=self.bounds_holding(),
             writing_margin=self.writing_margin if self.quoter is not None and self.quoter.reader is not None else None,
             weights=self.weights(), constraints=self.constraints(),
             boundary=self.boundary(), reflector=self.reflector.name, settings=self.settings())
@@ -196,6 +198,11 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                                            asked.taken)
 
             return RunnableLambda(read, name=effect.run_name).invoke(effect, config)
+        if isinstance(effect, ReadHolding):
+            def hold(asked: ReadHolding) -> list[float | None]:
+                return self.read_holding(search.q.question, asked.sources, asked.taken)
+
+            return RunnableLambda(hold, name=effect.run_name).invoke(effect, config)
         raise TypeError(f"unknown effect {effect!r}")
 
     def _items(self, value: Any, config: RunnableConfig, run_manager: CallbackManagerForChainRun
@@ -269,6 +276,11 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
                                                   asked.sources, asked.taken)
 
             return await RunnableLambda(aread, name=effect.run_name).ainvoke(effect, config)
+        if isinstance(effect, ReadHolding):
+            async def ahold(asked: ReadHolding) -> list[float | None]:
+                return await self.aread_holding(search.q.question, asked.sources, asked.taken)
+
+            return await RunnableLambda(ahold, name=effect.run_name).ainvoke(effect, config)
         raise TypeError(f"unknown effect {effect!r}")
 
     async def _aitems(self, value: Any, config: RunnableConfig, run_manager: AsyncCallbackManagerForChainRun

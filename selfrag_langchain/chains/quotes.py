@@ -190,6 +190,32 @@ class PassageQuoter(BaseModel):
                              if not barred or named(s, title, parts[0]) not in barred), default=None))
         return best
 
+    def best_holding(self, question: str, passages: Sequence[tuple[str, str | None]],
+                     taken: Sequence[Collection[str]] | None = None) -> list[float | None]:
+        """For each (passage, title), the highest probability, read by the answer finder as a quote of it is read
+        (its opening pronoun named, after the title), that one of its sentences it may still quote (``taken``)
+        holds an answer to the question: no quote of the passage can hold one with more. None for a passage
+        without such sentences, or for every one without a finder."""
+        if self.finder is None:
+            return [None] * len(passages)
+        if taken is not None and len(taken) != len(passages):
+            msg = f"{len(taken)} taken quote sets for {len(passages)} passages"
+            raise ValueError(msg)
+        shown: list[list[str]] = []
+        for i, (passage, title) in enumerate(passages):
+            parts = split_sentences(passage)
+            barred = taken[i] if taken is not None else ()
+            shown.append([q for q in (named(s, title, parts[0]) for s in parts) if q not in barred])
+        read = iter(self.finder.holds_answer([(question, titled(title or "", q))
+                                              for quotes, (_, title) in zip(shown, passages, strict=True)
+                                              for q in quotes]))
+        return [max((next(read) for _ in quotes), default=None) for quotes in shown]
+
+    async def abest_holding(self, question: str, passages: Sequence[tuple[str, str | None]],
+                            taken: Sequence[Collection[str]] | None = None) -> list[float | None]:
+        """:meth:`best_holding` off the event loop."""
+        return await asyncio.to_thread(self.best_holding, question, passages, taken)
+
     def readings(self, pairs: Sequence[tuple[str, str]]) -> list[float] | None:
         """For each (question, sentence read after its title) pair, the probability that the sentence answers the
         question: the reader's, blended with the finder's by :attr:`finder_share`; None without a reader."""

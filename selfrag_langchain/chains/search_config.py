@@ -55,6 +55,9 @@ class SearchConfig:
     min_quote_holds_answer: float
     """The least probability that a quote holds an answer, read by an answer finder, for a quoted segment to
     stand."""
+    bounds_holding: bool
+    """Decline at the first step, before writing, when no sentence of its passages holds an answer as the answer
+    finder reads it (declining, quoting with a finder, ``min_quote_holds_answer`` set)."""
     writing_margin: float | None
     """Leave unwritten a candidate whose beam, even with its passage's best-read sentence, would score more than
     this below the ``beam_width``-th best (:mod:`~selfrag_langchain.chains.prospects`); None: every candidate is

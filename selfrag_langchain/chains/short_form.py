@@ -23,7 +23,7 @@ from selfrag_langchain.chains.branches import (
     to_branches,
 )
 from selfrag_langchain.chains.controls import SelfRAGControls
-from selfrag_langchain.chains.declining import declined_answer, declines
+from selfrag_langchain.chains.declining import ANSWER_UNHELD, answer_unheld, declined_answer, declines
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.names import moot_reasons, name_coverages
 from selfrag_langchain.chains.prospects import out_of_reach, prospects_of
@@ -183,6 +183,28 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         return ([placed.get(i, reason) for i, reason in enumerate(moot)],
                 dict(zip(asked.indices, relevance, strict=True)))
 
+    def _bounded(self, q: Question, passages: list[PreparedPassage] | None, moot: list[str | None]
+                 ) -> _Prospected | None:
+        """The branches still to be written, whose passages' best answer finder readings could decline the answer
+        before any is (:meth:`bounds_holding`); None when no such reading is asked for."""
+        if passages is None or not self._quotes(q, passages) or not self.bounds_holding():
+            return None
+        open_ = [i for i, reason in enumerate(moot) if reason is None]
+        if not open_:
+            return None
+        return _Prospected(open_, [passages[i].evidence for i in open_],
+                           [(passages[i].body, passages[i].title) for i in open_])
+
+    def _unheld(self, moot: list[str | None], holding: list[float | None]) -> list[str | None]:
+        """``moot`` with every branch still to be written left unwritten when none of their passages holds a
+        sentence the answer finder reads as holding an answer (:func:`~selfrag_langchain.chains.declining.
+        answer_unheld`): every quote they could give is declined, and so is the answer whichever branch selection
+        would choose: the answer is the one writing them gives, unless a generation came out empty (not quoted,
+        and so judged as written)."""
+        if not answer_unheld(holding, self.min_quote_holds_answer):
+            return moot
+        return [ANSWER_UNHELD if reason is None else reason for reason in moot]
+
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique],
                 quotes: list[Quote | None] | None = None, written: list[bool] | None = None) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
@@ -226,6 +248,11 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
             moot, known = self._out_of_reach(moot, asked,
                                              *RunnableLambda(read, name="prospects").invoke(asked, child))
+        if (bounded := self._bounded(q, passages, moot)) is not None:
+            def hold(asked: _Prospected) -> list[float | None]:
+                return self.read_holding(q.question, asked.sources)
+
+            moot = self._unheld(moot, RunnableLambda(hold, name="answer_bound").invoke(bounded, child))
         budget, budget_setting = self._budget(q, passages)
 
         def generate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
@@ -294,6 +321,11 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
             moot, known = self._out_of_reach(moot, asked,
                                              *await RunnableLambda(aread, name="prospects").ainvoke(asked, child))
+        if (bounded := self._bounded(q, passages, moot)) is not None:
+            async def ahold(asked: _Prospected) -> list[float | None]:
+                return await self.aread_holding(q.question, asked.sources)
+
+            moot = self._unheld(moot, await RunnableLambda(ahold, name="answer_bound").ainvoke(bounded, child))
         budget, budget_setting = self._budget(q, passages)
 
         async def agenerate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
@@ -341,7 +373,9 @@ def _placed(count: int, read: list[int], found: list[Quote | None]) -> list[Quot
 def _written(moot: list[str | None], notes: list[str]) -> list[bool]:
     """Which branches were written; a note when none was, since the answer was declined before writing."""
     if moot and all(moot):
-        notes.append("no branch was written: the passages found hold too few of the question's names")
+        why = ("no sentence of the passages found holds an answer" if ANSWER_UNHELD in moot
+               else "the passages found hold too few of the question's names")
+        notes.append(f"no branch was written: {why}")
     return [reason is None for reason in moot]
 
 
