@@ -184,16 +184,13 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 dict(zip(asked.indices, relevance, strict=True)))
 
     def _bounded(self, q: Question, passages: list[PreparedPassage] | None, moot: list[str | None]
-                 ) -> _Prospected | None:
-        """The branches still to be written, whose passages' best answer finder readings could decline the answer
-        before any is (:meth:`bounds_holding`); None when no such reading is asked for."""
+                 ) -> list[tuple[str, str | None]] | None:
+        """The (body, title) of each passage still to be written, whose best answer finder readings could decline
+        the answer before any is (:meth:`bounds_holding`); None when no such reading is asked for."""
         if passages is None or not self._quotes(q, passages) or not self.bounds_holding():
             return None
-        open_ = [i for i, reason in enumerate(moot) if reason is None]
-        if not open_:
-            return None
-        return _Prospected(open_, [passages[i].evidence for i in open_],
-                           [(passages[i].body, passages[i].title) for i in open_])
+        sources = [(p.body, p.title) for p, reason in zip(passages, moot, strict=True) if reason is None]
+        return sources or None
 
     def _unheld(self, moot: list[str | None], holding: list[float | None]) -> list[str | None]:
         """``moot`` with every branch still to be written left unwritten when none of their passages holds a
@@ -249,8 +246,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             moot, known = self._out_of_reach(moot, asked,
                                              *RunnableLambda(read, name="prospects").invoke(asked, child))
         if (bounded := self._bounded(q, passages, moot)) is not None:
-            def hold(asked: _Prospected) -> list[float | None]:
-                return self.read_holding(q.question, asked.sources)
+            def hold(sources: list[tuple[str, str | None]]) -> list[float | None]:
+                return self.read_holding(q.question, sources)
 
             moot = self._unheld(moot, RunnableLambda(hold, name="answer_bound").invoke(bounded, child))
         budget, budget_setting = self._budget(q, passages)
@@ -322,8 +319,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             moot, known = self._out_of_reach(moot, asked,
                                              *await RunnableLambda(aread, name="prospects").ainvoke(asked, child))
         if (bounded := self._bounded(q, passages, moot)) is not None:
-            async def ahold(asked: _Prospected) -> list[float | None]:
-                return await self.aread_holding(q.question, asked.sources)
+            async def ahold(sources: list[tuple[str, str | None]]) -> list[float | None]:
+                return await self.aread_holding(q.question, sources)
 
             moot = self._unheld(moot, await RunnableLambda(ahold, name="answer_bound").ainvoke(bounded, child))
         budget, budget_setting = self._budget(q, passages)

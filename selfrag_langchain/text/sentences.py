@@ -6,6 +6,7 @@ once that sentence has ended (:func:`sentence_finished`) wastes nothing on text 
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from typing import Any
@@ -42,17 +43,23 @@ def sentence_pieces(text: str) -> list[str]:
     return sentences or [text]
 
 
-def _segments(text: str) -> list[str]:
+SEGMENTS_CACHED = 4096
+"""Texts whose segments are kept: a question's passages are cut by selection's prospects, the answer bound and
+quoting alike (a few milliseconds each with pysbd)."""
+
+
+@functools.lru_cache(maxsize=SEGMENTS_CACHED)
+def _segments(text: str) -> tuple[str, ...]:
     """pysbd's segments of ``text``, with a segment that pysbd ends after "c.", "ca.", "fl." or "r." joined to
     the next when that one opens with a number: pysbd takes the abbreviation before a year for a sentence's end
-    ("... a pharaoh reigning c." / "1353–1336 BC, ...")."""
+    ("... a pharaoh reigning c." / "1353–1336 BC, ..."); cut once per text."""
     segments: list[str] = []
     for piece in sentence_segmenter().segment(text):
         if segments and piece[:1].isdigit() and _BEFORE_A_DATE.search(segments[-1]):
             segments[-1] += piece
         else:
             segments.append(piece)
-    return segments
+    return tuple(segments)
 
 
 def sentence_finished(text: str) -> bool:

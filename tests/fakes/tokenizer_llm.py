@@ -43,12 +43,12 @@ def special_ids(tokenizer: Any) -> set[int]:
     return set(tokenizer.all_special_ids) | set(tokenizer.added_tokens_decoder)
 
 
-
 @functools.lru_cache(maxsize=8)
 def _vocabulary(tokenizer: Any) -> frozenset[str]:
     """The tokenizer's vocabulary, read once per tokenizer: each chain run makes a new stand-in, and reading
     SmolLM2's 49,000 entries takes longer than the run."""
     return frozenset(tokenizer.get_vocab())
+
 
 class TokenizerLLM(BaseLLM):
     """Generates and scores from token ids alone; a Self-RAG model when its tokenizer has the reflection
