@@ -7,7 +7,11 @@ training half of articles (the half the sentence reader read; :func:`~selfrag_la
 split_by_title`) adds its answerable questions the same way and each unanswerable one against its paragraph's
 nearest sentence and one drawn at random, both "no answer": those questions were written to have a plausible
 phrase of the asked kind in the paragraph, which is what a finder trained on answerable questions alone points
-at (the shipped finder is trained without them: docs/training.md). Each sentence is read after its
+at (the shipped finder is trained without them: docs/training.md). With ``selqa_dev``, SelQA's development
+questions (written from a Wikipedia section and then paraphrased, so they share fewer words with their answer)
+add each answering sentence as holding an answer somewhere (SelQA marks sentences, not phrases: the loss is the
+likelihood of any of its word pieces against none) and four that do not, as the sentence reader's third stage
+reads them (:func:`~selfrag_langchain.trainer.reader_data.selqa_pairs`). Each sentence is read after its
 article's title 70% of the time, as the finder reads quotes. The layers start from a sentence reader's (the
 shipped one by default), which already knows answering sentences; ``transformers.Trainer`` runs the loop, with
 a fixed seed, a progress bar, checkpoints and resuming, as for the sentence reader.
@@ -40,11 +44,13 @@ from selfrag_langchain.trainer.judge_encoder import PairDataset
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.reader import length_grouped_trainer
 from selfrag_langchain.trainer.reader_data import (
+    SELQA_DEV,
     SQUAD_FILES,
     Paragraph,
     answer_sentence,
     nearest_sentence,
     paragraphs,
+    selqa_pairs,
     split_by_title,
 )
 from selfrag_langchain.trainer.training import resumable_checkpoint, run_definition
@@ -56,12 +62,14 @@ TITLED = 0.7
 
 @dataclass(frozen=True)
 class SpanExample:
-    """A question and a sentence, with where in the sentence its answer starts (-1: it holds none)."""
+    """A question and a sentence, with where in the sentence its answer starts (-1: it holds none, or holds one at
+    a place not marked when ``somewhere``)."""
 
     first: str
     second: str
     start: int
     answer: str
+    somewhere: bool = False
 
 
 def _read(para: Paragraph, sentence: str, rng: random.Random) -> str:
@@ -111,6 +119,13 @@ def unanswerable_examples(paras: Sequence[Paragraph], rng: random.Random) -> lis
     return examples
 
 
+def selqa_examples(path: Path, rng: random.Random) -> list[SpanExample]:
+    """SelQA's questions against each sentence of their section that answers them, marked as holding an answer
+    somewhere, and against four that do not, marked as holding none (the module's docstring)."""
+    return [SpanExample(p.first, p.second, -1, "", somewhere=p.label_name == "answers")
+            for p in selqa_pairs(path, rng)]
+
+
 def training_examples(config: AnswerFinderConfig, rng: random.Random) -> tuple[list[SpanExample], list[Path]]:
     """The finder's training pairs (the module's docstring) in a seeded order, and the files they came from.
 
@@ -122,18 +137,26 @@ def training_examples(config: AnswerFinderConfig, rng: random.Random) -> tuple[l
     if not examples:
         msg = f"{squad}: no question answered in one sentence of its paragraph"
         raise InputError(msg)
-    if not config.squad2:
-        return examples, [squad]
-    squad2 = Path(config.squad) / SQUAD_FILES["squad2"]
-    train, _ = split_by_title(paragraphs(squad2, None, rng))
-    examples += [*span_examples(train, rng), *unanswerable_examples(train, rng)]
-    rng.shuffle(examples)
-    return examples, [squad, squad2]
+    sources = [squad]
+    if config.squad2:
+        squad2 = Path(config.squad) / SQUAD_FILES["squad2"]
+        train, _ = split_by_title(paragraphs(squad2, None, rng))
+        examples += [*span_examples(train, rng), *unanswerable_examples(train, rng)]
+        sources.append(squad2)
+    if config.selqa_dev:
+        selqa = Path(config.squad) / SELQA_DEV
+        examples += selqa_examples(selqa, random.Random(f"{config.seed}/selqa")) * config.selqa_dev
+        sources.append(selqa)
+    if len(sources) > 1:
+        rng.shuffle(examples)
+    return examples, sources
 
 
 @dataclass
 class SpanCollator:
-    """Tokenizes a batch together and marks each answer's first and last word piece (both 0 for no answer)."""
+    """Tokenizes a batch together and marks each answer's first and last word piece (both 0 for no answer); a
+    pair holding an answer somewhere is marked by ``somewhere`` and the sentence's word pieces
+    (``sentence_pieces``), for :func:`span_loss`."""
 
     tokenizer: Any
     max_length: int
@@ -161,9 +184,41 @@ class SpanCollator:
                     first = last = 0
             starts.append(first)
             ends.append(last)
+        sentence = [[sequence == 1 for sequence in batch.sequence_ids(k)] for k in range(len(rows))]
         batch["start_positions"] = torch.tensor(starts)
         batch["end_positions"] = torch.tensor(ends)
+        batch["somewhere"] = torch.tensor([r.somewhere for r in rows])
+        batch["sentence_pieces"] = torch.tensor(sentence)
         return dict(batch)
+
+
+def span_loss(logits: Any, positions: Any, somewhere: Any, sentence_pieces: Any) -> Any:
+    """Cross-entropy of start (or end) ``logits`` over a pair's word pieces: against the marked position, or, for
+    a pair holding an answer ``somewhere`` unmarked, against all of its sentence's word pieces at once (the
+    likelihood that the answer starts in the sentence rather than at "no answer")."""
+    import torch
+
+    log_p = torch.log_softmax(logits, dim=-1)
+    marked = log_p.gather(1, positions.clamp(0, logits.shape[1] - 1)[:, None])[:, 0]
+    anywhere = torch.logsumexp(log_p.masked_fill(~sentence_pieces, float("-inf")), dim=-1)
+    return -torch.where(somewhere, anywhere, marked).mean()
+
+
+def span_trainer() -> type:
+    """The length-grouped trainer with :func:`span_loss` for both ends of the answer."""
+    base = length_grouped_trainer()
+
+    class SpanTrainer(base):  # type: ignore[misc, valid-type]
+        def compute_loss(self, model: Any, inputs: dict[str, Any], return_outputs: bool = False,
+                         num_items_in_batch: Any = None) -> Any:
+            starts, ends = inputs.pop("start_positions"), inputs.pop("end_positions")
+            somewhere, pieces = inputs.pop("somewhere"), inputs.pop("sentence_pieces")
+            outputs = model(**inputs)
+            loss = (span_loss(outputs.start_logits, starts, somewhere, pieces)
+                    + span_loss(outputs.end_logits, ends, somewhere, pieces)) / 2
+            return (loss, outputs) if return_outputs else loss
+
+    return SpanTrainer
 
 
 def init_layers(model: Any, directory: str | Path) -> None:
@@ -211,7 +266,7 @@ def train_answer_finder(config: AnswerFinderConfig, *, base: str | Path | None =
     for parameter in (*model.bert.embeddings.parameters(),
                       *(p for layer in model.bert.encoder.layer[:frozen] for p in layer.parameters())):
         parameter.requires_grad = False  # the embeddings (and bottom layers) stay the shipped MiniLM's
-    trainer = length_grouped_trainer()(model=model, args=config, train_dataset=PairDataset(examples),
+    trainer = span_trainer()(model=model, args=config, train_dataset=PairDataset(examples),
                                        data_collator=SpanCollator(tokenizer, config.max_length))
     trainer.train(resume_from_checkpoint=resumable_checkpoint(Path(str(config.output_dir)),
                                                                  run_definition(config, examples)))
@@ -219,8 +274,8 @@ def train_answer_finder(config: AnswerFinderConfig, *, base: str | Path | None =
     card = FinderCard(max_length=config.max_length, provenance={
         **provenance(sources, config.seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
         "init_reader": config.init_reader or "the shipped sentence reader", "squad_paragraphs": config.squad_paragraphs,
-        "squad2_training_half": config.squad2, "pairs": len(examples),
-        "with_answer": sum(e.start >= 0 for e in examples),
+        "squad2_training_half": config.squad2, "selqa_dev": config.selqa_dev, "pairs": len(examples),
+        "with_answer": sum(e.start >= 0 or e.somewhere for e in examples),
         "epochs": config.num_train_epochs, "learning_rate": config.learning_rate,
         "batch_size": config.per_device_train_batch_size, "seconds": seconds,
         "cpu_seconds": cpu_seconds})

@@ -331,8 +331,15 @@ class AnswerFinderConfig(SentencePairConfig):
         "out): its answerable questions as SQuAD's, each unanswerable one against its paragraph's nearest "
         "sentence and one more, marked as holding no answer. Off for the shipped finder: it raised SQuAD 2.0's "
         "held-out AUC (0.669 to 0.707) but declined no better on the already-run lists"))
+    selqa_dev: int = field(default=0, metadata=described(
+        "also train on SelQA's development questions (selqa_dev.jsonl; written from a section, then paraphrased) "
+        "that many times over: each answering sentence as holding an answer somewhere, four others as holding none; "
+        "SelQA's test questions are never read"))
 
     def __post_init__(self) -> None:
+        if self.selqa_dev < 0:
+            msg = f"selqa_dev must be >= 0, got {self.selqa_dev}"
+            raise ConfigurationError(msg)
         if self.squad_paragraphs <= 0:
             msg = f"squad_paragraphs must be > 0, got {self.squad_paragraphs}"
             raise ConfigurationError(msg)

@@ -1,7 +1,7 @@
 """The answer finder's training pairs: seeded, three per question answered in one sentence, the answer marked
 where it stands and nowhere in the sentences marked as holding none; SQuAD 2.0's unanswerable questions against
-their nearest sentence and one more, from the training half of its articles only; the collator marks the
-answer's word pieces."""
+their nearest sentence and one more, from the training half of its articles only; SelQA's answering sentences as
+holding an answer somewhere; the collator marks the answer's word pieces, and the loss reads them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.trainer.finder import SpanCollator, span_examples, training_examples
+from selfrag_langchain.errors import ConfigurationError
+from selfrag_langchain.trainer.finder import SpanCollator, span_examples, span_loss, training_examples
 from selfrag_langchain.trainer.reader_data import held_out_article, nearest_sentence, paragraphs
 from selfrag_langchain.trainer.training_config import AnswerFinderConfig
 from tests.fakes.reader_data import CONTEXTS, write_reader_data
@@ -87,3 +88,48 @@ def test_the_collator_marks_the_answers_word_pieces(tmp_path: Path) -> None:
         else:
             marked = tokenizer.decode(batch["input_ids"][k][first:last + 1])
             assert marked.replace(" ", "") == e.answer.lower().replace(" ", "")
+
+
+def test_selqa_dev_adds_its_answering_sentences_as_holding_an_answer_somewhere(tmp_path: Path) -> None:
+    _, squad = write_reader_data(tmp_path)
+
+    def examples(selqa_dev: int) -> list:
+        config = AnswerFinderConfig(squad=str(squad), out=str(tmp_path / "out"), squad_paragraphs=12,
+                                    selqa_dev=selqa_dev)
+        return training_examples(config, random.Random(0))
+
+    (alone, sources), (both, with_selqa) = examples(0), examples(2)
+    assert sources == [squad / "squad11_train.jsonl"] and with_selqa == [*sources, squad / "selqa_dev.jsonl"]
+    assert examples(2)[0] == both  # seeded
+    selqa = [e for e in both if e.first.startswith("Paraphrased: ")]
+    assert len(both) == len(alone) + len(selqa)
+    assert not any(e.somewhere for e in alone)
+    questions = {f"Paraphrased: {q}": (t, a) for t, _, qas in CONTEXTS for q, a in qas[:1]}
+    for e in selqa:  # no phrase is marked: an answering sentence holds one somewhere, the others none
+        title, answers = questions[e.first]
+        assert e.start == -1 and e.answer == ""
+        assert e.somewhere == any(a in e.second.removeprefix(f"{title}: ") for a in answers)
+    answering = [e for e in selqa if e.somewhere]
+    assert len(answering) == 2 * len(questions)  # one answering sentence each, read twice over
+    assert len(selqa) > len(answering)
+
+
+def test_span_loss_reads_a_marked_position_or_the_whole_sentence() -> None:
+    import torch
+
+    logits = torch.tensor([[2.0, 0.0, 1.0, 3.0, -1.0], [2.0, 0.0, 1.0, 3.0, -1.0]])
+    pieces = torch.tensor([[False, False, True, True, False]] * 2)
+    positions = torch.tensor([3, 0])
+    log_p = torch.log_softmax(logits, dim=-1)
+    marked = span_loss(logits, positions, torch.tensor([False, False]), pieces)
+    assert torch.isclose(marked, torch.nn.functional.cross_entropy(logits, positions))
+    somewhere = span_loss(logits, positions, torch.tensor([True, True]), pieces)
+    assert torch.isclose(somewhere, -torch.logsumexp(log_p[0, 2:4], dim=0))  # the sentence's pieces, not "no answer"
+    assert somewhere < span_loss(logits, torch.tensor([0, 0]), torch.tensor([False, False]), pieces)
+    assert torch.isclose(span_loss(logits, positions, torch.tensor([True, False]), pieces),
+                         (-torch.logsumexp(log_p[0, 2:4], dim=0) - log_p[1, 0]) / 2)
+
+
+def test_selqa_dev_must_not_be_negative(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="selqa_dev"):
+        AnswerFinderConfig(squad=str(tmp_path), out=str(tmp_path / "out"), selqa_dev=-1)
