@@ -3,7 +3,8 @@ average and at worst).
 
 Each question of an answerable list (``question``, ``answers``) and of an unanswerable one (``question``) is
 asked of the default long form (``build_long_form`` with the default settings: the demo corpus unless a store
-is indexed, quotes, declining; ``--k`` sets how many passages it judges), and with ``--short`` of the default
+is indexed, quotes, declining; ``--k`` sets how many passages it judges, ``--later-k`` how many of them each
+segment after the first judges), and with ``--short`` of the default
 short form beside it, on the same store in the same run. An answer is right when a gold alias occurs in it
 (``eval.metrics.match``); an unanswerable question is answered well when it is declined. Answers are kept in
 ``--out`` (one JSON line per question and form) and a rerun goes on from where it stopped.
@@ -26,9 +27,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from common import add_k, read_jsonl, wilson
 
+from selfrag_langchain.chains.controls import BeamSettings
 from selfrag_langchain.eval.metrics import match
 from selfrag_langchain.files.durable import drop_torn_tail
 from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
+
+
+def later_k(value: str) -> int | None:
+    """``--later-k``: a count, or ``none``."""
+    return None if value.lower() == "none" else int(value)
 
 
 def rows(path: Path | None, answerable: bool) -> list[dict[str, Any]]:
@@ -80,6 +87,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="the first N questions of each list")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON only")
     add_k(parser)
+    parser.add_argument("--later-k", type=later_k, default=BeamSettings().later_k,
+                        help="passages judged for each segment after the first, or 'none' for all k "
+                             "(default: %(default)s)")
     args = parser.parse_args()
     if args.answerable is None and args.unanswerable is None:
         parser.error("give --answerable, --unanswerable or both")
@@ -89,7 +99,7 @@ def main() -> None:
         drop_torn_tail(args.out)
     done = read_jsonl(args.out) if args.out.exists() else []
     seen = {(d["form"], d["question"]) for d in done}
-    settings = PipelineSettings(k=args.k)
+    settings = PipelineSettings(k=args.k, later_k=args.later_k)
     forms = {"long": build_long_form(settings)}
     if args.short:
         forms["short"] = build_selfrag(settings)

@@ -369,6 +369,8 @@ class BeamSearch:
             if plan.query is None:
                 continue
             docs, notes = self._retrieved[plan.query]
+            if depth and docs is not None and self.config.later_k is not None:
+                docs = docs[: self.config.later_k]
             plan.step.notes.extend(n.replace("answered without retrieval", "segment written without retrieval")
                                    for n in notes)
             if docs is None:

@@ -103,7 +103,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
     def settings(self) -> dict[str, Any]:
         return {**super().settings(), "beam_width": self.beam_width, "max_depth": self.max_depth,
-                "max_segment_tokens": self.max_segment_tokens, "beam_score": self.beam_score,
+                "max_segment_tokens": self.max_segment_tokens, "beam_score": self.beam_score, "later_k": self.later_k,
                 "stop_at_segment_end": self.stop_at_segment_end}
 
     def search_config(self) -> SearchConfig:
@@ -112,7 +112,8 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
         return SearchConfig(
             max_depth=self.max_depth, beam_width=self.beam_width, beam_score=self.beam_score,
             max_new_tokens=self.max_new_tokens, max_segment_tokens=self.max_segment_tokens,
-            max_passage_tokens=self.max_passage_tokens, stop_at_segment_end=self.stop_at_segment_end,
+            later_k=self.later_k, max_passage_tokens=self.max_passage_tokens,
+            stop_at_segment_end=self.stop_at_segment_end,
             prompt_format=prompt_format,
             raw_continuation=prompt_format == "rag" and self._raw_generator() is not None,
             inline=isinstance(self.reflector, InlineReflector), judges_retrieval=self.judges_retrieval(),

@@ -31,6 +31,8 @@ class SearchConfig:
     """Token budget of the whole answer: a beam stops growing once its segments reach it."""
     max_segment_tokens: int
     """Generation budget of one segment."""
+    later_k: int | None
+    """Passages judged for each segment after the first (the first of those found); None: all."""
     max_passage_tokens: int | None
     """Passages are cut to this many tokens (and always to fit the generator's context window)."""
     stop_at_segment_end: bool

@@ -69,6 +69,19 @@ def test_each_segment_retrieves_with_the_question_and_its_previous_segment() -> 
     assert any("Louvre" in p for p in depth1) and any("Gustave Eiffel" in p for p in depth1)
 
 
+def test_later_segments_judge_the_first_later_k_passages_found() -> None:
+    llm, retriever = greedy_trap()
+    result = _rag(llm, retriever, beam_width=2, later_k=1).invoke(QUESTION)
+    first, later = llm.calls[0], llm.calls[1]
+    assert len(first) == 2  # the first segment: a branch for each of the k passages
+    assert len(later) == 2  # later: one branch a beam (four with later_k=None)
+    later_steps = [s for s in result.steps if s.depth == 1]
+    assert len(later_steps) == 2
+    for step in later_steps:  # the first its query found
+        assert step.passages == [retriever.results[step.query][0].metadata["title"]]
+    assert result.settings["later_k"] == 1
+
+
 def test_all_branches_of_all_beams_are_generated_in_one_call_per_depth() -> None:
     llm, retriever = greedy_trap()
     _rag(llm, retriever, beam_width=2).invoke(QUESTION)
@@ -195,7 +208,7 @@ def test_passages_given_with_the_question_are_used_at_every_step() -> None:
 
 
 @pytest.mark.parametrize(("field", "value"), [("beam_width", 0), ("max_depth", 0), ("max_segment_tokens", 0),
-                                              ("threshold", 1.5), ("k", 0)])
+                                              ("threshold", 1.5), ("k", 0), ("later_k", 0)])
 def test_invalid_settings_are_one_line_errors(field: str, value: float) -> None:
     llm, retriever = greedy_trap()
     with pytest.raises(ValueError, match=f"{field} must be"):
