@@ -1,5 +1,6 @@
-"""What the benchmark scripts share: reading a JSON Lines file, the 95% Wilson interval, and the ``--k`` and
-``--max-new-tokens`` flags, whose default is the library's (``LoopSettings``) unless a script gives its own.
+"""What the benchmark scripts share: reading a JSON Lines file, the 95% Wilson interval, and the ``--k``,
+``--max-new-tokens`` and ``--later-k`` flags, whose default is the library's (``LoopSettings``,
+``BeamSettings``) unless a script gives its own.
 
 The scripts import it as a sibling module (``from common import read_jsonl``): a script's directory is on
 ``sys.path`` when it runs.
@@ -13,9 +14,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from selfrag_langchain.chains.controls import LoopSettings
+from selfrag_langchain.chains.controls import BeamSettings, LoopSettings
 from selfrag_langchain.files.durable import json_lines
 
 
@@ -56,18 +57,22 @@ def wilson(hits: int, n: int) -> tuple[float, float]:
     return max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))
 
 
-def _add_loop_flag(parser: argparse.ArgumentParser, flag: str, field: str, default: int | None,
-                   help: str) -> argparse.Action:
-    library = LoopSettings.model_fields[field].default
+def _add_settings_flag(parser: argparse.ArgumentParser, flag: str, settings: type[BaseModel], field: str,
+                       default: int | None, help: str) -> argparse.Action:
+    library = settings.model_fields[field].default
     value = library if default is None else default
     said = "the library's" if value == library else f"the library's: {library}"
+    optional = _takes_none(settings, field)
 
-    def checked(text: str) -> int:
-        """The flag's value, held to the library's range for the field: a value out of it stops the script with
-        argparse's one-line usage error instead of a traceback when the settings are made."""
+    def checked(text: str) -> int | None:
+        """The flag's value (``none`` for a field that takes None), held to the library's range for the field: a
+        value out of it stops the script with argparse's one-line usage error instead of a traceback when the
+        settings are made."""
+        if optional and text.lower() == "none":
+            return None
         try:
             number = int(text)
-            LoopSettings(**{field: number})
+            settings(**{field: number})
         except ValueError as e:  # int()'s, or pydantic's ValidationError (a ValueError) with the field's message
             errors = e.errors() if isinstance(e, ValidationError) else None
             said = errors[0]["msg"].removeprefix("Value error, ") if errors else f"not a whole number: {text!r}"
@@ -77,11 +82,20 @@ def _add_loop_flag(parser: argparse.ArgumentParser, flag: str, field: str, defau
     return parser.add_argument(flag, type=checked, default=value, help=f"{help} (default: %(default)s; {said})")
 
 
+def _takes_none(settings: type[BaseModel], field: str) -> bool:
+    """Whether the settings accept None for the field."""
+    try:
+        settings(**{field: None})
+    except ValidationError:
+        return False
+    return True
+
+
 def add_k(parser: argparse.ArgumentParser, default: int | None = None,
           help: str = "passages retrieved, one branch each") -> argparse.Action:
     """``--k``, defaulting to the library's ``k`` (``LoopSettings``) unless ``default`` is given; a script that
     gives its own says why in ``help``. The help ends with the default, and the library's when they differ."""
-    return _add_loop_flag(parser, "--k", "k", default, help)
+    return _add_settings_flag(parser, "--k", LoopSettings, "k", default, help)
 
 
 def add_max_new_tokens(parser: argparse.ArgumentParser, default: int | None = None,
@@ -89,4 +103,11 @@ def add_max_new_tokens(parser: argparse.ArgumentParser, default: int | None = No
     """``--max-new-tokens``, defaulting to the library's ``max_new_tokens`` (``LoopSettings``) unless ``default``
     is given; a script that gives its own says why in ``help``. The help ends with the default, and the
     library's when they differ."""
-    return _add_loop_flag(parser, "--max-new-tokens", "max_new_tokens", default, help)
+    return _add_settings_flag(parser, "--max-new-tokens", LoopSettings, "max_new_tokens", default, help)
+
+
+def add_later_k(parser: argparse.ArgumentParser, default: int | None = None,
+                help: str = "passages judged for each long-form segment after the first, or 'none' for all k"
+                ) -> argparse.Action:
+    """``--later-k``, defaulting to the library's ``later_k`` (``BeamSettings``) unless ``default`` is given."""
+    return _add_settings_flag(parser, "--later-k", BeamSettings, "later_k", default, help)

@@ -25,17 +25,11 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from common import add_k, read_jsonl, wilson
+from common import add_k, add_later_k, read_jsonl, wilson
 
-from selfrag_langchain.chains.controls import BeamSettings
 from selfrag_langchain.eval.metrics import match
 from selfrag_langchain.files.durable import drop_torn_tail
 from selfrag_langchain.pipeline import PipelineSettings, build_long_form, build_selfrag
-
-
-def later_k(value: str) -> int | None:
-    """``--later-k``: a count, or ``none``."""
-    return None if value.lower() == "none" else int(value)
 
 
 def rows(path: Path | None, answerable: bool) -> list[dict[str, Any]]:
@@ -87,9 +81,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="the first N questions of each list")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON only")
     add_k(parser)
-    parser.add_argument("--later-k", type=later_k, default=BeamSettings().later_k,
-                        help="passages judged for each segment after the first, or 'none' for all k "
-                             "(default: %(default)s)")
+    add_later_k(parser)
     args = parser.parse_args()
     if args.answerable is None and args.unanswerable is None:
         parser.error("give --answerable, --unanswerable or both")

@@ -184,11 +184,11 @@ class BeamSettings(BaseModel):
     """Generation budget of one segment (max_new_tokens caps the whole answer); a generation that reaches it
     without ending a segment is cut there."""
     later_k: int | None = 5
-    """Passages judged for each segment after the first: the first this many of those its retrieval found (the
-    first segment, which answers the question, judges all ``k``). A later segment's query holds the answer so far,
-    so its evidence is nearer the top: on six pairs of question lists already run, 5 against all ten kept 230 of
-    231 right answers and every decline, and the slowest answer took 13.7 s against 22.3 (benchmarks/log.md).
-    None judges all ``k`` at every segment."""
+    """Passages judged for each segment after the first: the first this many of those its retrieval found, or of
+    the passages given with the question (the first segment, which answers the question, judges all ``k``). A
+    later segment's query holds the answer so far, so its evidence is nearer the top: on six pairs of question
+    lists already run, 5 against all ten kept 230 of 231 right answers and every decline, and the slowest answer
+    took 13.7 s against 22.3 (benchmarks/log.md). None judges all ``k`` at every segment."""
     beam_score: Literal["sum", "mean"] = "mean"
     """Rank beams by the mean of their segment scores (length-neutral: a beam grows only while its new segments
     score as well as its earlier ones) or by the sum (every segment's score is positive, so longer answers win,

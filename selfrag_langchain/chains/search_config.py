@@ -32,7 +32,7 @@ class SearchConfig:
     max_segment_tokens: int
     """Generation budget of one segment."""
     later_k: int | None
-    """Passages judged for each segment after the first (the first of those found); None: all."""
+    """Passages judged for each segment after the first (the first of those found or given); None: all."""
     max_passage_tokens: int | None
     """Passages are cut to this many tokens (and always to fit the generator's context window)."""
     stop_at_segment_end: bool

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.chains.controls import LoopSettings
+from selfrag_langchain.chains.controls import BeamSettings, LoopSettings
 
 BENCHMARKS = str(Path(__file__).parents[3] / "benchmarks")
 sys.path.insert(0, BENCHMARKS)  # the scripts import common as a sibling module; only for this import
@@ -91,6 +91,20 @@ def test_a_flag_out_of_the_librarys_range_stops_with_one_usage_line(
     assert stopped.value.code == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.startswith(f"script.py: error: argument --k: {said}")
+
+
+def test_later_k_takes_none_where_the_library_does_and_k_does_not(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="script.py")
+    common.add_k(parser)
+    common.add_later_k(parser)
+    assert parser.parse_args([]).later_k == BeamSettings().later_k
+    assert parser.parse_args(["--later-k", "none"]).later_k is None
+    assert parser.parse_args(["--later-k", "3"]).later_k == 3
+    for flag, value, said in [("--later-k", "0", "later_k must be >= 1, got 0"),
+                              ("--k", "none", "not a whole number: 'none'")]:
+        with pytest.raises(SystemExit):
+            parser.parse_args([flag, value])
+        assert capsys.readouterr().err.strip().splitlines()[-1] == f"script.py: error: argument {flag}: {said}"
 
 
 def test_a_script_default_of_its_own_is_kept_and_named_beside_the_library() -> None:
