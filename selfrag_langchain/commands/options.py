@@ -129,9 +129,36 @@ def add_setting_flags(group: Any, settings: type[BaseModel], *, only: Collection
         allowed = _choices(annotation) or choices
         value = default.value if isinstance(default, Enum) else default
         former = field.validation_alias.choices if isinstance(field.validation_alias, AliasChoices) else []
+        reader = None if allowed else annotation
+        if reader is not None and value is not None and _takes_none(field.annotation):
+            reader, text = _or_none(reader), f"{text} Give 'none' for None."
         group.add_argument(_flag(name), *(_flag(str(a)) for a in former if a != name), dest=name,
-                           type=None if allowed else annotation, choices=allowed, default=value,
+                           type=reader, choices=allowed, default=value,
                            help=f"{text} (default: {'none' if value is None else '%(default)s'})")
+
+
+class _ExplicitNone:
+    def __repr__(self) -> str:
+        return "none"
+
+
+EXPLICIT_NONE = _ExplicitNone()
+"""What a flag reads ``none`` as for a setting that takes None but defaults to a value (``--later-k none``:
+all passages at every segment), told apart from a flag not given, which :func:`settings_from_args` leaves to
+the settings' default."""
+
+
+def _takes_none(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, UnionType) and type(None) in get_args(annotation)
+
+
+def _or_none(read: Any) -> Any:
+    """``read`` that also takes ``none`` (in any case) as :data:`EXPLICIT_NONE`."""
+    def reading(text: str) -> Any:
+        return EXPLICIT_NONE if text.strip().lower() == "none" else read(text)
+
+    reading.__name__ = getattr(read, "__name__", "value")  # argparse names the type in its error
+    return reading
 
 
 def _given(annotation: Any) -> Any:
@@ -199,7 +226,8 @@ def settings_from_args(args: argparse.Namespace) -> PipelineSettings:
         ConfigurationError: for a value the settings refuse.
     """
     given = vars(args)
-    fields = {name: given[name] for name in PipelineSettings.model_fields if given.get(name) is not None}
+    fields = {name: None if given[name] is EXPLICIT_NONE else given[name]
+              for name in PipelineSettings.model_fields if given.get(name) is not None}
     fields["backend_options"] = {name: given[name] for name in _BACKEND_FLAGS if given.get(name) is not None}
     try:
         return PipelineSettings(**fields)

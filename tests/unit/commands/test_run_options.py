@@ -69,3 +69,19 @@ def test_the_calibration_flag_and_setting_keep_their_former_name(tmp_path: Path)
     assert new.calibration == old.calibration == path
     assert PipelineSettings(judge=path) == PipelineSettings(calibration=path) == new
     assert new.with_changes(mode="always").calibration == path
+
+
+@pytest.mark.parametrize("command", [["ask", "Who?", "--long"], ["chat"], ["serve"]])
+def test_a_setting_that_takes_none_is_set_to_none_by_its_flag(command: list[str]) -> None:
+    defaults = settings_from_args(build_parser().parse_args(command))
+    assert (defaults.later_k, defaults.writing_margin) == (5, 0.2)  # the library's, when no flag is given
+    given = settings_from_args(build_parser().parse_args([*command, "--later-k", "None", "--writing-margin", "none"]))
+    assert (given.later_k, given.writing_margin) == (None, None)
+    given = settings_from_args(build_parser().parse_args([*command, "--later-k", "3", "--writing-margin", "0.5"]))
+    assert (given.later_k, given.writing_margin) == (3, 0.5)
+
+
+def test_none_is_refused_by_a_flag_whose_setting_takes_no_none(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["ask", "Who?", "--k", "none"])
+    assert "invalid int value: 'none'" in capsys.readouterr().err
