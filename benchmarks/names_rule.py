@@ -2,8 +2,10 @@
 
 The names rule (``chains/names.py``) declines an open question when the passages found together hold too few of
 its names or leave out a rare term of it, and it decides from the passages alone. So replaying it on the
-passages a question gets is exact for what it declines, and takes seconds where answering takes minutes: a
-change to the rule can be chosen on every list already run before any is answered again. A row that carries
+passages a question gets is exact for what it declines (and for which passages selection drops for their
+names: a question whose every passage holding one of its ``answers`` is dropped is listed), and takes seconds
+where answering takes minutes: a change to the rule can be chosen on every list already run before any is
+answered again. A row that carries
 ``ctxs`` (Self-RAG's evaluation format, ``benchmarks/squad_passages.py``) is read against its first ``--k``
 of them; any other is retrieved for with the default retriever (the demo corpus unless a store is indexed).
 A list whose file name holds "unanswerable" counts as unanswerable: there a decline is right.
@@ -24,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from common import add_k, read_jsonl, wilson
 
 from selfrag_langchain.chains.controls import LoopSettings
-from selfrag_langchain.chains.names import names_found
+from selfrag_langchain.chains.names import name_coverages, names_found
 from selfrag_langchain.prompts import format_passage
 
 
@@ -33,6 +35,15 @@ def passages_of(row: dict[str, Any], k: int, retriever: Any) -> list[str]:
     if row.get("ctxs"):
         return [format_passage(c.get("title"), c.get("text", "")) for c in row["ctxs"][:k]]
     return [format_passage(d.metadata.get("title"), d.page_content) for d in retriever.invoke(row["question"])]
+
+
+def answer_dropped(row: dict[str, Any], passages: list[str], minimum: float) -> bool:
+    """Whether selection's side of the rule drops every passage that holds one of the row's ``answers`` (as
+    written, in any case), though one of them was found: no branch from them could be chosen."""
+    answers = [a.lower() for a in row.get("answers") or [] if isinstance(a, str) and a.strip()]
+    holding = [i for i, passage in enumerate(passages) if any(a in passage.lower() for a in answers)]
+    shares = name_coverages(row["question"], passages, minimum)
+    return bool(holding) and shares is not None and all(shares[i] < minimum for i in holding)  # type: ignore[operator]
 
 
 def main() -> None:
@@ -55,19 +66,23 @@ def main() -> None:
             from selfrag_langchain.corpus.answering import default_retriever
 
             retriever = default_retriever(k=args.k)
-        declined = [row["question"] for row in rows
-                    if not names_found(row["question"], passages_of(row, args.k, retriever), args.min_name_coverage)]
+        read = [(row, passages_of(row, args.k, retriever)) for row in rows]
+        declined = [row["question"] for row, passages in read
+                    if not names_found(row["question"], passages, args.min_name_coverage)]
+        dropped = [row["question"] for row, passages in read
+                   if answer_dropped(row, passages, args.min_name_coverage)]
         kind = "unanswerable" if "unanswerable" in path.name else "answerable"
         figures["lists"][path.name] = {"kind": kind, "questions": len(rows), "declined": len(declined),
-                                       "declined_questions": declined}
+                                       "declined_questions": declined, "answer_dropped": dropped}
         figures[kind][0] += len(rows)
         figures[kind][1] += len(declined)
     if args.json:
         print(json.dumps(figures, indent=2))
         return
-    print(f"| list | questions | declined by the names rule (k = {args.k}) |\n|---|---|---|")
+    print(f"| list | questions | declined by the names rule (k = {args.k}) | every answer's passage dropped |\n"
+          "|---|---|---|---|")
     for name, row in figures["lists"].items():
-        print(f"| {name} | {row['questions']} | {row['declined']} |")
+        print(f"| {name} | {row['questions']} | {row['declined']} | {len(row['answer_dropped'])} |")
     for kind in ("answerable", "unanswerable"):
         n, hits = figures[kind]
         if n:
@@ -77,6 +92,8 @@ def main() -> None:
         if row["kind"] == "answerable":
             for question in row["declined_questions"]:
                 print(f"  declined, answerable: {question}  ({name})")
+            for question in row["answer_dropped"]:
+                print(f"  every passage holding an answer dropped by selection: {question}  ({name})")
 
 
 if __name__ == "__main__":

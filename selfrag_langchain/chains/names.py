@@ -4,8 +4,8 @@ A question about Greta Thunberg is not answered by a passage about Greta Garbo, 
 the judge's IsRel reads topic and wording, so a passage that names nothing the question names can still look
 relevant. Names are the question's capitalised words and numbers (a sentence's first word when English's
 lexicon does not know it), or, in a question that capitalises none, its numbers and the words the lexicon does
-not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective included
-(:func:`holds`). Two rules read them, with
+not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
+derived from it included (:func:`holds`). Two rules read them, with
 one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
@@ -54,6 +54,28 @@ def _lemma(word: str) -> str:
     from lemminflect import getLemma
 
     return str(next(iter(getLemma(word, upos="NOUN")), word))
+
+
+@functools.cache
+def _stemmer() -> Any:
+    """Snowball's English stemmer (Porter's second), which strips derivational endings as well as inflections."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+MIN_ROOT = 5
+"""The fewest letters a root of :func:`root` keeps for two words to meet by it, so that short roots do not join
+unrelated words."""
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def root(word: str) -> str:
+    """The word without its derivational and inflectional endings ("romanization" and "romanized" are both
+    "roman", "constitution" and "constitutional" "constitut"), or "" when what is left is shorter than
+    :data:`MIN_ROOT`."""
+    stem = str(_stemmer().stemWord(word))
+    return stem if len(stem) >= MIN_ROOT else ""
 
 
 def _parts_of_speech(word: str) -> frozenset[str]:
@@ -155,10 +177,13 @@ class _Held:
         self.words = set(content_words(folded(text))) | acronyms(text)
         self.forms = {_lemma(w) for w in self.words}
         self.stems = set().union(*map(place_stems, self.words))
+        self.roots = {root(w) for w in self.words} - {""}
 
     def holds(self, word: str) -> bool:
         """:func:`holds` against this text."""
         if word in self.words or _lemma(word) in self.forms or not place_stems(word).isdisjoint(self.stems):
+            return True
+        if root(word) in self.roots:
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 
@@ -256,9 +281,9 @@ def rare_terms(question: str) -> list[str]:
 
 def holds(word: str, text: str) -> bool:
     """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal", "Croatia" for
-    "croatian": :func:`place_stems`), as the two words of a compound ("chess" and "board" for "chessboard"; the
-    words anywhere in the text, each of at least three letters), or as an acronym the text spells
-    (:func:`acronyms`: "us" in "the United States")."""
+    "croatian": :func:`place_stems`, "romanized" for "romanization": :func:`root`), as the two words of a
+    compound ("chess" and "board" for "chessboard"; the words anywhere in the text, each of at least three
+    letters), or as an acronym the text spells (:func:`acronyms`: "us" in "the United States")."""
     return _held(text).holds(word)
 
 

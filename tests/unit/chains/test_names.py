@@ -28,6 +28,7 @@ from selfrag_langchain.chains.names import (
     place_stems,
     rare,
     rare_terms,
+    root,
 )
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
@@ -171,6 +172,15 @@ def test_a_passage_holds_a_term_in_another_form_or_as_the_words_of_a_compound() 
     assert holds("chessboard", "Chess is played on a square board.")
     assert not holds("chessboard", "Chess is played on squares.")
     assert not holds("axolotl", "Salamanders of Mexico")
+
+
+def test_a_passage_holds_a_word_derived_from_the_question_s_and_short_roots_join_nothing() -> None:
+    beijing = "Beijing\nBeijing, formerly romanized as Peking, is the capital of China."
+    assert holds("romanization", beijing)
+    assert names_found("what was beijing called in the older romanization", [beijing], 0.6)
+    assert holds("constitutional", "The constitution of Japan")
+    assert root("caring") == "" and not holds("caring", "A car.")  # "care" is shorter than MIN_ROOT
+    assert not holds("romania", "The Roman Empire.")
 
 
 def test_a_rare_lower_case_subject_no_passage_holds_means_the_sources_do_not_answer() -> None:
