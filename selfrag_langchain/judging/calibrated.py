@@ -21,6 +21,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain.embeddings.minilm import EmbeddingRuntime
 from selfrag_langchain.errors import ConfigurationError
 from selfrag_langchain.judging.base import Branch, CriticQuery, Critique, Reflector
 from selfrag_langchain.judging.features import SignalReader
@@ -192,6 +193,9 @@ class CalibratedReflector(Reflector):
     """
 
     name = "calibrated"
+    embedding_runtime: EmbeddingRuntime = "onnx-fp32"
+    """How the default embeddings run: in full precision, the vectors the shipped calibration was fitted on, in
+    ONNX Runtime, which embeds the few sentences of a question's branches twice as fast as torch on a CPU."""
 
     def __init__(self, calibration: JudgeCalibration | str | Path | None = None, *,
                  embeddings: Embeddings | None = None) -> None:
@@ -199,14 +203,14 @@ class CalibratedReflector(Reflector):
             calibration: a :class:`JudgeCalibration`, the path of one written by ``selfrag train judge``,
                 or None for the one shipped with the package.
             embeddings: the embedding model the calibration was fitted with; None loads all-MiniLM-L6-v2
-                in full precision (``runtime="torch"``), the vectors the shipped calibration was fitted on.
+                in full precision (:attr:`embedding_runtime`), the vectors the shipped calibration was fitted on.
         """
         self.calibration = (calibration if isinstance(calibration, JudgeCalibration)
                             else JudgeCalibration.load(calibration))
         if embeddings is None:
             from selfrag_langchain.embeddings import MiniLMEmbeddings
 
-            embeddings = MiniLMEmbeddings(runtime="torch")
+            embeddings = MiniLMEmbeddings(runtime=self.embedding_runtime)
         self.signals = SignalReader(embeddings)
 
     def judge(self, queries: Sequence[CriticQuery]) -> list[dict[str, float]]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain.embeddings.minilm import EmbeddingRuntime
 from selfrag_langchain.judging.base import CriticQuery
 from selfrag_langchain.judging.calibrated import CalibratedReflector, JudgeCalibration, shared_minilm
 from selfrag_langchain.judging.claims import aggregate_support, claims, passage_parts, passage_windows, titled
@@ -94,6 +95,8 @@ class EntailmentReflector(CalibratedReflector):
     """
 
     name = "entailment"
+    embedding_runtime: EmbeddingRuntime = "torch"
+    """Torch, so that the cross-encoder reads its bottom layers from the MiniLM the embeddings loaded."""
 
     def __init__(self, calibration: JudgeCalibration | str | Path | None = None, *,
                  reader: SentenceReader | str | Path | None = None, embeddings: Embeddings | None = None) -> None:

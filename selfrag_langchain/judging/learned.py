@@ -8,6 +8,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
+from selfrag_langchain.embeddings.minilm import EmbeddingRuntime
 from selfrag_langchain.judging.base import CriticQuery
 from selfrag_langchain.judging.calibrated import CalibratedReflector, JudgeCalibration, shared_minilm
 from selfrag_langchain.judging.encoder import ENCODED_GROUPS, EncoderJudge
@@ -46,6 +47,8 @@ class LearnedReflector(CalibratedReflector):
     """
 
     name = "learned"
+    embedding_runtime: EmbeddingRuntime = "torch"
+    """Torch, so that the cross-encoder reads its bottom layers from the MiniLM the embeddings loaded."""
 
     def __init__(self, encoder: EncoderJudge | str | Path | None = None, *,
                  calibration: JudgeCalibration | str | Path | None = None, embeddings: Embeddings | None = None,

@@ -12,7 +12,7 @@ import pytest
 
 from selfrag_langchain.embeddings import MiniLMEmbeddings, default_model_path
 from selfrag_langchain.embeddings import onnx as onnx_encoder
-from selfrag_langchain.embeddings.onnx import onnx_supported, quantized_model_file
+from selfrag_langchain.embeddings.onnx import onnx_model_file, onnx_supported
 from selfrag_langchain.errors import ModelLoadError
 
 
@@ -71,13 +71,13 @@ def caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 
 def test_a_failed_build_leaves_nothing_behind(caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken_export(model_dir: Path, target: Path) -> None:
+    def broken_export(model_dir: Path, target: Path, precision: str) -> None:
         target.write_bytes(b"half a model")
         raise RuntimeError("exporter crashed")
 
     monkeypatch.setattr(onnx_encoder, "_export", broken_export)
     with pytest.raises(ModelLoadError, match=r"Could not build the int8 ONNX model .*exporter crashed"):
-        quantized_model_file(default_model_path())
+        onnx_model_file(default_model_path())
     assert not any(caches[0].parent.rglob("*.onnx"))
     assert [p.name for p in caches[0].iterdir()] == [], "no temporary build folder is left"
 
@@ -85,17 +85,19 @@ def test_a_failed_build_leaves_nothing_behind(caches: list[Path], monkeypatch: p
 def test_a_read_only_environment_builds_in_the_users_cache(caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[Path] = []
 
-    def fake_export(model_dir: Path, target: Path) -> None:
+    def fake_export(model_dir: Path, target: Path, precision: str) -> None:
         if caches[0].parent in target.parents:
             raise PermissionError("read-only")
         target.write_bytes(b"model")
         built.append(target)
 
     monkeypatch.setattr(onnx_encoder, "_export", fake_export)
-    first = quantized_model_file(default_model_path())
+    first = onnx_model_file(default_model_path())
     assert caches[1] in first.parents and first.read_bytes() == b"model"
-    assert quantized_model_file(default_model_path()) == first
+    assert onnx_model_file(default_model_path()) == first
     assert len(built) == 1, "a cached file is not rebuilt"
+    fp32 = onnx_model_file(default_model_path(), "fp32")
+    assert fp32 != first and fp32.name == "model-fp32.onnx" and len(built) == 2, "each precision has its own file"
 
 
 def test_the_cache_key_follows_the_weights(tmp_path: Path) -> None:
@@ -130,3 +132,20 @@ def test_int8_vectors_match_fp32_in_the_callers_order(minilm: MiniLMEmbeddings) 
     assert np.allclose(int8, one_by_one, atol=1e-4)
     # Retrieval is the same: each text's nearest neighbour under int8 is its fp32 self.
     assert ((int8 @ fp32.T).argmax(axis=1) == np.arange(len(texts))).all()
+
+
+@pytest.mark.slow
+def test_fp32_onnx_vectors_are_torchs_and_the_calibrated_judge_reads_them() -> None:
+    from selfrag_langchain.judging import CalibratedReflector
+
+    texts = ["Titan is the largest moon of Saturn.", "Tea", "Which planet does the moon Titan orbit?",
+             "Ottawa is the capital city of Canada, on the Ottawa River in the south of the province of Ontario."]
+    fp32 = MiniLMEmbeddings(runtime="onnx-fp32")
+    assert fp32.resolved_runtime() == "onnx-fp32" and fp32.transformer() is None
+    torch_vectors = np.array(MiniLMEmbeddings(runtime="torch").embed_documents(texts))
+    assert np.abs(np.array(fp32.embed_documents(texts)) - torch_vectors).max() < 1e-5
+    assert np.abs(np.array(fp32.embed_query(texts[0])) - torch_vectors[0]).max() < 1e-5
+    judge = CalibratedReflector()
+    assert judge.signals.embeddings.resolved_runtime() == "onnx-fp32"  # type: ignore[attr-defined]
+    with pytest.raises(ModelLoadError, match='runtime="onnx-fp32" needs device="cpu"'):
+        MiniLMEmbeddings(device="cuda", runtime="onnx-fp32").resolved_runtime()
