@@ -170,20 +170,32 @@ def acronyms(text: str) -> set[str]:
 
 
 class _Held:
-    """The content words of a text, their noun forms and the acronyms it spells, read once for every word looked
-    up in it."""
+    """The content words of a text and the acronyms it spells, read once for every word looked up in it, with its
+    words by their first letter: another form of a word starts as the word does (a noun's dictionary form with
+    its letter, a place's stem and a Snowball root with its first four), so only those are read further, and only
+    when a word is looked up that the text does not hold as it is."""
 
     def __init__(self, text: str) -> None:
         self.words = set(content_words(folded(text))) | acronyms(text)
-        self.forms = {_lemma(w) for w in self.words}
-        self.stems = set().union(*map(place_stems, self.words))
-        self.roots = {root(w) for w in self.words} - {""}
+        self.initial: dict[str, list[str]] = {}
+        for w in self.words:
+            self.initial.setdefault(w[:1], []).append(w)
+
+    def _starting(self, prefix: str) -> list[str]:
+        return [w for w in self.initial.get(prefix[:1], ()) if w.startswith(prefix)]
 
     def holds(self, word: str) -> bool:
         """:func:`holds` against this text."""
-        if word in self.words or _lemma(word) in self.forms or not place_stems(word).isdisjoint(self.stems):
+        if word in self.words:
             return True
-        if root(word) in self.roots:
+        lemma = _lemma(word)
+        if any(_lemma(w) == lemma for w in self._starting(lemma[:1])):
+            return True
+        stems = place_stems(word)
+        if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
+            return True
+        derived = root(word)
+        if derived and any(root(w) == derived for w in self._starting(word[:MIN_ROOT - 1])):
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 
