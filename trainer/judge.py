@@ -111,7 +111,9 @@ def signal_reader(reader: str | None) -> SignalReader:
     ``reader`` (``shipped`` or a directory of ``selfrag train reader``) the entailment judge's too."""
     from selfrag_langchain.embeddings import MiniLMEmbeddings
 
-    embeddings = MiniLMEmbeddings(runtime="torch")  # as CalibratedReflector reads them
+    # Full precision, as the judges read them (torch, so that a reader shares its layers; the calibrated judge
+    # reads the same vectors, to 1e-7, in ONNX Runtime).
+    embeddings = MiniLMEmbeddings(runtime="torch")
     if reader is None:
         return SignalReader(embeddings)
     from selfrag_langchain.judging.calibrated import shared_minilm
