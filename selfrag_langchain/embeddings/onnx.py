@@ -13,6 +13,7 @@ transformers older than this project's; the export here uses ``torch.onnx`` and 
 quantizer instead. The quantized file is built once (a few seconds; ``scripts/setup.sh`` does it at
 install time) and cached beside the environment's other model files, or under the user's model cache
 where the environment is read-only, keyed by the weights' content and the versions that shape it.
+The sentence reader and the answer finder keep their exports in the same cache (:func:`cached_export`).
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.files import paths
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["OnnxPrecision", "OnnxSentenceEncoder", "onnx_model_file", "onnx_supported"]
+__all__ = ["OnnxPrecision", "OnnxSentenceEncoder", "cached_export", "content_digest", "onnx_model_file",
+           "onnx_supported", "worker_count"]
 
 OnnxPrecision = Literal["int8", "fp32"]
 """The weights of an ONNX export: matrix products quantized to int8, or as trained."""
@@ -71,19 +73,24 @@ def onnx_supported(model_dir: Path) -> bool:
     return modes.get("pooling_mode_mean_tokens") is True and sum(bool(v) for v in modes.values()) == 1
 
 
-def _weights_digest(model_dir: Path) -> str:
-    """A content hash of the weights and config, plus the versions that shape the exported graph."""
+def content_digest(files: Iterable[Path]) -> str:
+    """A content hash of ``files`` (those that exist, by name and bytes), plus the export format and the versions
+    that shape an exported graph: the key of a cached export."""
     digest = hashlib.sha256(_FORMAT.encode())
-    for name in ("config.json", "model.safetensors", "pytorch_model.bin"):
-        path = model_dir / name
+    for path in files:
         if path.is_file():
-            digest.update(name.encode())
+            digest.update(path.name.encode())
             with path.open("rb") as handle:
                 while chunk := handle.read(1 << 22):
                     digest.update(chunk)
     for package in ("torch", "onnxruntime"):
         digest.update(metadata.version(package).encode())
     return digest.hexdigest()[:16]
+
+
+def _weights_digest(model_dir: Path) -> str:
+    """A content hash of the weights and config, plus the versions that shape the exported graph."""
+    return content_digest(model_dir / name for name in ("config.json", "model.safetensors", "pytorch_model.bin"))
 
 
 def _export(model_dir: Path, target: Path, precision: OnnxPrecision) -> None:
@@ -149,23 +156,16 @@ def _cache_dirs() -> list[Path]:
     return [paths.environment_model_dir() / "onnx", paths.model_cache_dir() / "onnx"]
 
 
-def _build(model_dir: Path, cache: Path, target_name: str, precision: OnnxPrecision) -> Path:
-    with paths.building(cache) as work:
-        _export(model_dir, work / target_name, precision)
-    return cache / target_name
+def cached_export(name: str, target_name: str, export: Callable[[Path], None], what: str) -> Path:
+    """The ONNX file ``target_name`` of the cache folder ``name`` (a content key, :func:`content_digest`), made by
+    ``export(path)`` on first use.
 
-
-def onnx_model_file(model_dir: Path, precision: OnnxPrecision = "int8") -> Path:
-    """The ONNX file of the model at ``model_dir`` in ``precision``, built and cached on first use.
-
-    The file is written in a temporary folder and moved into place whole, so an interrupted or a
-    concurrent build never leaves a partial model where a later run would load it.
+    The file is written in a temporary folder and moved into place whole, so an interrupted or a concurrent build
+    never leaves a partial model where a later run would load it.
 
     Raises:
-        ModelLoadError: If the export or the quantization fails (one line, with the cause).
+        ModelLoadError: If the export fails (one line naming ``what`` and the cause).
     """
-    name = f"{model_dir.name}-{precision}-{_weights_digest(model_dir)}"  # a folder is built whole, one a file
-    target_name = f"model-{precision}.onnx"
     caches = [base / name for base in _cache_dirs()]
     with _BUILD_LOCK:
         for cache in caches:
@@ -173,17 +173,31 @@ def onnx_model_file(model_dir: Path, precision: OnnxPrecision = "int8") -> Path:
                 return cache / target_name
         for cache in caches:
             try:
-                return _build(model_dir, cache, target_name, precision)
+                with paths.building(cache) as work:
+                    export(work / target_name)
+                return cache / target_name
             except PermissionError:
                 continue  # a read-only environment: try the user's cache
             except Exception as e:  # export or quantizer failure: unusable files or versions
-                msg = f"Could not build the {precision} ONNX model from {model_dir}: {e}"
+                msg = f"Could not build the {what}: {e}"
                 raise ModelLoadError(msg) from e
-    msg = f"Could not write the {precision} ONNX model to any of: {', '.join(map(str, caches))}"
+    msg = f"Could not write the {what} to any of: {', '.join(map(str, caches))}"
     raise ModelLoadError(msg)
 
 
-def _worker_count() -> int:
+def onnx_model_file(model_dir: Path, precision: OnnxPrecision = "int8") -> Path:
+    """The ONNX file of the model at ``model_dir`` in ``precision``, built and cached on first use
+    (:func:`cached_export`).
+
+    Raises:
+        ModelLoadError: If the export or the quantization fails (one line, with the cause).
+    """
+    name = f"{model_dir.name}-{precision}-{_weights_digest(model_dir)}"  # a folder is built whole, one a file
+    return cached_export(name, f"model-{precision}.onnx", lambda target: _export(model_dir, target, precision),
+                         f"{precision} ONNX model from {model_dir}")
+
+
+def worker_count() -> int:
     """One worker per core this process may use (``OMP_NUM_THREADS`` lowers it)."""
     try:
         cores = len(os.sched_getaffinity(0))
@@ -220,7 +234,7 @@ class OnnxSentenceEncoder:
             msg = f"Could not load {model_file}: {e}; delete it and it is rebuilt on the next run."
             raise ModelLoadError(msg) from e
         self.input_names = [i.name for i in self.session.get_inputs()]
-        self.workers = _worker_count()
+        self.workers = worker_count()
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="onnx-encoder")
 
     def _encode_one(self, text: str) -> np.ndarray:

@@ -60,7 +60,7 @@ def test_auto_takes_onnx_on_the_cpu_only() -> None:
 def test_one_worker_per_usable_core(monkeypatch: pytest.MonkeyPatch, env: str, expected: int) -> None:
     monkeypatch.setattr(onnx_encoder.os, "sched_getaffinity", lambda _pid: {0, 1})
     monkeypatch.setenv("OMP_NUM_THREADS", env)
-    assert onnx_encoder._worker_count() == expected
+    assert onnx_encoder.worker_count() == expected
 
 
 @pytest.fixture
