@@ -75,7 +75,8 @@ if [[ ",$extras," == *",dev,"* ]]; then
     fi
   fi
 fi
-# The embedding model's ONNX files (a few seconds each, once): the first index is built with the int8 one, the
-# calibrated judge reads the fp32 one.
+# The ONNX files (a few seconds each, once): the first index is built with the embedding model's int8 one, the
+# calibrated judge reads its fp32 one, the sentence reader and the answer finder their own.
 .venv/bin/python -c "from selfrag_langchain.embeddings import MiniLMEmbeddings as M; [M(runtime=r).embed_query('ready') for r in ('onnx-int8', 'onnx-fp32')]"
+.venv/bin/python -c "from selfrag_langchain.judging.reader import SentenceReader; from selfrag_langchain.judging.finder import AnswerFinder; SentenceReader().answering([('ready?', 'Ready.')]); AnswerFinder().find([('ready?', 'Ready.')])"
 echo "selfrag-langchain is installed in .venv (run .venv/bin/selfrag --help)"

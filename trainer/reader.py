@@ -153,7 +153,8 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
     save_file(state, str(tmp))
     tmp.replace(out / WEIGHTS_FILE)
     write_json_atomic(out / CARD_FILE, card.to_dict())
-    reader = SentenceReader(out, base=base)  # as it will be used: the half-precision weights
+    # as it will be used, the half-precision weights; in torch: a one-off reading is not worth an export
+    reader = SentenceReader(out, base=base, runtime="torch")
     write_json_atomic(out / HELD_OUT_FILE, {name: evaluate_pairs(reader, pairs)
                                             for name, pairs in data.held_out.items()})
     return card

@@ -12,7 +12,8 @@ a quote whose finder probability is below ``min_quote_holds_answer`` as one that
 
 ``selfrag train answer-finder`` makes it (:mod:`selfrag_langchain.trainer.finder`); like the sentence reader,
 the trained layers and the span head ship in half precision (``answer_finder.safetensors``) beside a JSON card,
-and the embeddings stay the shipped MiniLM's.
+and the embeddings stay the shipped MiniLM's. On a CPU it runs in ONNX Runtime
+(:mod:`~selfrag_langchain.judging.onnx_pairs`), with the same readings as torch's.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.errors import ModelLoadError
+from selfrag_langchain.judging.onnx_pairs import PairRuntime, exported_pair_network
+from selfrag_langchain.judging.reader import BASE_FILES
 
 __all__ = ["AnswerFinder", "AnswerSpan", "FinderCard"]
 
@@ -142,19 +145,23 @@ class AnswerFinder:
     """
 
     def __init__(self, directory: str | Path | None = None, *, base: str | Path | None = None,
-                 batch_size: int = 32) -> None:
+                 batch_size: int = 32, runtime: PairRuntime = "onnx") -> None:
         """Args:
             directory: what ``selfrag train answer-finder`` wrote; None: the finder shipped with the package.
             base: the MiniLM directory it was trained over; None: the one shipped with the package.
             batch_size: pairs per forward pass.
+            runtime: ``"onnx"``: ONNX Runtime on the CPU, the export built on first use; ``"torch"``: torch.
         """
+        if runtime not in ("onnx", "torch"):
+            msg = f'runtime must be "onnx" or "torch", not {runtime!r}'
+            raise ValueError(msg)
         directory = Path(directory) if directory is not None else SHIPPED_FINDER
         if not (directory / CARD_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
             msg = (f"no answer finder in {directory}: it needs {CARD_FILE} and {WEIGHTS_FILE}, as "
                    "`selfrag train answer-finder` writes them")
             raise ModelLoadError(msg)
         self.card = FinderCard.load(directory / CARD_FILE)
-        self.directory, self.base, self.batch_size = directory, base, batch_size
+        self.directory, self.base, self.batch_size, self.runtime = directory, base, batch_size, runtime
         self._network: tuple[Any, Any] | None = None
         self._cache: OrderedDict[tuple[str, str], AnswerSpan] = OrderedDict()
         self._lock = threading.Lock()  # a server judges requests in several threads
@@ -168,11 +175,21 @@ class AnswerFinder:
                 from selfrag_langchain.embeddings import default_model_path
 
                 base = Path(self.base) if self.base is not None else default_model_path()
-                model = build_finder(base)
-                load_finder_weights(model, self.directory)
-                model.eval()
-                self._network = (AutoTokenizer.from_pretrained(str(base)), model)
+                tokenizer = AutoTokenizer.from_pretrained(str(base))
+                if self.runtime == "onnx":
+                    made_of = [base / name for name in BASE_FILES] + [self.directory / WEIGHTS_FILE,
+                                                                      self.directory / CARD_FILE]
+                    network = exported_pair_network("answer-finder", made_of, lambda: self._torch_network(base),
+                                                    ("start_logits", "end_logits"), tokenizer)
+                else:
+                    network = self._torch_network(base)
+                self._network = (tokenizer, network)
             return self._network
+
+    def _torch_network(self, base: Path) -> Any:
+        model = build_finder(base)
+        load_finder_weights(model, self.directory)
+        return model.eval()
 
     def find(self, pairs: Sequence[tuple[str, str]]) -> list[AnswerSpan]:
         """For each (question, sentence) pair, the phrase of the sentence that best answers the question and its
@@ -206,8 +223,9 @@ class AnswerFinder:
             if not pieces:  # the question alone filled the pair
                 spans.append(AnswerSpan("", float("-inf")))
                 continue
-            i, j, score = best_span(output.start_logits[row], output.end_logits[row], pieces[0], pieces[-1])
-            none = float(output.start_logits[row, 0] + output.end_logits[row, 0])
+            start, end = output["start_logits"][row], output["end_logits"][row]
+            i, j, score = best_span(start, end, pieces[0], pieces[-1])
+            none = float(start[0] + end[0])
             text = sentence[int(offsets[row, i, 0]):int(offsets[row, j, 1])]
             spans.append(AnswerSpan(text, score - none))
         return spans

@@ -11,7 +11,8 @@ Both readings are of one sentence (or two adjacent ones) at a time: a claim is c
 a passage and the results aggregated (:mod:`selfrag_langchain.judging.claims`), the way SummaC and MiniCheck
 lift NLI models to long evidence. The embeddings and bottom layers stay the shipped MiniLM's (shared with
 retrieval); the trained top layers and the head ship as half-precision weights
-(``sentence_reader.safetensors``) beside a JSON card of how they were made.
+(``sentence_reader.safetensors``) beside a JSON card of how they were made. On a CPU the reader runs in ONNX
+Runtime (:mod:`~selfrag_langchain.judging.onnx_pairs`), with the same readings as torch's.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 
 from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging.encoder import build_model, trained_state
+from selfrag_langchain.judging.onnx_pairs import PairRuntime, exported_pair_network
 
 
 class Reading(StrEnum):
@@ -52,6 +54,8 @@ WEIGHTS_FILE = "sentence_reader.safetensors"
 CARD_FILE = "sentence_reader.json"
 SHIPPED_READER = Path(__file__).with_name("sentence_reader")
 """The reader shipped with the package (``selfrag train reader`` wrote it)."""
+BASE_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")
+"""The files of the MiniLM a trained reader or finder is made over, as far as its export is concerned."""
 
 CACHE_SIZE = 4096
 """Pairs whose readings a reader keeps: the judge and the quoter read the same (question, sentence) pairs."""
@@ -137,14 +141,18 @@ class SentenceReader:
     """
 
     def __init__(self, directory: str | Path | None = None, *, base: str | Path | None = None,
-                 batch_size: int = 32, shared: Any | None = None) -> None:
+                 batch_size: int = 32, shared: Any | None = None, runtime: PairRuntime = "onnx") -> None:
         """Args:
             directory: what ``selfrag train reader`` wrote; None: the reader shipped with the package.
             base: the MiniLM directory it was trained over; None: the one shipped with the package.
             batch_size: pairs per forward pass.
-            shared: that MiniLM already loaded (:meth:`MiniLMEmbeddings.transformer`), whose frozen layers are
-                then used rather than loaded again.
+            shared: that MiniLM already loaded (:meth:`MiniLMEmbeddings.transformer`), whose frozen layers torch
+                then uses rather than loading them again (the ONNX export holds its own).
+            runtime: ``"onnx"``: ONNX Runtime on the CPU, the export built on first use; ``"torch"``: torch.
         """
+        if runtime not in ("onnx", "torch"):
+            msg = f'runtime must be "onnx" or "torch", not {runtime!r}'
+            raise ValueError(msg)
         directory = Path(directory) if directory is not None else SHIPPED_READER
         if not (directory / CARD_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
             msg = (f"no sentence reader in {directory}: it needs {CARD_FILE} and {WEIGHTS_FILE}, as "
@@ -155,7 +163,7 @@ class SentenceReader:
             msg = f"{directory / CARD_FILE} was trained for the labels {self.card.labels}, not {list(HEAD_LABELS)}"
             raise ModelLoadError(msg)
         self.directory, self.base, self.shared = directory, base, shared
-        self.batch_size = batch_size
+        self.batch_size, self.runtime = batch_size, runtime
         self._network: tuple[Any, Any] | None = None
         self._cache: OrderedDict[tuple[Reading, str, str], tuple[float, ...]] = OrderedDict()
         self._lock = threading.Lock()  # a server judges requests in several threads
@@ -169,11 +177,21 @@ class SentenceReader:
                 from selfrag_langchain.embeddings import default_model_path
 
                 base = Path(self.base) if self.base is not None else default_model_path()
-                model = build_reader(base, self.card.trained_layers, shared=self.shared)
-                load_reader_weights(model, self.directory, self.card.trained_layers)
-                model.eval()
-                self._network = (AutoTokenizer.from_pretrained(str(base)), model)
+                tokenizer = AutoTokenizer.from_pretrained(str(base))
+                if self.runtime == "onnx":
+                    made_of = [base / name for name in BASE_FILES] + [self.directory / WEIGHTS_FILE,
+                                                                      self.directory / CARD_FILE]
+                    network = exported_pair_network("sentence-reader", made_of, lambda: self._torch_network(base),
+                                                    ("logits",), tokenizer)
+                else:
+                    network = self._torch_network(base)
+                self._network = (tokenizer, network)
             return self._network
+
+    def _torch_network(self, base: Path) -> Any:
+        model = build_reader(base, self.card.trained_layers, shared=self.shared)
+        load_reader_weights(model, self.directory, self.card.trained_layers)
+        return model.eval()
 
     def read(self, pairs: Sequence[tuple[str, str]], reading: Reading) -> list[tuple[float, ...]]:
         """Each pair's probabilities over the reading's labels (:data:`READING_LABELS`); pairs read before are

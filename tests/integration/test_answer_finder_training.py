@@ -44,7 +44,8 @@ def test_a_trained_finder_starts_from_the_reader_loads_points_and_resumes(tmp_pa
     trained = weights["bert.encoder.layer.0.attention.self.query.weight"].to(torch.float32)
     assert (started - trained).abs().max() < 0.05, "the layers did not start from the reader's"
 
-    (span,) = AnswerFinder(out).find([("When was Neptune discovered?", "Neptune: It was discovered in 1846.")])
+    finder = AnswerFinder(out, runtime="torch")
+    (span,) = finder.find([("When was Neptune discovered?", "Neptune: It was discovered in 1846.")])
     assert span.text and span.text in "Neptune: It was discovered in 1846." and 0.0 <= span.probability <= 1.0
 
     checkpoints = list((out / "checkpoints").glob("checkpoint-*"))

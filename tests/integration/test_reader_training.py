@@ -51,7 +51,7 @@ def test_a_trained_reader_loads_reads_reports_and_resumes(tmp_path: Path, monkey
     assert 0.0 <= report["mnli"]["entailment"]["accuracy"] <= 1.0
     assert "answering" in report["squad2"]
 
-    reader = SentenceReader(out)
+    reader = SentenceReader(out, runtime="torch")
     ((e, n, c),) = reader.entailment([("A man rides.", "A man rides a bike.")])
     assert math.isclose(e + n + c, 1.0, rel_tol=1e-4)
     (p,) = reader.answering([("When was Neptune discovered?", "Neptune: It was discovered in 1846.")])
@@ -88,7 +88,7 @@ def test_a_run_can_start_from_a_trained_reader_of_the_same_shape(tmp_path: Path)
     assert made["provenance"]["base"] == "sentence-transformers/all-MiniLM-L6-v2"
     loaded = reader_state(model, 6)["head.weight"]
     assert not torch.equal(loaded, fresh), "the new head was kept"
-    assert torch.allclose(loaded, SentenceReader()._loaded()[1].head.weight)
+    assert torch.allclose(loaded, SentenceReader(runtime="torch")._loaded()[1].head.weight)
 
     with pytest.raises(InputError, match="trained with 6 layers"):
         started_from(build_reader(default_model_path(), 2), dataclasses.replace(config, trained_layers=2))
