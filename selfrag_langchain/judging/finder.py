@@ -18,6 +18,7 @@ and the embeddings stay the shipped MiniLM's. On a CPU it runs in ONNX Runtime
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import threading
@@ -115,15 +116,22 @@ def load_finder_weights(model: Any, directory: Path) -> None:
     model.load_state_dict(state, strict=False)
 
 
+@functools.cache
+def _no_phrase(size: int) -> Any:
+    """A ``size`` x ``size`` mask, true where no phrase starts at the row and ends at the column: an end before
+    its start, or more than :data:`MAX_SPAN` pieces (made once per size: a finder reads pairs of a few lengths)."""
+    import torch
+
+    ones = torch.ones(size, size, dtype=torch.bool)
+    return ~(ones.triu() & ~ones.triu(MAX_SPAN))
+
+
 def best_span(start: Any, end: Any, first: int, last: int) -> tuple[int, int, float]:
     """The best phrase ``(i, j, score)`` with ``first <= i <= j <= last`` and at most :data:`MAX_SPAN` pieces, its
     score the sum of its start and end logits."""
-    import torch
-
     scores = start[first:last + 1, None] + end[None, first:last + 1]
     size = scores.shape[0]
-    allowed = torch.ones(size, size, dtype=torch.bool).triu() & ~torch.ones(size, size, dtype=torch.bool).triu(MAX_SPAN)
-    scores = scores.masked_fill(~allowed, float("-inf"))
+    scores = scores.masked_fill(_no_phrase(size), float("-inf"))
     flat = int(scores.argmax())
     i, j = divmod(flat, size)
     return first + i, first + j, float(scores[i, j])

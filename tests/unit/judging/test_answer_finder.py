@@ -21,12 +21,13 @@ def test_odds_read_as_a_probability() -> None:
 def test_the_best_phrase_ends_after_it_starts_within_the_sentence_and_the_longest_allowed() -> None:
     torch = pytest.importorskip("torch")
     generator = torch.Generator().manual_seed(0)
-    for _ in range(20):
+    for first, last in [(3, 70), (5, 20), (3, 70), (1, 79), (2, 2)] * 4:  # sentences of several lengths, again
         start, end = torch.randn(80, generator=generator), torch.randn(80, generator=generator)
         start[0] = end[0] = 100.0  # the "no answer" piece lies outside the sentence's pieces: never a phrase
-        phrases = [(i, j, float(start[i] + end[j])) for i in range(3, 71) for j in range(i, min(i + MAX_SPAN, 71))]
+        phrases = [(i, j, float(start[i] + end[j])) for i in range(first, last + 1)
+                   for j in range(i, min(i + MAX_SPAN, last + 1))]
         expected = max(phrases, key=lambda found: found[2])
-        i, j, score = best_span(start, end, 3, 70)
+        i, j, score = best_span(start, end, first, last)
         assert (i, j) == expected[:2] and math.isclose(score, expected[2], rel_tol=1e-6)
 
 
