@@ -99,6 +99,12 @@ class Script:
     within: tuple[float, float] = (0.0, 100.0)
     timeout: int = 300
     env: dict[str, str] = field(default_factory=dict)
+    variant: str = ""
+    """Names a second run of the same script (its id and output files)."""
+
+    @property
+    def run(self) -> str:
+        return f"{self.name}-{self.variant}" if self.variant else self.name
 
 
 SCRIPTS = (
@@ -129,6 +135,9 @@ SCRIPTS = (
            within=(0.0, 1e5)),
     Script("judge_runtime.py", ("{answerable}", "--questions", "1"),
            (r'"same_answers": (1)', rf'"ratio": {NUMBER}'), within=(0.0, 10.0)),
+    Script("judge_runtime.py", ("{answerable}", "--questions", "1", "--models", "readers"),
+           (r'"models": "readers"', r'"same_answers": (1)', rf'"ratio": {NUMBER}'), within=(0.0, 10.0),
+           variant="readers"),
     Script("judges.py", ("{critic}", "--judge", "shipped"), (rf'"balanced_accuracy": {NUMBER}',), within=(0.0, 1.0)),
     Script("load.py", ("--questions", "2"),
            (r"^\| `abatch`, all at once \| 2 \| 0 \| 0 \| 0 \|",
@@ -207,8 +216,8 @@ def outputs(request: pytest.FixtureRequest, tiny: dict[str, Path], selfrag_home:
     inputs = {k: str(v) for k, v in tiny.items()}
     selected = [item.callspec.params["script"] for item in request.session.items
                 if isinstance(getattr(item, "callspec", None) and item.callspec.params.get("script"), Script)]
-    plan = [{"name": script.name, "stdout": str(folder / f"{script.name}.out"), "env": script.env,
-             "argv": [a.format(**inputs, out=str(folder / f"{script.name}.made")) for a in script.args]}
+    plan = [{"name": script.name, "stdout": str(folder / f"{script.run}.out"), "env": script.env,
+             "argv": [a.format(**inputs, out=str(folder / f"{script.run}.made")) for a in script.args]}
             for script in selected]
     (folder / "plan.json").write_text(json.dumps(plan))
     done = subprocess.run([sys.executable, "-m", "tests.integration.test_benchmark_scripts", str(folder / "plan.json")],
@@ -218,11 +227,11 @@ def outputs(request: pytest.FixtureRequest, tiny: dict[str, Path], selfrag_home:
     return folder
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.run for s in SCRIPTS])
 def test_the_script_runs_on_a_tiny_input_and_prints_its_figures(script: Script, outputs: Path) -> None:
-    result = json.loads((outputs / f"{script.name}.out.status").read_text())
+    result = json.loads((outputs / f"{script.run}.out.status").read_text())
     assert result["status"] == 0, result["error"]
-    printed = (outputs / f"{script.name}.out").read_text()
+    printed = (outputs / f"{script.run}.out").read_text()
     for pattern in script.lines:
         found = list(re.finditer(pattern, printed, re.M))
         assert found, f"{script.name} printed no line like {pattern!r}:\n{printed[-2000:]}"
