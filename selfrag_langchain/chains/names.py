@@ -169,6 +169,39 @@ def acronyms(text: str) -> set[str]:
     return {a for a in found if low <= len(a) <= high}
 
 
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+            "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+            "twentieth")
+"""The ordinal words, the n-th at n - 1 (:func:`number_forms`)."""
+ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "xiii", "xiv", "xv", "xvi", "xvii",
+         "xviii", "xix", "xx")
+"""The Roman numerals, n at n - 1."""
+_NUMBERED = re.compile(r"\b(?:no|nos|number)\.?\s*(\d{1,2})\b", re.IGNORECASE)
+
+
+def _suffixed(n: int) -> str:
+    """``n`` as an ordinal in figures: "1st", "2nd", "9th", "12th"."""
+    ending = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{ending}"
+
+
+def numbered(text: str) -> set[str]:
+    """What ``text`` numbers as "No. 9" or "Number 9", each as "no-9" (a form no content word takes), so that a
+    question's "Ninth Symphony" finds "Symphony No. 9" (:func:`number_forms`)."""
+    return {f"no-{int(m.group(1))}" for m in _NUMBERED.finditer(text)}
+
+
+@functools.cache
+def number_forms(word: str) -> frozenset[str]:
+    """Other ways a text writes the number an ordinal word names ("ninth"): "9th", a Roman numeral of two letters
+    or more ("ix"), a numbering ("No. 9": :func:`numbered`). Empty for any other word: a number in figures is
+    held only as it is written ("Apollo 13" is not held by "the thirteenth century")."""
+    if word not in ORDINALS:
+        return frozenset()
+    n = ORDINALS.index(word) + 1
+    return frozenset({_suffixed(n), f"no-{n}"} | ({ROMAN[n - 1]} if len(ROMAN[n - 1]) > 1 else set()))
+
+
 class _Held:
     """The content words of a text and the acronyms it spells, read once for every word looked up in it, with its
     words by their first letter: another form of a word starts as the word does (a noun's dictionary form with
@@ -176,7 +209,7 @@ class _Held:
     when a word is looked up that the text does not hold as it is."""
 
     def __init__(self, text: str) -> None:
-        self.words = set(content_words(folded(text))) | acronyms(text)
+        self.words = set(content_words(folded(text))) | acronyms(text) | numbered(text)
         self.initial: dict[str, list[str]] = {}
         for w in self.words:
             self.initial.setdefault(w[:1], []).append(w)
@@ -186,7 +219,7 @@ class _Held:
 
     def holds(self, word: str) -> bool:
         """:func:`holds` against this text."""
-        if word in self.words:
+        if word in self.words or not self.words.isdisjoint(number_forms(word)):
             return True
         lemma = _lemma(word)
         if any(_lemma(w) == lemma for w in self._starting(lemma[:1])):
@@ -293,7 +326,8 @@ def rare_terms(question: str) -> list[str]:
 
 def holds(word: str, text: str) -> bool:
     """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal", "Croatia" for
-    "croatian": :func:`place_stems`, "romanized" for "romanization": :func:`root`), as the two words of a
+    "croatian": :func:`place_stems`, "romanized" for "romanization": :func:`root`, "No. 9" for "ninth":
+    :func:`number_forms`), as the two words of a
     compound ("chess" and "board" for "chessboard"; the words anywhere in the text, each of at least three
     letters), or as an acronym the text spells (:func:`acronyms`: "us" in "the United States")."""
     return _held(text).holds(word)

@@ -183,6 +183,17 @@ def test_a_passage_holds_a_word_derived_from_the_question_s_and_short_roots_join
     assert not holds("romania", "The Roman Empire.")
 
 
+def test_a_number_is_held_written_another_way() -> None:
+    ninth = "Symphony No. 9 (Beethoven)\nThe Symphony No. 9 in D minor is a choral symphony by Ludwig van Beethoven."
+    assert holds("ninth", ninth) and holds("ninth", "his symphony no.9") and holds("ninth", "The 9th Symphony")
+    assert names_found("In which city was Beethoven's Ninth Symphony first performed?", [ninth], 0.6)
+    assert holds("second", "World War II was a global conflict.")
+    assert not holds("13", "In the thirteenth century") and not holds("13", "the 13th")  # figures as written
+    assert not holds("ninth", "the 9 muses") and not holds("ninth", "Op. 9")  # a figure alone is not an ordinal
+    assert not holds("first", "World War I")  # a one-letter numeral is any "I"
+    assert not holds("21", "the twenty-first") and not holds("1066", "the Norman conquest")
+
+
 def test_a_rare_lower_case_subject_no_passage_holds_means_the_sources_do_not_answer() -> None:
     question = "In the wild, where does the axolotl live?"
     salamander = "Salamander\nSalamanders are amphibians that live in the wild near water."
