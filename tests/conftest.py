@@ -149,3 +149,13 @@ def minilm() -> MiniLMEmbeddings:
     embeddings = MiniLMEmbeddings()
     embeddings.embed_query("warm up")
     return embeddings
+
+
+@pytest.fixture
+def onnx_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Empty ONNX caches for one test, the environment's first and the user's second, in place of the real ones."""
+    from selfrag_langchain.embeddings import onnx
+
+    dirs = [tmp_path / "env" / "onnx", tmp_path / "home" / "onnx"]
+    monkeypatch.setattr(onnx, "_cache_dirs", lambda: dirs)
+    return dirs

@@ -37,8 +37,16 @@ from selfrag_langchain.files import paths
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["OnnxPrecision", "OnnxSentenceEncoder", "cached_export", "content_digest", "onnx_model_file",
-           "onnx_supported", "worker_count"]
+__all__ = [
+    "OnnxPrecision",
+    "OnnxSentenceEncoder",
+    "cached_export",
+    "content_digest",
+    "cpu_session",
+    "onnx_model_file",
+    "onnx_supported",
+    "worker_count",
+]
 
 OnnxPrecision = Literal["int8", "fp32"]
 """The weights of an ONNX export: matrix products quantized to int8, or as trained."""
@@ -207,6 +215,25 @@ def worker_count() -> int:
     return max(1, min(cores, int(limit))) if limit.isdigit() and int(limit) > 0 else max(1, cores)
 
 
+def cpu_session(model_file: Path, threads: int) -> Any:
+    """An ONNX Runtime session of ``model_file`` on the CPU with ``threads`` threads, quiet but for errors.
+
+    Raises:
+        ModelLoadError: If the file cannot be loaded (a damaged cache file: deleting it has it rebuilt).
+    """
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # a damaged cache file
+        msg = f"Could not load {model_file}: {e}; delete it and it is rebuilt on the next run."
+        raise ModelLoadError(msg) from e
+
+
 class OnnxSentenceEncoder:
     """Mean-pooled, unit-length sentence vectors from an int8 or fp32 ONNX export of a transformer.
 
@@ -217,22 +244,13 @@ class OnnxSentenceEncoder:
     """
 
     def __init__(self, model_dir: Path, precision: OnnxPrecision = "int8") -> None:
-        import onnxruntime as ort
         from transformers import AutoTokenizer
 
         model_file = onnx_model_file(model_dir, precision)
         self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
         config = _read_json(model_dir / "sentence_bert_config.json")
         self.max_length = int(config.get("max_seq_length") or self.tokenizer.model_max_length)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
-        except Exception as e:  # a damaged cache file
-            msg = f"Could not load {model_file}: {e}; delete it and it is rebuilt on the next run."
-            raise ModelLoadError(msg) from e
+        self.session = cpu_session(model_file, threads=1)
         self.input_names = [i.name for i in self.session.get_inputs()]
         self.workers = worker_count()
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="onnx-encoder")

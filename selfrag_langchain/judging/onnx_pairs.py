@@ -16,8 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from selfrag_langchain.errors import ModelLoadError
-
 __all__ = ["OnnxPairNetwork", "PairRuntime", "exported_pair_network"]
 
 PairRuntime = Literal["onnx", "torch"]
@@ -72,18 +70,12 @@ class OnnxPairNetwork:
     outputs by name as torch tensors, so the code that reads them is the same for both runtimes."""
 
     def __init__(self, model_file: Path) -> None:
-        import onnxruntime as ort
+        """Raises:
+            ModelLoadError: If the file cannot be loaded.
+        """
+        from selfrag_langchain.embeddings.onnx import cpu_session, worker_count
 
-        from selfrag_langchain.embeddings.onnx import worker_count
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = worker_count()
-        options.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
-        except Exception as e:  # a damaged cache file
-            msg = f"Could not load {model_file}: {e}; delete it and it is rebuilt on the next run."
-            raise ModelLoadError(msg) from e
+        self.session = cpu_session(model_file, threads=worker_count())
         self.outputs = [output.name for output in self.session.get_outputs()]
 
     def __call__(self, **batch: Any) -> Mapping[str, Any]:

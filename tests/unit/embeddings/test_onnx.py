@@ -63,14 +63,7 @@ def test_one_worker_per_usable_core(monkeypatch: pytest.MonkeyPatch, env: str, e
     assert onnx_encoder.worker_count() == expected
 
 
-@pytest.fixture
-def caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    dirs = [tmp_path / "env" / "onnx", tmp_path / "home" / "onnx"]
-    monkeypatch.setattr(onnx_encoder, "_cache_dirs", lambda: dirs)
-    return dirs
-
-
-def test_a_failed_build_leaves_nothing_behind(caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_build_leaves_nothing_behind(onnx_caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     def broken_export(model_dir: Path, target: Path, precision: str) -> None:
         target.write_bytes(b"half a model")
         raise RuntimeError("exporter crashed")
@@ -78,22 +71,23 @@ def test_a_failed_build_leaves_nothing_behind(caches: list[Path], monkeypatch: p
     monkeypatch.setattr(onnx_encoder, "_export", broken_export)
     with pytest.raises(ModelLoadError, match=r"Could not build the int8 ONNX model .*exporter crashed"):
         onnx_model_file(default_model_path())
-    assert not any(caches[0].parent.rglob("*.onnx"))
-    assert [p.name for p in caches[0].iterdir()] == [], "no temporary build folder is left"
+    assert not any(onnx_caches[0].parent.rglob("*.onnx"))
+    assert [p.name for p in onnx_caches[0].iterdir()] == [], "no temporary build folder is left"
 
 
-def test_a_read_only_environment_builds_in_the_users_cache(caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_only_environment_builds_in_the_users_cache(onnx_caches: list[Path],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[Path] = []
 
     def fake_export(model_dir: Path, target: Path, precision: str) -> None:
-        if caches[0].parent in target.parents:
+        if onnx_caches[0].parent in target.parents:
             raise PermissionError("read-only")
         target.write_bytes(b"model")
         built.append(target)
 
     monkeypatch.setattr(onnx_encoder, "_export", fake_export)
     first = onnx_model_file(default_model_path())
-    assert caches[1] in first.parents and first.read_bytes() == b"model"
+    assert onnx_caches[1] in first.parents and first.read_bytes() == b"model"
     assert onnx_model_file(default_model_path()) == first
     assert len(built) == 1, "a cached file is not rebuilt"
     fp32 = onnx_model_file(default_model_path(), "fp32")

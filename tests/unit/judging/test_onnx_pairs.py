@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.embeddings import onnx as onnx_cache
 from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging import onnx_pairs
 from selfrag_langchain.judging.finder import AnswerFinder
@@ -36,14 +35,7 @@ def test_an_unknown_runtime_is_refused(make: type) -> None:
         make(runtime="gpu")
 
 
-@pytest.fixture
-def caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    dirs = [tmp_path / "env" / "onnx", tmp_path / "home" / "onnx"]
-    monkeypatch.setattr(onnx_cache, "_cache_dirs", lambda: dirs)
-    return dirs
-
-
-def test_a_failed_export_leaves_nothing_behind(caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_export_leaves_nothing_behind(onnx_caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     def broken_export(build: object, outputs: object, tokenizer: object, target: Path) -> None:
         target.write_bytes(b"half a model")
         raise RuntimeError("exporter crashed")
@@ -51,8 +43,8 @@ def test_a_failed_export_leaves_nothing_behind(caches: list[Path], monkeypatch: 
     monkeypatch.setattr(onnx_pairs, "_export", broken_export)
     with pytest.raises(ModelLoadError, match=r"Could not build the ONNX sentence-reader: exporter crashed"):
         SentenceReader().answering([("Who wrote it?", "It: A novel.")])
-    assert not any(caches[0].parent.rglob("*.onnx"))
-    assert [p.name for p in caches[0].iterdir()] == [], "no temporary build folder is left"
+    assert not any(onnx_caches[0].parent.rglob("*.onnx"))
+    assert [p.name for p in onnx_caches[0].iterdir()] == [], "no temporary build folder is left"
 
 
 def test_a_damaged_export_says_how_to_mend_it(tmp_path: Path) -> None:
@@ -62,7 +54,7 @@ def test_a_damaged_export_says_how_to_mend_it(tmp_path: Path) -> None:
         OnnxPairNetwork(damaged)
 
 
-def test_each_trained_network_has_its_own_export(caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_trained_network_has_its_own_export(onnx_caches: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache key is the content of the trained weights: another reader is not read with the shipped one's."""
     built: list[Path] = []
 
@@ -72,7 +64,7 @@ def test_each_trained_network_has_its_own_export(caches: list[Path], monkeypatch
 
     monkeypatch.setattr(onnx_pairs, "_export", fake_export)
     monkeypatch.setattr(onnx_pairs, "OnnxPairNetwork", lambda path: path)
-    files = [caches[0].parent / name for name in ("weights-a", "weights-b")]
+    files = [onnx_caches[0].parent / name for name in ("weights-a", "weights-b")]
     for file, content in zip(files, (b"one", b"two"), strict=True):
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_bytes(content)
