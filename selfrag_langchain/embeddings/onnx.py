@@ -18,6 +18,7 @@ The sentence reader and the answer finder keep their exports in the same cache (
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -35,7 +36,7 @@ from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.files import paths
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
 __all__ = [
     "OnnxPrecision",
@@ -45,6 +46,7 @@ __all__ = [
     "cpu_session",
     "onnx_model_file",
     "onnx_supported",
+    "quiet_loading",
     "worker_count",
 ]
 
@@ -101,21 +103,29 @@ def _weights_digest(model_dir: Path) -> str:
     return content_digest(model_dir / name for name in ("config.json", "model.safetensors", "pytorch_model.bin"))
 
 
+@contextlib.contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Models loaded for a one-off export show no "Loading weights" bar (set-up's output stays readable)."""
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
 def _export(model_dir: Path, target: Path, precision: OnnxPrecision) -> None:
     """Export the transformer to ONNX (fp32), then, for int8, quantize its matrix products."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModel, AutoTokenizer
-    from transformers.utils import logging as hf_logging
 
     tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()  # a one-off build: no "Loading weights" bar in set-up's output
-    try:
+    with quiet_loading():
         model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
-    finally:
-        if bars:
-            hf_logging.enable_progress_bar()
     names = list(tokenizer.model_input_names)
 
     class _Encoder(torch.nn.Module):

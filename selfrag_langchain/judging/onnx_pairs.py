@@ -29,7 +29,10 @@ def _export(build: Callable[[], Any], outputs: Sequence[str], tokenizer: Any, ta
     """Export the torch network ``build()`` makes, reading :data:`INPUTS` and giving ``outputs`` by name."""
     import torch
 
-    network = build().eval()
+    from selfrag_langchain.embeddings.onnx import quiet_loading
+
+    with quiet_loading():
+        network = build().eval()
 
     class _Pairs(torch.nn.Module):
         def __init__(self) -> None:
