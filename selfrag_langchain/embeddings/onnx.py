@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
 __all__ = [
+    "MODEL_FILES",
     "OnnxPrecision",
     "OnnxSentenceEncoder",
     "cached_export",
@@ -98,9 +99,13 @@ def content_digest(files: Iterable[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
+MODEL_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")
+"""The files of a Hugging Face model directory that shape its export (those it has)."""
+
+
 def _weights_digest(model_dir: Path) -> str:
     """A content hash of the weights and config, plus the versions that shape the exported graph."""
-    return content_digest(model_dir / name for name in ("config.json", "model.safetensors", "pytorch_model.bin"))
+    return content_digest(model_dir / name for name in MODEL_FILES)
 
 
 @contextlib.contextmanager

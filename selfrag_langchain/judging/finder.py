@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from selfrag_langchain.errors import ModelLoadError
-from selfrag_langchain.judging.onnx_pairs import PairRuntime, exported_pair_network
-from selfrag_langchain.judging.reader import BASE_FILES
+from selfrag_langchain.judging.onnx_pairs import PairRuntime, checked_runtime, pair_network
 
 __all__ = ["AnswerFinder", "AnswerSpan", "FinderCard"]
 
@@ -160,9 +159,7 @@ class AnswerFinder:
             batch_size: pairs per forward pass.
             runtime: ``"onnx"``: ONNX Runtime on the CPU, the export built on first use; ``"torch"``: torch.
         """
-        if runtime not in ("onnx", "torch"):
-            msg = f'runtime must be "onnx" or "torch", not {runtime!r}'
-            raise ValueError(msg)
+        runtime = checked_runtime(runtime)
         directory = Path(directory) if directory is not None else SHIPPED_FINDER
         if not (directory / CARD_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
             msg = (f"no answer finder in {directory}: it needs {CARD_FILE} and {WEIGHTS_FILE}, as "
@@ -184,13 +181,9 @@ class AnswerFinder:
 
                 base = Path(self.base) if self.base is not None else default_model_path()
                 tokenizer = AutoTokenizer.from_pretrained(str(base))
-                if self.runtime == "onnx":
-                    made_of = [base / name for name in BASE_FILES] + [self.directory / WEIGHTS_FILE,
-                                                                      self.directory / CARD_FILE]
-                    network = exported_pair_network("answer-finder", made_of, lambda: self._torch_network(base),
-                                                    ("start_logits", "end_logits"), tokenizer)
-                else:
-                    network = self._torch_network(base)
+                network = pair_network(self.runtime, "answer-finder", base,
+                                       [self.directory / WEIGHTS_FILE, self.directory / CARD_FILE],
+                                       lambda: self._torch_network(base), ("start_logits", "end_logits"), tokenizer)
                 self._network = (tokenizer, network)
             return self._network
 

@@ -16,10 +16,22 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["OnnxPairNetwork", "PairRuntime", "exported_pair_network"]
+__all__ = ["OnnxPairNetwork", "PairRuntime", "checked_runtime", "exported_pair_network", "pair_network"]
 
 PairRuntime = Literal["onnx", "torch"]
 """Where a pair network runs: ONNX Runtime (fp32, CPU) or torch."""
+
+def checked_runtime(runtime: str) -> PairRuntime:
+    """``runtime`` if it names one.
+
+    Raises:
+        ValueError: for any other.
+    """
+    if runtime not in ("onnx", "torch"):
+        msg = f'runtime must be "onnx" or "torch", not {runtime!r}'
+        raise ValueError(msg)
+    return runtime  # type: ignore[return-value]
+
 
 INPUTS: tuple[str, ...] = ("input_ids", "attention_mask", "token_type_ids")
 """What the exported networks read: a BERT tokenizer's pair encoding."""
@@ -66,6 +78,17 @@ def exported_pair_network(kind: str, files: Sequence[Path], build: Callable[[], 
     model_file = cached_export(f"{kind}-fp32-{content_digest(files)}", "model-fp32.onnx",
                                lambda target: _export(build, outputs, tokenizer, target), f"ONNX {kind}")
     return OnnxPairNetwork(model_file)
+
+
+def pair_network(runtime: PairRuntime, kind: str, base: Path, trained: Sequence[Path], build: Callable[[], Any],
+                 outputs: Sequence[str], tokenizer: Any) -> Any:
+    """The network ``build()`` makes over the MiniLM at ``base`` from the ``trained`` files: itself in torch, or its
+    export in ONNX Runtime (:func:`exported_pair_network`, keyed by the content of both)."""
+    if runtime == "torch":
+        return build()
+    from selfrag_langchain.embeddings.onnx import MODEL_FILES
+
+    return exported_pair_network(kind, [*(base / name for name in MODEL_FILES), *trained], build, outputs, tokenizer)
 
 
 class OnnxPairNetwork:

@@ -28,7 +28,7 @@ from typing import Any
 
 from selfrag_langchain.errors import ModelLoadError
 from selfrag_langchain.judging.encoder import build_model, trained_state
-from selfrag_langchain.judging.onnx_pairs import PairRuntime, exported_pair_network
+from selfrag_langchain.judging.onnx_pairs import PairRuntime, checked_runtime, pair_network
 
 
 class Reading(StrEnum):
@@ -54,8 +54,6 @@ WEIGHTS_FILE = "sentence_reader.safetensors"
 CARD_FILE = "sentence_reader.json"
 SHIPPED_READER = Path(__file__).with_name("sentence_reader")
 """The reader shipped with the package (``selfrag train reader`` wrote it)."""
-BASE_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")
-"""The files of the MiniLM a trained reader or finder is made over, as far as its export is concerned."""
 
 CACHE_SIZE = 4096
 """Pairs whose readings a reader keeps: the judge and the quoter read the same (question, sentence) pairs."""
@@ -150,9 +148,7 @@ class SentenceReader:
                 then uses rather than loading them again (the ONNX export holds its own).
             runtime: ``"onnx"``: ONNX Runtime on the CPU, the export built on first use; ``"torch"``: torch.
         """
-        if runtime not in ("onnx", "torch"):
-            msg = f'runtime must be "onnx" or "torch", not {runtime!r}'
-            raise ValueError(msg)
+        runtime = checked_runtime(runtime)
         directory = Path(directory) if directory is not None else SHIPPED_READER
         if not (directory / CARD_FILE).is_file() or not (directory / WEIGHTS_FILE).is_file():
             msg = (f"no sentence reader in {directory}: it needs {CARD_FILE} and {WEIGHTS_FILE}, as "
@@ -178,13 +174,9 @@ class SentenceReader:
 
                 base = Path(self.base) if self.base is not None else default_model_path()
                 tokenizer = AutoTokenizer.from_pretrained(str(base))
-                if self.runtime == "onnx":
-                    made_of = [base / name for name in BASE_FILES] + [self.directory / WEIGHTS_FILE,
-                                                                      self.directory / CARD_FILE]
-                    network = exported_pair_network("sentence-reader", made_of, lambda: self._torch_network(base),
-                                                    ("logits",), tokenizer)
-                else:
-                    network = self._torch_network(base)
+                network = pair_network(self.runtime, "sentence-reader", base,
+                                       [self.directory / WEIGHTS_FILE, self.directory / CARD_FILE],
+                                       lambda: self._torch_network(base), ("logits",), tokenizer)
                 self._network = (tokenizer, network)
             return self._network
 
