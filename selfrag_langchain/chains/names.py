@@ -3,7 +3,8 @@
 A question about Greta Thunberg is not answered by a passage about Greta Garbo, however close its topic:
 the judge's IsRel reads topic and wording, so a passage that names nothing the question names can still look
 relevant. Names are the question's capitalised words and numbers (a sentence's first word when English's
-lexicon does not know it), or, in a question that capitalises none, its numbers and the words the lexicon does
+lexicon does not know it; not a nationality that describes what is asked for, "In which European state ...":
+:func:`describing_words`), or, in a question that capitalises none, its numbers and the words the lexicon does
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
 derived from it included (:func:`holds`). Two rules read them, with
 one threshold
@@ -122,12 +123,32 @@ def asked_names(question: str) -> list[str]:
     """The names the question names (:func:`~selfrag_langchain.judging.signals.name_words`: capitalised words
     and numbers); for a question that capitalises none (typed in lower case, or with only its first letter
     capitalised), its numbers and the words that read as names (:func:`_unknown`: "who was otto von bismarck's
-    wife": "otto", "von", "bismarck"; a word in a script without case is left out)."""
-    names = name_words(question)
+    wife": "otto", "von", "bismarck"; a word in a script without case is left out); never a word that describes
+    what is asked for (:func:`describing_words`)."""
+    describing = describing_words(question)
+    names = [name for name in name_words(question) if name not in describing]
     if not all(name.isdigit() for name in names):
         return [*(word for word in _opening_names(question) if word not in names), *names]
     return [word for word in content_words(folded(question))
-            if word.isdigit() or _unknown(word)]
+            if (word.isdigit() or _unknown(word)) and word not in describing]
+
+
+_ASKED_KIND = re.compile(r"\b(?:[Ww]hich|[Ww]hat) ([A-Z][\w-]*) (?=[a-z])")
+"""One capitalised word between "which" or "what" and the noun they ask for ("In which European state ...")."""
+NATIONALITY_ENDINGS = ("ian", "ean", "can", "ese", "ish")
+"""How a word ends that says which people or region something belongs to ("Norwegian", "European", "American",
+"Chinese", "Swedish"), for :func:`describing_words`; endings that many names share ("Milan", "Henri",
+"Titanic", "Batman") are left out."""
+
+
+def describing_words(question: str) -> set[str]:
+    """The (lower-cased) nationality that describes what the question asks for, not what it asks about: the one
+    capitalised word between "which" or "what" and the noun they ask for, when it ends as a nationality does
+    (:data:`NATIONALITY_ENDINGS`: "In which European state was the tuba invented?": "european"; "Which American
+    architect ...": "american"; not "Which Bohemian Rhapsody singer ..."). A passage that answers need not say
+    it: the one about the tuba says "Prussia", not "European"."""
+    return {word.lower() for word in _ASKED_KIND.findall(folded(question))
+            if word.lower().endswith(NATIONALITY_ENDINGS)}
 
 
 def _opening_names(question: str) -> list[str]:
