@@ -15,7 +15,7 @@ benchmarks/answer_kinds.py``): of the 2,366 that ask "what year" or "which year"
 digit for all but one; of the 187 that open "In / At / Near / From which (or what) city, town, village, state,
 county, province, borough, municipality, suburb or port", it names a place for 185 (the other two ask a state
 of matter or of mind); of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names someone or something
-besides the question's names for 737. These two rules are narrow: 87% and 83% of the same paragraphs' other
+besides the question's names for 737. These two rules are narrow: 87% and 82% of the same paragraphs' other
 sentences name something too, so they only catch a sentence naming nothing but its subject, which is what a
 lead section that does not state the asked detail gives. Questions of other kinds are not checked: "when" may
 be answered "in spring", "how many" by "every one of them", "which country" by a nationality ("a Norwegian
@@ -105,13 +105,24 @@ def _names(text: str, words: list[re.Match[str]]) -> list[list[int]]:
     return names
 
 
+_COORDINATED = re.compile(r"\s+(?:and|or)\s+([A-Z][\w-]*)\s+([a-z]+)")
+
+
+def _coordinated_adjective(rest: str) -> bool:
+    """Whether the text after a capitalised word joins it to a nationality used as an adjective ("Swedish *and
+    American film* actress"), which makes the first one an adjective too."""
+    joined = _COORDINATED.match(rest)
+    return (joined is not None and joined.group(2) not in _NOT_A_NOUN
+            and all(_DEMONYM.search(part) for part in joined.group(1).split("-") if not part.islower()))
+
+
 def names_beyond(question: str, claim: str) -> bool:
     """Whether ``claim`` names something besides what ``question`` names (a place, for a question asking one):
     a capitalised word that is not a function word, not in a name holding the last word of one of the
     question's names ("Henrik Johan Ibsen" for "Henrik Ibsen"; but "Gustave Eiffel" is not "the Eiffel Tower";
     of a question typed in lower case every word counts; a place unit such as "County" does not, and a name
     after "in", "at", "near" or "from" is a place whatever the question names: "born in Vinci"), and not a
-    nationality used as an adjective ("a Norwegian playwright")."""
+    nationality used as an adjective ("a Norwegian playwright", "a Swedish and American actress")."""
     asked_words = list(_WORD.finditer(question))
     heads = {_bare(asked_words[name[-1]].group()) for name in _names(question, asked_words)} - _QUESTION_WORDS
     if not heads:
@@ -127,10 +138,12 @@ def names_beyond(question: str, claim: str) -> bool:
             word = words[i].group()
             if not word[0].isupper():
                 continue
-            after = re.match(r"\s+([a-z]+)", claim[words[i].end():])
+            rest = claim[words[i].end():]
+            after = re.match(r"\s+([a-z]+)", rest)
             parts = word.split("-")
             compound = len(parts) > 1 and parts[-1].islower()  # "Belgian-born", "London-based"
-            adjective = compound or (after is not None and after.group(1) not in _NOT_A_NOUN)
+            adjective = (compound or (after is not None and after.group(1) not in _NOT_A_NOUN)
+                         or _coordinated_adjective(rest))
             if adjective and all(_DEMONYM.search(part) for part in parts if not part.islower()):
                 continue  # "a Norwegian playwright", "a Russian-American choreographer", "a Belgian-born director"
             return True
