@@ -5,6 +5,10 @@
 - SQuAD 2.0 dev, the held-out half of its articles: answerable told from unanswerable by the best answering
   probability over the paragraph's sentences (balanced accuracy at 0.5, and AUC); baseline: the best word
   overlap (AUC).
+- SQuAD 1.1 dev, its articles that open with a lead sentence (and whose SQuAD 2.0 questions are
+  held out): a question answered later in
+  the article, read with the lead beside its own paragraph's sentences (the answer sentence first, and how often
+  the lead is); a question the lead answers, among the lead paragraph's sentences.
 - Entailment, 3-way accuracy on the held-out slices (the counterfactual pairs' test split, 1,000 MultiNLI rows,
   300 HaluEval items as training left them out), beside the majority label; the counterfactual minimal pairs:
   how often the supported member gets more entailment than its flipped twin (baseline: the share of the claim's
@@ -29,6 +33,9 @@ from selfrag_langchain.judging.signals import content_words, coverage
 from selfrag_langchain.trainer.reader_data import (
     NLI_FILES,
     SQUAD_FILES,
+    answer_sentence,
+    articles,
+    lead_sentence,
     nli_split,
     paragraphs,
     split_by_title,
@@ -90,6 +97,41 @@ def squad2(reader: SentenceReader, path: Path) -> dict[str, float]:
                                     [x for x, g in zip(lexical, gold, strict=True) if not g])}
 
 
+def leads(reader: SentenceReader, path: Path, squad2_path: Path, sample: int = 1_000) -> dict[str, object]:
+    """SQuAD 1.1 dev, on the articles whose first paragraph is their lead and whose SQuAD 2.0 questions training
+    did not read (:func:`~selfrag_langchain.trainer.reader_data.split_by_title`): ``sample``
+    questions answered after the lead sentence, the lead read beside the answer paragraph's sentences (how often
+    the answer sentence is first, and how often the lead is); and the questions the lead sentence answers, read
+    among its paragraph's sentences (the lead should stay first)."""
+    later: list[tuple[str, list[str], int]] = []
+    answered: list[tuple[str, list[str], int]] = []
+    trained, _ = split_by_title(paragraphs(squad2_path, None, random.Random(0)))
+    read = {para.title for para in trained}
+    for title, paras in articles(path).items():
+        lead = lead_sentence(title, paras[0])
+        if lead is None or title in read:
+            continue
+        for question, answers in paras[0].questions:
+            if answer_sentence(paras[0], answers) == 0:
+                answered.append((question, [titled(title, s) for s in paras[0].sentences], 0))
+        for para in paras[1:]:
+            for question, answers in para.questions:
+                found = answer_sentence(para, answers)
+                if found is not None and not any(a.strip().lower() in lead.lower() for a in answers if a.strip()):
+                    later.append((question, [titled(title, s) for s in (lead, *para.sentences)], found + 1))
+    rng = random.Random(0)
+    later = rng.sample(later, min(sample, len(later)))
+    report: dict[str, object] = {}
+    for name, rows in (("answered_later", later), ("answered_by_lead", answered)):
+        scored = [reader.answering([(q, c) for c in candidates]) for q, candidates, _ in rows]
+        lexical = [[overlap(q, c) for c in candidates] for q, candidates, _ in rows]
+        gold = [[i] for *_, i in rows]
+        report[name] = {"questions": len(rows), "reader": answer_ranking(scored, gold),
+                        "word_overlap": answer_ranking(lexical, gold),
+                        "lead_first": answer_ranking(scored, [[0]] * len(rows))}
+    return report
+
+
 def entailment(reader: SentenceReader, nli: Path, seed: int, held_mnli: int, held_halueval: int) -> dict[str, object]:
     """The held-out slices as training left them out (:func:`~selfrag_langchain.trainer.reader_data.nli_split`)."""
     _, slices = nli_split(nli, seed, held_mnli=held_mnli, held_halueval=held_halueval)
@@ -128,6 +170,8 @@ def main() -> None:
     reader = SentenceReader(args.reader)
     figures = {"selqa_test": selqa(reader, args.data / "squad" / "selqa_test.jsonl"),
                "squad2_held_out": squad2(reader, args.data / "squad" / SQUAD_FILES["squad2"]),
+               "squad_dev_leads": leads(reader, args.data / "squad" / "squad11_dev.jsonl",
+                                        args.data / "squad" / SQUAD_FILES["squad2"]),
                "entailment": entailment(reader, args.data / "nli", args.seed, 1_000, 300),
                "seconds": round(time.monotonic() - started)}
     print_figures(figures, args.out)

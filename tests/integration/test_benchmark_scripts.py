@@ -156,6 +156,8 @@ SCRIPTS = (
            (rf"top-1 branch right (\d)/2 \({NUMBER}%\), some branch right (\d)/2",)),
     Script("reader.py", ("--data", "{reader_data}"),
            (rf'"reader_balanced_accuracy": {NUMBER}', rf'"word_overlap": {NUMBER}'), within=(0.0, 1.0)),
+    Script("reader_lists.py", ("{answerable}", "{unanswerable}", "--k", "2"),
+           (rf'"share": {NUMBER}', rf'"auc": {NUMBER}', rf'"balanced_accuracy": {NUMBER}'), within=(0.0, 1.0)),
     Script("selection.py", ("--data", "{popqa}", "--task", "popqa", "--cache", "{out}", "--k", "2",
                             "--max-new-tokens", "8"),
            (rf"^\| RAG, top-1 passage \| (\d)/2 = {NUMBER}% \[{NUMBER}%, {NUMBER}%\]",
