@@ -123,7 +123,8 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
                  squad_paragraphs=config.squad_paragraphs, contrasts_per_kind=config.contrasts_per_kind,
                  held_mnli=config.held_mnli, held_halueval=config.held_halueval,
                  hard_negatives=config.hard_negatives, own=config.pairs, selqa_dev=config.selqa_dev,
-                 replay=config.replay)
+                 replay=config.replay, lead_questions=config.lead_questions,
+                 swapped_questions=config.swapped_questions)
     base = Path(base) if base is not None else default_model_path()
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = build_reader(base, config.trained_layers)
@@ -144,7 +145,8 @@ def train_reader(config: ReaderConfig, *, base: str | Path | None = None) -> Rea
         "held_out": {name: len(pairs) for name, pairs in data.held_out.items()},
         "snli": config.snli, "squad_paragraphs": config.squad_paragraphs,
         "contrasts_per_kind": config.contrasts_per_kind, "hard_negatives": config.hard_negatives,
-        "selqa_dev": config.selqa_dev, "replay": config.replay,
+        "selqa_dev": config.selqa_dev, "replay": config.replay, "lead_questions": config.lead_questions,
+        "swapped_questions": config.swapped_questions,
         "init": init, "epochs": config.num_train_epochs,
         "learning_rate": config.learning_rate, "batch_size": config.per_device_train_batch_size, "seconds": seconds})
     out.mkdir(parents=True, exist_ok=True)

@@ -177,6 +177,62 @@ def _holds(sentence: str, answers: Sequence[str]) -> bool:
     return any(a.strip() and a.strip().lower() in lowered for a in answers)
 
 
+_LEAD = re.compile(r"^(?:the |an? )?(?P<head>\S+).{0,300}?\b(?:is|was|are|were|refers to)\b", re.IGNORECASE)
+"""An article's opening sentence that says what its subject is ("The 2008 Sichuan earthquake ... was a deadly
+earthquake"): the head group is its first word, which must be the title's."""
+
+
+def articles(path: str | Path) -> dict[str, list[Paragraph]]:
+    """Every paragraph of a SQuAD file by article title, in the article's order."""
+    out: dict[str, list[Paragraph]] = {}
+    for para in paragraphs(path, None, random.Random(0)):
+        out.setdefault(para.title, []).append(para)
+    return out
+
+
+def lead_sentence(title: str, first: Paragraph) -> str | None:
+    """The first sentence of an article whose first paragraph (``first``) is its lead section, which opens by
+    naming the subject and saying what it is; None when the paragraph opens otherwise (SQuAD left many articles'
+    leads out)."""
+    if not first.sentences:
+        return None
+    opening = _LEAD.match(first.sentences[0])
+    head = re.sub(r"^(?:the|an?) ", "", title, flags=re.IGNORECASE).split()
+    if opening is None or not head:
+        return None
+    return first.sentences[0] if opening.group("head").lower() == head[0].lower() else None
+
+
+def lead_pairs(by_article: dict[str, list[Paragraph]], rng: random.Random, questions: int) -> list[ReaderPair]:
+    """Up to ``questions`` questions answered after their article's lead sentence, each against its answer
+    sentence (answers) and against the lead sentence (does not answer); and every question the lead answers,
+    against it (answers) and against the sentence of its paragraph nearest the question (does not answer). The
+    lead names the question's subject and says what it is, so a reader learning only from a paragraph's own
+    sentences reads it as answering whatever is asked about that subject ("Gone with the Wind is a 1939 American
+    ... film" for who directed it); the questions it does answer keep the lead's own answers read as such."""
+    later, answered = [], []
+    for title, paras in by_article.items():
+        lead = lead_sentence(title, paras[0]) if paras else None
+        if lead is None:
+            continue
+        for question, answers in paras[0].questions:
+            if answer_sentence(paras[0], answers) == 0 and len(paras[0].sentences) > 1:
+                others = [s for s in paras[0].sentences[1:] if not _holds(s, answers)]
+                if others:
+                    answered.append((title, question, lead, others[nearest_sentence(question, others)]))
+        for para in paras[1:]:
+            for question, answers in para.questions:
+                found = answer_sentence(para, answers)
+                if found is not None and not _holds(lead, answers):
+                    later.append((title, question, para.sentences[found], lead))
+    out = []
+    for title, question, answering, other in [*rng.sample(later, min(questions, len(later))), *answered]:
+        shown = title if rng.random() < TITLED_SHARE else ""
+        out.append(_pair(question, titled(shown, answering), "answers", "squad:lead"))
+        out.append(_pair(question, titled(shown, other), "does not answer", "squad:lead"))
+    return out
+
+
 def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_paragraph: int = 5,
                     same_paragraph: int = 2, hard: bool = True) -> list[ReaderPair]:
     """Per question: its answer sentence (answers), and sentences that do not answer it: up to
@@ -211,6 +267,54 @@ def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_parag
                 if stranger.title != para.title and stranger.sentences:
                     out.append(_pair(question, titled(stranger.title if title else "", rng.choice(stranger.sentences)),
                                      "does not answer", "squad:elsewhere"))
+    return out
+
+
+_NAME = re.compile(r"[A-Z][\w'’.-]*(?: (?:(?:of|the|de|von|van|da|and) )*[A-Z][\w'’.-]*)*")
+"""A name as a question writes it: capitalised words, with "of", "the", "de" ... between them."""
+
+
+def question_names(question: str) -> list[str]:
+    """The names of ``question`` past its first word, without a possessive, longest first ("When did the Apollo
+    program end?": ["Apollo"])."""
+    first = question.split(" ", 1)
+    rest = first[1] if len(first) > 1 else ""
+    names = (re.sub(r"['’]s?$", "", m.group()) for m in _NAME.finditer(rest))  # "Nasser's" is "Nasser"
+    return sorted(names, key=len, reverse=True)
+
+
+def swapped_pairs(paras: Sequence[Paragraph], rng: random.Random, questions: int) -> list[ReaderPair]:
+    """Up to ``questions`` questions whose answer sentence names what the question names, each against that
+    sentence with the name changed to another question's (does not answer), and against the sentence as it is
+    (answers): "Kraków's Old Town was declared a UNESCO World Heritage Site in 1978" does not say when Tallinn's
+    was, however much of the question it holds. The title is changed with the sentence, or left out when it
+    names the subject otherwise."""
+    found: list[tuple[Paragraph, str, str, str]] = []  # paragraph, question, answer sentence, name
+    pool: list[str] = []
+    for para in paras:
+        for question, answers in para.questions:
+            names = question_names(question)
+            pool += names
+            index = answer_sentence(para, answers)
+            if index is None:
+                continue
+            sentence = para.sentences[index]
+            name = next((n for n in names if n in sentence and not _holds(n, answers)), None)
+            if name is not None:
+                found.append((para, question, sentence, name))
+    out = []
+    for para, question, sentence, name in rng.sample(found, min(questions, len(found))):
+        asked = set(name.lower().split())
+        other = next((o for o in (rng.choice(pool) for _ in range(5))
+                      if not asked & set(o.lower().split()) and o not in sentence), None)
+        if other is None:
+            continue
+        title = para.title if rng.random() < TITLED_SHARE else ""
+        if title and name not in title and asked & set(title.lower().split()):
+            title = ""  # the title names the subject in other words: it would give the swap away
+        out.append(_pair(question, titled(title, sentence), "answers", "squad:swapped"))
+        out.append(_pair(question, titled(title.replace(name, other), sentence.replace(name, other)),
+                         "does not answer", "squad:swapped"))
     return out
 
 
@@ -416,14 +520,18 @@ def nli_split(nli_dir: str | Path, seed: int, *, held_mnli: int, held_halueval: 
 def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: int = 10_000,
           squad_paragraphs: int = 4_000, contrasts_per_kind: int = 1_500, held_mnli: int = 1_000,
           held_halueval: int = 300, hard_negatives: bool = True, own: Sequence[str | Path] = (),
-          selqa_dev: int = 0, replay: int | None = None) -> ReaderData:
+          selqa_dev: int = 0, replay: int | None = None, lead_questions: int = 0,
+          swapped_questions: int = 0) -> ReaderData:
     """The training pairs and held-out slices, the same for the same files and arguments.
 
     Held out: the counterfactual pairs' test split, ``held_mnli`` MultiNLI rows, ``held_halueval`` HaluEval
     items, and SQuAD 2.0's questions on half its articles (``squad2``). ``hard_negatives``: see
     :func:`answering_pairs`. ``replay`` keeps at most that many of these training pairs, drawn with the seed (a
     later stage reads a sample of what the earlier ones read, beside what is new to it). ``selqa_dev`` adds SelQA's
-    development pairs (:func:`selqa_pairs`) that many times over; SelQA's test questions are never read here: they
+    development pairs (:func:`selqa_pairs`) that many times over, and ``lead_questions`` that many SQuAD
+    questions answered after their article's lead sentence, against it (:func:`lead_pairs`), and
+    ``swapped_questions`` that many against their answer sentence with the asked name changed
+    (:func:`swapped_pairs`); SelQA's test questions are never read here: they
     check how far answer-sentence selection carries to questions written another way. ``own`` names files of a
     user's labelled pairs (:func:`own_pairs`), trained on beside the rest.
 
@@ -454,6 +562,11 @@ def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: in
         train = random.Random(f"{seed}/replay").sample(train, replay)
     if selqa_dev:
         train += selqa_pairs(squad_dir / SELQA_DEV, random.Random(f"{seed}/selqa")) * selqa_dev
+    if lead_questions:
+        train += lead_pairs(articles(squad_dir / SQUAD_FILES["squad"]), random.Random(f"{seed}/lead"), lead_questions)
+    if swapped_questions:
+        train += swapped_pairs(paragraphs(squad_dir / SQUAD_FILES["squad"], None, random.Random(0)),
+                               random.Random(f"{seed}/swapped"), swapped_questions)
     for path in own:
         train += own_pairs(path)
     held = {(p.first, p.second) for pairs in held_out.values() for p in pairs}

@@ -295,6 +295,12 @@ class ReaderConfig(SentencePairConfig):
     replay: int | None = field(default=None, metadata=described(
         "at most this many of the nli/ and SQuAD training pairs, drawn with the seed, e.g. for a later stage that "
         "replays a sample of what the earlier ones read (default: all)"))
+    lead_questions: int = field(default=0, metadata=described(
+        "SQuAD training questions answered after their article's lead sentence, each read against its answer "
+        "sentence (answers) and against the lead (does not answer); 0 leaves them out"))
+    swapped_questions: int = field(default=0, metadata=described(
+        "SQuAD training questions read against their answer sentence (answers) and against it with the name the "
+        "question asks about changed to another (does not answer); 0 leaves them out"))
 
     def __post_init__(self) -> None:
         as_lists(self, "pairs")
@@ -305,7 +311,7 @@ class ReaderConfig(SentencePairConfig):
         if self.replay is not None and self.replay <= 0:
             msg = f"replay must be > 0, got {self.replay}"
             raise ConfigurationError(msg)
-        for name in ("held_mnli", "held_halueval", "selqa_dev"):
+        for name in ("held_mnli", "held_halueval", "selqa_dev", "lead_questions", "swapped_questions"):
             if getattr(self, name) < 0:
                 msg = f"{name} must be >= 0, got {getattr(self, name)}"
                 raise ConfigurationError(msg)

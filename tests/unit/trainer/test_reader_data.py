@@ -19,9 +19,13 @@ from selfrag_langchain.trainer.reader_data import (
     contrast_pairs,
     halueval_pairs,
     held_out_article,
+    lead_pairs,
+    lead_sentence,
+    question_names,
     ranked,
     selqa_pairs,
     split_by_title,
+    swapped_pairs,
     unanswerable_pairs,
 )
 from selfrag_langchain.trainer.training_config import ReaderConfig
@@ -257,6 +261,74 @@ def test_selqa_is_not_read_unless_asked(data_dirs):
     assert not any(p.source.startswith("selqa") for p in _build(data_dirs).train)
     with pytest.raises(InputError, match=r"selqa_dev\.jsonl is missing"):
         _build(data_dirs, selqa_dev=1)
+
+
+_WIND = [
+    Paragraph("Gone with the Wind (film)", ("Gone with the Wind is a 1939 American epic historical romance film.",
+                                            "It was produced by David O. Selznick."),
+              (("Who produced Gone with the Wind?", ("David O. Selznick",)),
+               ("In what year did Gone with the Wind come out?", ("1939",)))),
+    Paragraph("Gone with the Wind (film)", ("Filming began in January 1939.", "It was directed by Victor Fleming."),
+              (("Who directed Gone with the Wind?", ("Victor Fleming",)),
+               ("In what year was Gone with the Wind a film?", ("1939",)))),
+]
+
+
+@pytest.mark.parametrize(("title", "opening", "lead"), [
+    ("Gone with the Wind (film)", "Gone with the Wind is a 1939 American epic film.", True),
+    ("The Beatles", "The Beatles were an English rock band.", True),
+    ("Airport", "An airport is an aerodrome with facilities for flights.", True),
+    ("ASCII", "Originally based on the English alphabet, ASCII encodes 128 characters.", False),
+    ("Adolescence", "A thorough understanding of adolescence depends on many perspectives.", False),
+])
+def test_a_lead_sentence_names_the_title_first_and_says_what_it_is(title, opening, lead):
+    assert (lead_sentence(title, Paragraph(title, (opening, "More."), ())) == opening) is lead
+
+
+def test_lead_pairs_read_a_later_answer_against_the_lead_and_the_leads_own_answer_against_its_neighbour():
+    pairs = lead_pairs({"Gone with the Wind (film)": _WIND}, random.Random(0), questions=10)
+    directed, came_out = "Who directed Gone with the Wind?", "In what year did Gone with the Wind come out?"
+    assert [(p.first, p.label_name) for p in pairs] == [(directed, "answers"), (directed, "does not answer"),
+                                                         (came_out, "answers"), (came_out, "does not answer")]
+    lead = "Gone with the Wind is a 1939 American epic historical romance film."
+    assert pairs[0].second.endswith("It was directed by Victor Fleming.") and pairs[1].second.endswith(lead)
+    assert pairs[2].second.endswith(lead) and pairs[3].second.endswith("It was produced by David O. Selznick.")
+    assert {p.reading for p in pairs} == {Reading.ANSWERING} and {p.source for p in pairs} == {"squad:lead"}
+    assert [p.first for p in lead_pairs({"Gone with the Wind (film)": _WIND}, random.Random(0), questions=0)] == [
+        came_out, came_out]  # the lead's own answers are always read
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("When did the Apollo program end?", ["Apollo"]),
+    ("In which year was the Old Town of Tallinn listed by UNESCO?", ["Old Town of Tallinn", "UNESCO"]),
+    ("Who painted the Mona Lisa?", ["Mona Lisa"]),
+    ("what is the capital of peru", []),
+])
+def test_a_questions_names_are_its_capitalised_runs_past_its_first_word(question, names):
+    assert question_names(question) == names
+
+
+def test_swapped_pairs_change_the_asked_name_in_the_sentence_and_its_title():
+    paras = [Paragraph("Kraków", ("Kraków's Old Town was made a World Heritage Site in 1978.", "It is old."),
+                       (("When was Kraków's Old Town made a World Heritage Site?", ("1978",)),)),
+             Paragraph("Tikal", ("Tikal National Park was listed in 1979.",),
+                       (("When was Tikal National Park listed?", ("1979",)),))]
+    pairs = swapped_pairs(paras, random.Random(3), questions=10)
+    assert pairs and {p.source for p in pairs} == {"squad:swapped"}
+    for answering, swapped in zip(pairs[::2], pairs[1::2], strict=True):
+        assert answering.first == swapped.first and answering.label_name == "answers"
+        assert swapped.label_name == "does not answer"
+        asked = question_names(swapped.first)[0]
+        assert asked in answering.second and asked not in swapped.second
+        assert swapped.second.split(" ")[-1] == answering.second.split(" ")[-1]  # the year stays
+
+
+def test_lead_questions_join_the_training_pairs_only_when_asked(data_dirs):
+    plain, led = _build(data_dirs), _build(data_dirs, lead_questions=50)
+    assert not any(p.source == "squad:lead" for p in plain.train)
+    lead = [p for p in led.train if p.source == "squad:lead"]
+    assert lead and {p.label_name for p in lead} == {"answers", "does not answer"}
+    assert led.held_out == plain.held_out
 
 
 @pytest.mark.parametrize(("row", "message"), [
