@@ -143,7 +143,7 @@ def names_beyond(question: str, claim: str) -> bool:
             parts = word.split("-")
             compound = len(parts) > 1 and parts[-1].islower()  # "Belgian-born", "London-based"
             adjective = (compound or (after is not None and after.group(1) not in _NOT_A_NOUN)
-                         or _coordinated_adjective(rest))
+                         or (not located and _coordinated_adjective(rest)))  # "in Milan and Turin" is a place
             if adjective and all(_DEMONYM.search(part) for part in parts if not part.islower()):
                 continue  # "a Norwegian playwright", "a Russian-American choreographer", "a Belgian-born director"
             return True

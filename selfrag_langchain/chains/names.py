@@ -133,7 +133,7 @@ def asked_names(question: str) -> list[str]:
             if (word.isdigit() or _unknown(word)) and word not in describing]
 
 
-_ASKED_KIND = re.compile(r"\b(?:[Ww]hich|[Ww]hat) ([A-Z][\w-]*) (?=[a-z])")
+_ASKED_KIND = re.compile(r"\b(?:[Ww]hich|[Ww]hat) ([A-Z]\w*) (?=[a-z])")
 """One capitalised word between "which" or "what" and the noun they ask for ("In which European state ...")."""
 NATIONALITY_ENDINGS = ("ian", "ean", "can", "ese", "ish")
 """How a word ends that says which people or region something belongs to ("Norwegian", "European", "American",

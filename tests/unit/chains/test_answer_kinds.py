@@ -66,6 +66,7 @@ def test_a_question_asks_for_a_place_when_it_opens_by_asking_in_which_town_city_
     ("In which city does the firm work?", "It is a London-based firm.", True),  # a place, not a nationality
     ("In which city was Greta Garbo born?", "Greta Garbo was a Swedish and American film actress.", False),
     ("In which city was the firm founded?", "Its offices in Milan and Turin opened later.", True),
+    ("In which city was the firm founded?", "It was founded in Milan and Italian banks funded it.", True),
     ("In which city was Vermeer born?", "The painter was born in the seventeenth century.", False),
     # A place, wherever it stands in the sentence.
     ("In which Norwegian town was Henrik Ibsen born?", "Ibsen was born in Skien, a port town in Telemark.", True),
