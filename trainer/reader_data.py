@@ -164,7 +164,7 @@ class SentenceIndex:
         found = []
         for i in ranked_ids:
             other_title, sentence = self.sentences[i]
-            if (other_title == title) != same_article or sentence in skip or _holds(sentence, answers):
+            if (other_title == title) != same_article or sentence in skip or holds_answer(sentence, answers):
                 continue
             found.append(self.sentences[i])
             if len(found) == among:
@@ -172,7 +172,8 @@ class SentenceIndex:
         return rng.choice(found) if found else None
 
 
-def _holds(sentence: str, answers: Sequence[str]) -> bool:
+def holds_answer(sentence: str, answers: Sequence[str]) -> bool:
+    """Whether ``sentence`` holds one of the (non-empty) answer texts, in any case."""
     lowered = sentence.lower()
     return any(a.strip() and a.strip().lower() in lowered for a in answers)
 
@@ -217,13 +218,13 @@ def lead_pairs(by_article: dict[str, list[Paragraph]], rng: random.Random, quest
             continue
         for question, answers in paras[0].questions:
             if answer_sentence(paras[0], answers) == 0 and len(paras[0].sentences) > 1:
-                others = [s for s in paras[0].sentences[1:] if not _holds(s, answers)]
+                others = [s for s in paras[0].sentences[1:] if not holds_answer(s, answers)]
                 if others:
                     answered.append((title, question, lead, others[nearest_sentence(question, others)]))
         for para in paras[1:]:
             for question, answers in para.questions:
                 found = answer_sentence(para, answers)
-                if found is not None and not _holds(lead, answers):
+                if found is not None and not holds_answer(lead, answers):
                     later.append((title, question, para.sentences[found], lead))
     out = []
     for title, question, answering, other in [*rng.sample(later, min(questions, len(later))), *answered]:
@@ -249,7 +250,7 @@ def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_parag
                 continue
             title = para.title if rng.random() < TITLED_SHARE else ""
             out.append(_pair(question, titled(title, para.sentences[found]), "answers", "squad"))
-            others = [s for i, s in enumerate(para.sentences) if i != found and not _holds(s, answers)]
+            others = [s for i, s in enumerate(para.sentences) if i != found and not holds_answer(s, answers)]
             for sentence in non_answers(question, others, same_paragraph, rng, nearest_first=hard):
                 out.append(_pair(question, titled(title, sentence), "does not answer", "squad:paragraph"))
             if index is not None:
@@ -271,49 +272,68 @@ def answering_pairs(paras: Sequence[Paragraph], rng: random.Random, *, per_parag
 
 
 _NAME = re.compile(r"[A-Z][\w'’.-]*(?: (?:(?:of|the|de|von|van|da|and) )*[A-Z][\w'’.-]*)*")
-"""A name as a question writes it: capitalised words, with "of", "the", "de" ... between them."""
+"""A name as a question writes it: capitalised words, with "of", "the", "de" ... between them, kept whole across a
+possessive ("Kraków's Old Town"), unlike :func:`~selfrag_langchain.chains.answer_kinds.names_beyond`'s reading of a
+claim, so that the name swapped is the whole of what the question asks about."""
 
 
 def question_names(question: str) -> list[str]:
-    """The names of ``question`` past its first word, without a possessive, longest first ("When did the Apollo
-    program end?": ["Apollo"])."""
+    """The names of ``question`` past its first word, without a final possessive, in the question's order ("When
+    was Kraków's Old Town made a World Heritage Site?": ["Kraków's Old Town", "World Heritage Site"])."""
     first = question.split(" ", 1)
     rest = first[1] if len(first) > 1 else ""
-    names = (re.sub(r"['’]s?$", "", m.group()) for m in _NAME.finditer(rest))  # "Nasser's" is "Nasser"
-    return sorted(names, key=len, reverse=True)
+    return [re.sub(r"['’]s?$", "", m.group()) for m in _NAME.finditer(rest)]  # "Nasser's" is "Nasser"
+
+
+def _words(text: str) -> set[str]:
+    return set(content_words(text))
+
+
+def _as_word(name: str) -> re.Pattern[str]:
+    """``name`` as whole words ("US" not inside "USSR")."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+
+
+def asked_name(question: str, title: str, sentence: str, answers: Sequence[str]) -> str | None:
+    """The name the question asks about, as the answer sentence writes it: the first of the question's names that
+    shares a word with the article's title, else its first name, that the sentence holds as whole words and that
+    is no part of an answer; None when there is none."""
+    held = [n for n in question_names(question) if _as_word(n).search(sentence)
+            and not holds_answer(n, answers) and not any(n.lower() in a.lower() for a in answers)]
+    titled_names = [n for n in held if _words(n) & _words(title)]
+    return (titled_names or held or [None])[0]
 
 
 def swapped_pairs(paras: Sequence[Paragraph], rng: random.Random, questions: int) -> list[ReaderPair]:
-    """Up to ``questions`` questions whose answer sentence names what the question names, each against that
-    sentence with the name changed to another question's (does not answer), and against the sentence as it is
-    (answers): "Kraków's Old Town was declared a UNESCO World Heritage Site in 1978" does not say when Tallinn's
-    was, however much of the question it holds. The title is changed with the sentence, or left out when it
-    names the subject otherwise."""
+    """Up to ``questions`` questions whose answer sentence names what the question asks about
+    (:func:`asked_name`), each against that sentence with the name changed to another question's, in the title
+    too (does not answer), and against the sentence as it is (answers): "Kraków's Old Town was declared a World
+    Heritage Site in 1978" does not say when Tallinn's was, however much of the question it holds. A title that
+    names the subject in other words is left out: it would give the change away."""
     found: list[tuple[Paragraph, str, str, str]] = []  # paragraph, question, answer sentence, name
     pool: list[str] = []
     for para in paras:
         for question, answers in para.questions:
-            names = question_names(question)
-            pool += names
+            pool += question_names(question)
             index = answer_sentence(para, answers)
             if index is None:
                 continue
-            sentence = para.sentences[index]
-            name = next((n for n in names if n in sentence and not _holds(n, answers)), None)
+            name = asked_name(question, para.title, para.sentences[index], answers)
             if name is not None:
-                found.append((para, question, sentence, name))
+                found.append((para, question, para.sentences[index], name))
     out = []
     for para, question, sentence, name in rng.sample(found, min(questions, len(found))):
-        asked = set(name.lower().split())
+        asked = _words(name)
         other = next((o for o in (rng.choice(pool) for _ in range(5))
-                      if not asked & set(o.lower().split()) and o not in sentence), None)
+                      if not asked & _words(o) and o not in sentence), None)
         if other is None:
             continue
         title = para.title if rng.random() < TITLED_SHARE else ""
-        if title and name not in title and asked & set(title.lower().split()):
-            title = ""  # the title names the subject in other words: it would give the swap away
+        pattern = _as_word(name)
+        if title and not pattern.search(title) and asked & _words(title):
+            title = ""
         out.append(_pair(question, titled(title, sentence), "answers", "squad:swapped"))
-        out.append(_pair(question, titled(title.replace(name, other), sentence.replace(name, other)),
+        out.append(_pair(question, titled(pattern.sub(other, title), pattern.sub(other, sentence)),
                          "does not answer", "squad:swapped"))
     return out
 
@@ -529,7 +549,8 @@ def build(nli_dir: str | Path, squad_dir: str | Path, *, seed: int = 0, snli: in
     :func:`answering_pairs`. ``replay`` keeps at most that many of these training pairs, drawn with the seed (a
     later stage reads a sample of what the earlier ones read, beside what is new to it). ``selqa_dev`` adds SelQA's
     development pairs (:func:`selqa_pairs`) that many times over, and ``lead_questions`` that many SQuAD
-    questions answered after their article's lead sentence, against it (:func:`lead_pairs`), and
+    questions answered after their article's lead sentence, against it, and every question the lead answers
+    (:func:`lead_pairs`), and
     ``swapped_questions`` that many against their answer sentence with the asked name changed
     (:func:`swapped_pairs`); SelQA's test questions are never read here: they
     check how far answer-sentence selection carries to questions written another way. ``own`` names files of a

@@ -297,7 +297,8 @@ class ReaderConfig(SentencePairConfig):
         "replays a sample of what the earlier ones read (default: all)"))
     lead_questions: int = field(default=0, metadata=described(
         "SQuAD training questions answered after their article's lead sentence, each read against its answer "
-        "sentence (answers) and against the lead (does not answer); 0 leaves them out"))
+        "sentence (answers) and against the lead (does not answer), beside every question the lead answers (394 "
+        "in SQuAD 1.1 train), against it and its paragraph's nearest sentence; 0 leaves them all out"))
     swapped_questions: int = field(default=0, metadata=described(
         "SQuAD training questions read against their answer sentence (answers) and against it with the name the "
         "question asks about changed to another (does not answer); 0 leaves them out"))

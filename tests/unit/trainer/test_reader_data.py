@@ -15,6 +15,7 @@ from selfrag_langchain.trainer.reader_data import (
     answer_kind,
     answer_sentence,
     answering_pairs,
+    asked_name,
     build,
     contrast_pairs,
     halueval_pairs,
@@ -301,26 +302,47 @@ def test_lead_pairs_read_a_later_answer_against_the_lead_and_the_leads_own_answe
 @pytest.mark.parametrize(("question", "names"), [
     ("When did the Apollo program end?", ["Apollo"]),
     ("In which year was the Old Town of Tallinn listed by UNESCO?", ["Old Town of Tallinn", "UNESCO"]),
-    ("Who painted the Mona Lisa?", ["Mona Lisa"]),
+    ("Who painted Leonardo's Mona Lisa?", ["Leonardo's Mona Lisa"]),  # kept whole across a possessive
     ("what is the capital of peru", []),
 ])
-def test_a_questions_names_are_its_capitalised_runs_past_its_first_word(question, names):
+def test_a_questions_names_are_its_capitalised_runs_past_its_first_word_in_order(question, names):
     assert question_names(question) == names
 
 
+_SITES = [Paragraph("Kraków", ("Kraków's Old Town was made a World Heritage Site in 1978.", "It is old."),
+                    (("When was Kraków's Old Town made a World Heritage Site?", ("1978",)),)),
+          Paragraph("Tikal", ("Tikal National Park was listed by UNESCO in 1979.",),
+                    (("When was Tikal National Park listed by UNESCO?", ("1979",)),))]
+
+
+def test_the_asked_name_is_the_one_the_title_shares_else_the_first_held_as_whole_words():
+    assert asked_name("When was Kraków's Old Town made a World Heritage Site?", "Kraków", _SITES[0].sentences[0],
+                      ["1978"]) == "Kraków's Old Town"  # not the longer "World Heritage Site"
+    assert asked_name("When did the US join?", "USSR", "The USSR joined in 1975.", ["1975"]) is None  # no "US"
+    assert asked_name("When did Apollo 11 land?", "Moon", "Apollo 11 landed in 1969.", ["Apollo 11"]) is None
+
+
 def test_swapped_pairs_change_the_asked_name_in_the_sentence_and_its_title():
-    paras = [Paragraph("Kraków", ("Kraków's Old Town was made a World Heritage Site in 1978.", "It is old."),
-                       (("When was Kraków's Old Town made a World Heritage Site?", ("1978",)),)),
-             Paragraph("Tikal", ("Tikal National Park was listed in 1979.",),
-                       (("When was Tikal National Park listed?", ("1979",)),))]
-    pairs = swapped_pairs(paras, random.Random(3), questions=10)
-    assert pairs and {p.source for p in pairs} == {"squad:swapped"}
+    pairs = swapped_pairs(_SITES, random.Random(3), questions=10)
+    assert pairs and {p.source for p in pairs} == {"squad:swapped"} and len(pairs) % 2 == 0
     for answering, swapped in zip(pairs[::2], pairs[1::2], strict=True):
         assert answering.first == swapped.first and answering.label_name == "answers"
         assert swapped.label_name == "does not answer"
-        asked = question_names(swapped.first)[0]
-        assert asked in answering.second and asked not in swapped.second
-        assert swapped.second.split(" ")[-1] == answering.second.split(" ")[-1]  # the year stays
+        para = next(p for p in _SITES if p.questions[0][0] == answering.first)
+        name = asked_name(answering.first, para.title, para.sentences[0], para.questions[0][1])
+        assert answering.second.endswith(para.sentences[0])
+        assert name in answering.second and name not in swapped.second
+        assert swapped.second.endswith(para.questions[0][1][0] + ".")  # the year stays
+        assert swapped.second.replace(":", "").split()[0] != para.title  # a title is changed with it, or left out
+    kraków = [p.second for p in pairs if p.first.startswith("When was Kraków")]
+    assert kraków and all("World Heritage Site" in text for text in kraków)  # only the subject changed
+
+
+def test_swapped_questions_join_the_training_pairs_only_when_asked(data_dirs):
+    plain, swapped = _build(data_dirs), _build(data_dirs, swapped_questions=20)
+    assert not any(p.source == "squad:swapped" for p in plain.train)
+    assert {p.label_name for p in swapped.train if p.source == "squad:swapped"} == {"answers", "does not answer"}
+    assert swapped.held_out == plain.held_out
 
 
 def test_lead_questions_join_the_training_pairs_only_when_asked(data_dirs):
