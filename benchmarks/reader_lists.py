@@ -24,16 +24,14 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from common import print_figures, read_jsonl
+from common import add_k, print_figures, read_jsonl
 
+from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.corpus.demo import demo_data_path
 from selfrag_langchain.judging.claims import titled
 from selfrag_langchain.judging.reader import SentenceReader
 from selfrag_langchain.text.sentences import split_sentences
-
-
-def _holds(sentence: str, answers: list[str]) -> bool:
-    return any(a.lower() in sentence.lower() for a in answers)
+from selfrag_langchain.trainer.reader_data import holds_answer
 
 
 def ranking(reader: SentenceReader, rows: list[dict[str, Any]], articles: dict[str, str]) -> dict[str, Any]:
@@ -45,7 +43,7 @@ def ranking(reader: SentenceReader, rows: list[dict[str, Any]], articles: dict[s
         if text is None or not row.get("where") or not row.get("answers"):
             continue
         sentences = split_sentences(text)
-        holding = {i for i, s in enumerate(sentences) if _holds(s, row["answers"])}
+        holding = {i for i, s in enumerate(sentences) if holds_answer(s, row["answers"])}
         if not holding:
             continue
         scores = reader.answering([(row["question"], titled(row["title"], s)) for s in sentences])
@@ -66,10 +64,10 @@ def separation(reader: SentenceReader, rows: list[dict[str, Any]], k: int, thres
 
     from selfrag_langchain.corpus.answering import default_retriever
 
-    retriever = default_retriever()
+    retriever = default_retriever(k=k)
     best: list[float] = []
     for row in rows:
-        docs = retriever.invoke(row["question"])[:k]
+        docs = retriever.invoke(row["question"])
         pairs = [(row["question"], titled(d.metadata.get("title") or "", s)) for d in docs
                  for s in split_sentences(d.page_content)]
         best.append(max(reader.answering(pairs)) if pairs else 0.0)
@@ -78,13 +76,13 @@ def separation(reader: SentenceReader, rows: list[dict[str, Any]], k: int, thres
     figures: dict[str, Any] = {"answerable": len(answerable), "unanswerable": len(unanswerable)}
     if answerable and unanswerable:
         figures["auc"] = round(float(roc_auc_score([not r["unanswerable"] for r in rows], best)), 3)
-        figures["balanced_accuracy"] = round((sum(b > threshold for b in answerable) / len(answerable)
-                                              + sum(b <= threshold for b in unanswerable) / len(unanswerable)) / 2, 3)
+        figures["balanced_accuracy"] = round((sum(b >= threshold for b in answerable) / len(answerable)
+                                              + sum(b < threshold for b in unanswerable) / len(unanswerable)) / 2, 3)
     kinds: dict[str, list[int]] = {}
     for b, r in zip(best, rows, strict=True):
         if r["unanswerable"]:
             below = kinds.setdefault(str(r.get("kind") or "unanswerable"), [0, 0])
-            below[0] += b <= threshold
+            below[0] += b < threshold
             below[1] += 1
     figures["unanswerable_below_threshold"] = {kind: f"{n}/{of}" for kind, (n, of) in sorted(kinds.items())}
     return figures
@@ -95,9 +93,10 @@ def main() -> None:
     parser.add_argument("lists", nargs="+", type=Path, help="question lists (JSON Lines with `question`)")
     parser.add_argument("--reader", type=Path, default=None, help="a directory of `selfrag train reader` "
                                                                   "(default: the shipped reader)")
-    parser.add_argument("--k", type=int, default=3, help="passages read per question for the separation")
-    parser.add_argument("--threshold", type=float, default=0.3,
-                        help="the answering probability declining reads (LoopSettings.min_quote_answering)")
+    add_k(parser, default=3, help="passages retrieved per question for the separation")
+    parser.add_argument("--threshold", type=float, default=LoopSettings().min_quote_answering,
+                        help="the answering probability below which declining reads a quote as no answer "
+                             "(LoopSettings.min_quote_answering)")
     parser.add_argument("--out", type=Path, default=None, help="JSON file for the figures")
     args = parser.parse_args()
     entries = json.loads(demo_data_path().read_text(encoding="utf-8"))
