@@ -133,8 +133,6 @@ def asked_names(question: str) -> list[str]:
             if (word.isdigit() or _unknown(word)) and word not in describing]
 
 
-_ASKED_KIND = re.compile(r"\b(?:[Ww]hich|[Ww]hat) ([A-Z]\w*) (?=[a-z])")
-"""One capitalised word between "which" or "what" and the noun they ask for ("In which European state ...")."""
 NATIONALITY_ENDINGS = ("ian", "ean", "can", "ese", "ish")
 """How a word ends that says which people or region something belongs to ("Norwegian", "European", "American",
 "Chinese", "Swedish"), for :func:`describing_words`; endings that many names share ("Milan", "Henri",
@@ -143,12 +141,20 @@ NATIONALITY_ENDINGS = ("ian", "ean", "can", "ese", "ish")
 
 def describing_words(question: str) -> set[str]:
     """The (lower-cased) nationality that describes what the question asks for, not what it asks about: the one
-    capitalised word between "which" or "what" and the noun they ask for, when it ends as a nationality does
+    capitalised word between the "which" or "what" that opens the question phrase (as for :func:`kind_nouns`)
+    and the noun they ask for, when it ends as a nationality does
     (:data:`NATIONALITY_ENDINGS`: "In which European state was the tuba invented?": "european"; "Which American
     architect ...": "american"; not "Which Bohemian Rhapsody singer ..."). A passage that answers need not say
     it: the one about the tuba says "Prussia", not "European"."""
-    return {word.lower() for word in _ASKED_KIND.findall(folded(question))
-            if word.lower().endswith(NATIONALITY_ENDINGS)}
+    found = set()
+    for sentence in SENTENCE_BREAK.split(folded(question)):
+        tokens = _TOKEN.findall(sentence)
+        lowered = [token.lower() for token in tokens]
+        for i in range(len(tokens) - 2):
+            if (_opens_asked_phrase(lowered, i) and tokens[i + 1][:1].isupper() and tokens[i + 2][:1].islower()
+                    and lowered[i + 1].endswith(NATIONALITY_ENDINGS)):
+                found.add(lowered[i + 1])
+    return found
 
 
 def _opening_names(question: str) -> list[str]:
@@ -313,6 +319,12 @@ _MODIFIERS = frozenset({"ADJ", "NOUN", "PROPN"})
 """What the lexicon may know a word between "which" and its noun as ("which ancient city")."""
 
 
+def _opens_asked_phrase(words: Sequence[str], i: int) -> bool:
+    """Whether the (lower-cased) ``words[i]`` is a "which" or "what" that opens a sentence's question phrase, at its
+    start or after a preposition ("In which city ..."), not one within it ("Do you know what ...")."""
+    return words[i] in _ASKING and (i == 0 or words[i - 1] in _LEADING)
+
+
 def kind_nouns(question: str) -> list[str]:
     """The :func:`noun_words` that say what kind of thing the answer is: the last noun of the phrase a sentence
     opens with "which" or "what" (after a preposition or none), over names and words the lexicon knows only as
@@ -325,7 +337,7 @@ def kind_nouns(question: str) -> list[str]:
     for sentence in SENTENCE_BREAK.split(folded(question)):
         words = [word.lower() for word in _TOKEN.findall(sentence)]
         for i, word in enumerate(words):
-            if word not in _ASKING or (i > 0 and words[i - 1] not in _LEADING):
+            if not _opens_asked_phrase(words, i):
                 continue
             phrase = []
             for after in words[i + 1:]:
