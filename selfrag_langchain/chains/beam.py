@@ -241,10 +241,6 @@ class _Plan:
         return self.step.action
 
 
-FIRST_UNFOUNDED = "no first segment lets the answer stand: declined without searching further"
-"""Why a search that declines stops after its first step (:meth:`BeamSearch._first_cannot_stand`)."""
-
-
 class BeamSearch:
     """One question's search; ``run()`` yields effects and returns the :class:`LongFormResult`.
 
@@ -300,10 +296,6 @@ class BeamSearch:
             yield from self._generate(depth, plans, beams)
             yield from self._judge(depth, plans)
             beams = self._prune(depth, beams, plans)
-            if not depth and self._first_cannot_stand(beams):
-                for beam in beams:
-                    beam.finished = FIRST_UNFOUNDED
-                self.notes.append(FIRST_UNFOUNDED)
             yield Report("selfrag_beams", {"depth": depth, "beams": [self._beam_summary(b) for b in beams]})
             final = self._newly_final(beams)
             if final:
@@ -691,15 +683,6 @@ class BeamSearch:
         final = self._cite(paths[0][self.emitted : shared])
         self.emitted = shared
         return final
-
-    def _first_cannot_stand(self, beams: list[Node]) -> bool:
-        """Whether, after the first step of a search that declines, no beam's first segment lets the answer stand
-        (:meth:`_grounded`) though each was written from a passage: the answer would lead with a claim its
-        passage does not support, so it is declined there, as when the step's passages hold too few of the
-        question's names, and the later steps' searches are not run."""
-        written = [b for b in beams if b.id is not None]
-        return (self.config.decline and not self.q.choices and not self.standing and bool(written)
-                and all(b.passage is not None for b in written) and not any(self._grounded(b) for b in written))
 
     def _trace(self, node: Node) -> SegmentTrace:
         """The trace of the candidate ``node`` was made from: its text, passage, the judge's reading, and its quote

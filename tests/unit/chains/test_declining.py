@@ -4,14 +4,12 @@ first) and through the server; each claim that stands carries the judge's verdic
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
 from selfrag_langchain.chains.annotations import annotations_for
-from selfrag_langchain.chains.beam import FIRST_UNFOUNDED
 from selfrag_langchain.chains.declining import DECLINED, grounded, verdict
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.judging import InlineReflector
@@ -94,9 +92,9 @@ def _all_unfounded() -> tuple[ScriptedLongFormLLM, RecordingRetriever]:
 
 
 def _long(llm: ScriptedLongFormLLM, retriever: RecordingRetriever, **kwargs: object) -> SelfRAGLongForm:
-    settings: dict[str, object] = {"k": 2, "max_depth": 1, **kwargs}
     return SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
-                           **settings)
+                           k=2, max_depth=1,
+                           **kwargs)
 
 
 def test_long_form_declines_without_streaming_a_claim_first() -> None:
@@ -127,35 +125,6 @@ def test_long_form_answers_when_a_segment_stands_and_marks_each_verdict() -> Non
     assert not result.declined
     assert [(s.text, s.support) for s in result.segments] == [("The Eiffel Tower is in Paris.", "supported"),
                                                               ("It is made of cheese.", "not supported")]
-
-
-def _rescued_later() -> tuple[ScriptedLongFormLLM, RecordingRetriever]:
-    """A first step whose every segment is unfounded, and a second whose segment would be judged supported."""
-    retriever = RecordingRetriever(results={QUESTION: [passage("Gustave Eiffel"), passage("Wrought iron")],
-                                            f"{QUESTION} Iron rusts.": [passage("Eiffel Tower")]})
-    llm = ScriptedLongFormLLM(script={
-        (0, "Gustave Eiffel"): judged("Gustave Eiffel was born in Dijon.", IRR, NOSUP),
-        (0, "Wrought iron"): judged("Iron rusts.", REL, NOSUP),
-        (1, "Eiffel Tower"): judged("The Eiffel Tower is in Paris.", REL, FULL),
-    })
-    return llm, retriever
-
-
-@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
-def test_long_form_declines_after_a_first_step_no_segment_of_which_stands(mode: str) -> None:
-    llm, retriever = _rescued_later()
-    rag = _long(llm, retriever, max_depth=2, beam_width=1)
-    result = rag.invoke(QUESTION) if mode == "invoke" else asyncio.run(rag.ainvoke(QUESTION))
-    assert result.declined and FIRST_UNFOUNDED in result.notes
-    assert retriever.queries == [QUESTION]  # the later steps' searches were not run
-    assert len(llm.calls) == 1 and {c.depth for c in result.candidates} == {0}
-
-
-def test_long_form_without_declining_searches_past_an_unfounded_first_step() -> None:
-    llm, retriever = _rescued_later()
-    result = _long(llm, retriever, max_depth=2, beam_width=1, decline=False).invoke(QUESTION)
-    assert not result.declined and "The Eiffel Tower is in Paris" in result.answer
-    assert len(retriever.queries) == 2
 
 
 def test_long_form_without_declining_answers_the_winner() -> None:

@@ -383,14 +383,15 @@ def test_long_form_declines_at_its_first_step_without_writing_when_no_passage_na
 
 
 def test_a_segment_stands_only_from_a_passage_that_names_the_subject_once_one_is_found() -> None:
-    # The first step finds the Eiffel Tower's article, whose segment is judged unsupported, and Paris's, whose
-    # segment is judged supported. Once a passage naming the subject is found, the Paris segment does not let
-    # the answer stand (its candidate is dropped for its names, so the answer is declined).
-    retriever = RecordingRetriever(results={QUESTION: [passage("Eiffel Tower"), passage("Paris")]})
+    # Depth 0 finds the Eiffel Tower's article, whose segment is judged unsupported; depth 1 finds only Paris
+    # (alone in its step: nothing dropped), whose segment is judged supported. Once a passage naming the
+    # subject is found, the Paris segment alone does not let the answer stand.
+    retriever = RecordingRetriever(results={QUESTION: [passage("Eiffel Tower")],
+                                            f"{QUESTION} The tower is made of cheese.": [passage("Paris")]})
     llm = ScriptedLongFormLLM(script={(0, "Eiffel Tower"): judged("The tower is made of cheese.", REL, NOSUP),
-                                      (0, "Paris"): judged("Paris is lovely.", REL, FULL)})
-    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2, beam_width=1,
-                          max_depth=1)
+                                      (1, "Paris"): judged("Paris is lovely.", REL, FULL)})
+    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=1, beam_width=1,
+                          max_depth=2)
     assert rag.invoke(QUESTION).declined
     assert asyncio.run(rag.ainvoke(QUESTION)).declined
     unnamed = rag.model_copy(update={"min_name_coverage": 0.0})
