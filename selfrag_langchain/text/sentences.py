@@ -23,6 +23,15 @@ _CANDIDATE = re.compile(r"[.!?…\n]")
 _BEFORE_A_DATE = re.compile(r"(?:^|[\s(])(?:c|ca|fl|r)\.\s*$")
 """A piece ending in an abbreviation that stands before a date: circa, floruit, reigned ("reigning c. 1353")."""
 
+PYSBD_PLACEHOLDERS = "ȸȹ∮∯☄☇☈☉☏☝♨♬♭"
+"""Characters pysbd writes into a text as its own placeholders while it cuts it, and so drops or changes where
+the text already holds them: "The Symphony No. 3 in E♭ major, ..." came back with no sentence at all, and a
+star's mass in M☉ the same. Found by cutting texts that hold each character pysbd's sources write."""
+
+_SHIELDED = str.maketrans({c: chr(0xE000 + i) for i, c in enumerate(PYSBD_PLACEHOLDERS)})
+"""Each placeholder to a character of Unicode's private use area, which pysbd neither writes nor reads, so that
+it cuts the text with the same number of characters and the cut can be laid on the text as written."""
+
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text`` (pysbd), stripped, empty ones dropped."""
@@ -52,9 +61,17 @@ quoting alike (a few milliseconds each with pysbd)."""
 def _segments(text: str) -> tuple[str, ...]:
     """pysbd's segments of ``text``, with a segment that pysbd ends after "c.", "ca.", "fl." or "r." joined to
     the next when that one opens with a number: pysbd takes the abbreviation before a year for a sentence's end
-    ("... a pharaoh reigning c." / "1353–1336 BC, ..."); cut once per text."""
+    ("... a pharaoh reigning c." / "1353–1336 BC, ..."); cut once per text. pysbd cuts the text with its
+    placeholder characters shielded (:data:`PYSBD_PLACEHOLDERS`); a text it still does not give back whole is
+    one segment, so that no sentence is lost."""
+    shielded = text.translate(_SHIELDED)
+    cut = sentence_segmenter().segment(shielded)
+    if "".join(cut) != shielded:
+        cut = [shielded]
     segments: list[str] = []
-    for piece in sentence_segmenter().segment(text):
+    start = 0
+    for length in map(len, cut):
+        piece, start = text[start:start + length], start + length
         if segments and piece[:1].isdigit() and _BEFORE_A_DATE.search(segments[-1]):
             segments[-1] += piece
         else:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.text.sentences import sentence_finished, sentence_pieces, split_sentences
+from selfrag_langchain.text.sentences import (
+    PYSBD_PLACEHOLDERS,
+    sentence_finished,
+    sentence_pieces,
+    split_sentences,
+)
 
 AKHENATEN = ("Akhenaten, also spelled Akhenaton, Echnaton, and Khuenaten, was an ancient Egyptian pharaoh reigning "
              "c. 1353–1336 or 1351–1334 BC, the tenth ruler of the Eighteenth Dynasty. Originally named Amenhotep "
@@ -29,3 +34,16 @@ def test_a_sentence_ending_in_other_words_before_a_number_is_still_ended() -> No
         "He moved to the city.", "1960 was the year he married."]
     assert split_sentences("The tower is the abc. 12 men built it.") == ["The tower is the abc.", "12 men built it."]
     assert not sentence_finished("The pharaoh reigned c. 1353")  # the date goes on the same sentence
+
+
+@pytest.mark.parametrize("mark", list(PYSBD_PLACEHOLDERS))
+def test_a_text_holding_a_character_pysbd_uses_as_a_placeholder_keeps_every_sentence(mark: str) -> None:
+    text = f"The Symphony No. 3 in E{mark} major, Op. 55, is a symphony. It has four movements."
+    assert split_sentences(text) == [f"The Symphony No. 3 in E{mark} major, Op. 55, is a symphony.",
+                                     "It has four movements."]
+    assert "".join(sentence_pieces(text)) == text
+
+
+def test_private_use_characters_in_the_text_are_given_back_as_written() -> None:
+    text = "A star of 1.4 M☉ and a glyph \ue000 here. Next one."
+    assert split_sentences(text) == ["A star of 1.4 M☉ and a glyph \ue000 here.", "Next one."]
