@@ -33,10 +33,8 @@ from selfrag_langchain.judging.signals import content_words, coverage
 from selfrag_langchain.trainer.reader_data import (
     NLI_FILES,
     SQUAD_FILES,
-    answer_sentence,
     articles,
-    holds_answer,
-    lead_sentence,
+    lead_questions,
     nli_split,
     paragraphs,
     split_by_title,
@@ -104,22 +102,12 @@ def leads(reader: SentenceReader, path: Path, squad2_path: Path, sample: int = 1
     questions answered after the lead sentence, the lead read beside the answer paragraph's sentences (how often
     the answer sentence is first, and how often the lead is); and the questions the lead sentence answers, read
     among its paragraph's sentences (the lead should stay first)."""
-    later: list[tuple[str, list[str], int]] = []
-    answered: list[tuple[str, list[str], int]] = []
     trained, _ = split_by_title(paragraphs(squad2_path, None, random.Random(0)))
     read = {para.title for para in trained}
-    for title, paras in articles(path).items():
-        lead = lead_sentence(title, paras[0])
-        if lead is None or title in read:
-            continue
-        for question, answers in paras[0].questions:
-            if answer_sentence(paras[0], answers) == 0 and len(paras[0].sentences) > 1:
-                answered.append((question, [titled(title, s) for s in paras[0].sentences], 0))
-        for para in paras[1:]:
-            for question, answers in para.questions:
-                found = answer_sentence(para, answers)
-                if found is not None and not holds_answer(lead, answers):
-                    later.append((question, [titled(title, s) for s in (lead, *para.sentences)], found + 1))
+    after, by_lead = lead_questions({title: paras for title, paras in articles(path).items() if title not in read})
+    later = [(q.question, [titled(q.title, s) for s in (q.lead, *q.paragraph.sentences)], q.answer + 1)
+             for q in after]
+    answered = [(q.question, [titled(q.title, s) for s in q.paragraph.sentences], 0) for q in by_lead]
     rng = random.Random(0)
     later = rng.sample(later, min(sample, len(later)))
     report: dict[str, object] = {}

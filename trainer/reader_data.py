@@ -204,6 +204,41 @@ def lead_sentence(title: str, first: Paragraph) -> str | None:
     return first.sentences[0] if opening.group("head").lower() == head[0].lower() else None
 
 
+@dataclass(frozen=True)
+class LeadQuestion:
+    """A question of an article that opens with a lead sentence (:func:`lead_sentence`): the paragraph that answers
+    it and the index of its one answer sentence there."""
+
+    title: str
+    question: str
+    answers: tuple[str, ...]
+    lead: str
+    paragraph: Paragraph
+    answer: int
+
+
+def lead_questions(by_article: dict[str, list[Paragraph]]) -> tuple[list[LeadQuestion], list[LeadQuestion]]:
+    """The questions of articles that open with a lead sentence, in the articles' order: those answered after
+    the lead, by a later paragraph's sentence that the lead does not also hold; and those the lead sentence
+    answers, of a first paragraph of more than one sentence."""
+    later: list[LeadQuestion] = []
+    answered: list[LeadQuestion] = []
+    for title, paras in by_article.items():
+        lead = lead_sentence(title, paras[0]) if paras else None
+        if lead is None:
+            continue
+        first = paras[0]
+        for question, answers in first.questions:
+            if answer_sentence(first, answers) == 0 and len(first.sentences) > 1:
+                answered.append(LeadQuestion(title, question, answers, lead, first, 0))
+        for para in paras[1:]:
+            for question, answers in para.questions:
+                found = answer_sentence(para, answers)
+                if found is not None and not holds_answer(lead, answers):
+                    later.append(LeadQuestion(title, question, answers, lead, para, found))
+    return later, answered
+
+
 def lead_pairs(by_article: dict[str, list[Paragraph]], rng: random.Random, questions: int) -> list[ReaderPair]:
     """Up to ``questions`` questions answered after their article's lead sentence, each against its answer
     sentence (answers) and against the lead sentence (does not answer); and every question the lead answers,
@@ -211,23 +246,15 @@ def lead_pairs(by_article: dict[str, list[Paragraph]], rng: random.Random, quest
     lead names the question's subject and says what it is, so a reader learning only from a paragraph's own
     sentences reads it as answering whatever is asked about that subject ("Gone with the Wind is a 1939 American
     ... film" for who directed it); the questions it does answer keep the lead's own answers read as such."""
-    later, answered = [], []
-    for title, paras in by_article.items():
-        lead = lead_sentence(title, paras[0]) if paras else None
-        if lead is None:
-            continue
-        for question, answers in paras[0].questions:
-            if answer_sentence(paras[0], answers) == 0 and len(paras[0].sentences) > 1:
-                others = [s for s in paras[0].sentences[1:] if not holds_answer(s, answers)]
-                if others:
-                    answered.append((title, question, lead, others[nearest_sentence(question, others)]))
-        for para in paras[1:]:
-            for question, answers in para.questions:
-                found = answer_sentence(para, answers)
-                if found is not None and not holds_answer(lead, answers):
-                    later.append((title, question, para.sentences[found], lead))
+    later, answered = lead_questions(by_article)
+    rows = [(q.title, q.question, q.paragraph.sentences[q.answer], q.lead)
+            for q in rng.sample(later, min(questions, len(later)))]
+    for q in answered:
+        others = [s for s in q.paragraph.sentences[1:] if not holds_answer(s, q.answers)]
+        if others:
+            rows.append((q.title, q.question, q.lead, others[nearest_sentence(q.question, others)]))
     out = []
-    for title, question, answering, other in [*rng.sample(later, min(questions, len(later))), *answered]:
+    for title, question, answering, other in rows:
         shown = title if rng.random() < TITLED_SHARE else ""
         out.append(_pair(question, titled(shown, answering), "answers", "squad:lead"))
         out.append(_pair(question, titled(shown, other), "does not answer", "squad:lead"))
