@@ -62,21 +62,55 @@ def _segments(text: str) -> tuple[str, ...]:
     """pysbd's segments of ``text``, with a segment that pysbd ends after "c.", "ca.", "fl." or "r." joined to
     the next when that one opens with a number: pysbd takes the abbreviation before a year for a sentence's end
     ("... a pharaoh reigning c." / "1353–1336 BC, ..."); cut once per text. pysbd cuts the text with its
-    placeholder characters shielded (:data:`PYSBD_PLACEHOLDERS`); a text it still does not give back whole is
-    one segment, so that no sentence is lost."""
+    placeholder characters shielded (:data:`PYSBD_PLACEHOLDERS`), and its cut is laid on the text as written
+    (:func:`_laid_on`)."""
     shielded = text.translate(_SHIELDED)
     cut = sentence_segmenter().segment(shielded)
-    if "".join(cut) != shielded:
-        cut = [shielded]
     segments: list[str] = []
-    start = 0
-    for length in map(len, cut):
-        piece, start = text[start:start + length], start + length
+    for piece in _laid_on(text, cut) if "".join(cut) != shielded else _spans(text, cut):
         if segments and piece[:1].isdigit() and _BEFORE_A_DATE.search(segments[-1]):
             segments[-1] += piece
         else:
             segments.append(piece)
     return tuple(segments)
+
+
+def _spans(text: str, cut: list[str]) -> list[str]:
+    """The pieces of ``text`` as long as those of ``cut``, a cut of the text with its placeholders shielded."""
+    pieces: list[str] = []
+    start = 0
+    for length in map(len, cut):
+        pieces.append(text[start:start + length])
+        start += length
+    return pieces
+
+
+def _laid_on(text: str, cut: list[str]) -> list[str]:
+    """A cut of ``text`` (its placeholders shielded) that pysbd did not give back whole, laid on the text. pysbd
+    drops a space now and then ("happy........ Is the review ..." came back as "happy........Is the review ..."),
+    so each piece ends after as many non-space characters as it holds, with the spaces that follow them. A cut
+    holding other non-space characters than the text is no cut of it: the text is then one piece, so that no
+    sentence is lost."""
+    spots = [i for i, c in enumerate(text) if not c.isspace()]
+    if "".join("".join(cut).split()) != "".join(text[i] for i in spots).translate(_SHIELDED):
+        return [text]
+    pieces: list[str] = []
+    start = held = 0
+    for piece in cut:
+        held += sum(not c.isspace() for c in piece)
+        if not held or (pieces and spots[held - 1] < start):
+            continue  # a piece of spaces only: they went with the piece before
+        end = spots[held - 1] + 1
+        while end < len(text) and text[end].isspace():
+            end += 1
+        pieces.append(text[start:end])
+        start = end
+    if start < len(text):
+        if pieces:
+            pieces[-1] += text[start:]
+        else:
+            pieces.append(text[start:])
+    return pieces
 
 
 def sentence_finished(text: str) -> bool:

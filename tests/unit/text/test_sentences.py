@@ -47,3 +47,9 @@ def test_a_text_holding_a_character_pysbd_uses_as_a_placeholder_keeps_every_sent
 def test_private_use_characters_in_the_text_are_given_back_as_written() -> None:
     text = "A star of 1.4 M☉ and a glyph \ue000 here. Next one."
     assert split_sentences(text) == ["A star of 1.4 M☉ and a glyph \ue000 here.", "Next one."]
+
+
+def test_a_space_pysbd_drops_is_kept_and_the_sentences_are_still_cut() -> None:
+    text = "I was not very happy............ Is the review positive or negative?  Yes."
+    assert split_sentences(text)[-2:] == ["Is the review positive or negative?", "Yes."]
+    assert "".join(sentence_pieces(text)) == text
