@@ -4,10 +4,10 @@ average and at worst).
 Each question of an answerable list (``question``, ``answers``) and of an unanswerable one (``question``) is
 asked of the default long form (``build_long_form`` with the default settings: the demo corpus unless a store
 is indexed, quotes, declining; ``--k`` sets how many passages it judges, ``--later-k`` how many of them each
-segment after the first judges), and with ``--short`` of the default
-short form beside it, on the same store in the same run. An answer is right when a gold alias occurs in it
-(``eval.metrics.match``); an unanswerable question is answered well when it is declined. Answers are kept in
-``--out`` (one JSON line per question and form) and a rerun goes on from where it stopped.
+segment after the first judges, ``--dtype int8`` runs the generator's linear layers in int8), and with
+``--short`` of the default short form beside it, on the same store in the same run. An answer is right when a
+gold alias occurs in it (``eval.metrics.match``); an unanswerable question is answered well when it is declined.
+Answers are kept in ``--out`` (one JSON line per question and form) and a rerun goes on from where it stopped.
 
     python benchmarks/long_form_answers.py --answerable benchmarks/data/tuning_questions.jsonl \\
         --unanswerable benchmarks/data/unanswerable_questions.jsonl --out selfrag-eval/long-form.jsonl --short
@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--short", action="store_true", help="ask the default short form too, as a baseline")
     parser.add_argument("--limit", type=int, help="the first N questions of each list")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON only")
+    parser.add_argument("--dtype", help="the generator's weights (transformers' dtype, e.g. int8); default: its own")
     add_k(parser)
     add_later_k(parser)
     args = parser.parse_args()
@@ -91,7 +92,8 @@ def main() -> None:
         drop_torn_tail(args.out)
     done = read_jsonl(args.out) if args.out.exists() else []
     seen = {(d["form"], d["question"]) for d in done}
-    settings = PipelineSettings(k=args.k, later_k=args.later_k)
+    settings = PipelineSettings(k=args.k, later_k=args.later_k,
+                                backend_options={"dtype": args.dtype} if args.dtype else {})
     forms = {"long": build_long_form(settings)}
     if args.short:
         forms["short"] = build_selfrag(settings)

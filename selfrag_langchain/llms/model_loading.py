@@ -24,6 +24,9 @@ DEFAULT_MODEL = "smollm2-135m-instruct"
 
 _SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
+INT8 = "int8"
+"""The ``dtype`` that loads a model in float32 and quantises its linear layers to int8 (CPU only)."""
+
 _LOCK = threading.Lock()
 _LOADED: dict[tuple[str, str, str], tuple[Any, Any]] = {}
 _IN_USE: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()
@@ -183,7 +186,10 @@ def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[
             return _LOADED[key]
         try:
             location = _materialise(source)
-            torch_dtype: Any = dtype if dtype == "auto" else getattr(torch, dtype)
+            if dtype == INT8 and device != "cpu":
+                msg = f"dtype '{INT8}' runs on the CPU only, not on '{device}'"
+                raise ValueError(msg)
+            torch_dtype: Any = dtype if dtype == "auto" else torch.float32 if dtype == INT8 else getattr(torch, dtype)
             if dtype == "auto" and device == "cpu":
                 torch_dtype = torch.float32
             if (Path(location) / "adapter_config.json").is_file():
@@ -196,6 +202,10 @@ def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[
             raise ModelLoadError(msg) from e
         model.to(device)
         model.eval()
+        if dtype == INT8:
+            from selfrag_langchain.llms.int8 import to_int8
+
+            model = to_int8(model)
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         tokenizer.padding_side = "left"

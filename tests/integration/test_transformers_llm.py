@@ -169,3 +169,23 @@ def test_the_loop_guard_lets_the_prompt_be_quoted(smollm2: TransformersLLM) -> N
     assert "Champ de Mars in Paris" in free and not _repeated_word_ngrams(free, size=2)
     guarded = smollm2.model_copy(update={"no_repeat_ngram_size": 3})
     assert guarded.generate([prompt], max_new_tokens=30).generations[0][0].text == free
+
+
+def test_int8_weights_answer_read_and_batch_as_float32_does(smollm2: TransformersLLM) -> None:
+    """``dtype="int8"``: every linear layer in int8; the answer a float32 model gives; a continuation's
+    log-probability within half a nat a token of float32's; and right answers from a batch of prompts."""
+    int8 = TransformersLLM(max_new_tokens=16, dtype="int8").load()
+    assert not any(isinstance(m, torch.nn.Linear) for m in int8.hf_model.modules())
+    assert int8.hf_model is not smollm2.hf_model
+    assert "Paris" in int8.generate(["What is the capital of France?"]).generations[0][0].text
+    request = ContinuationRequest("The capital of France is", (" Paris, a city on the Seine.",))
+    exact, approx = (llm.score_continuations([request])[0][0] for llm in (smollm2, int8))
+    assert abs(approx - exact) <= 0.5 * smollm2.count_tokens(request.continuations[0])
+    batched = [g[0].text for g in int8.generate(["Who wrote the play Hamlet? Answer in one sentence.",
+                                                 "What is the largest planet of the solar system?"]).generations]
+    assert "Shakespeare" in batched[0] and "Jupiter" in batched[1]
+
+
+def test_int8_on_a_gpu_is_a_clear_error() -> None:
+    with pytest.raises(ModelLoadError, match="runs on the CPU only"):
+        TransformersLLM(dtype="int8", device="cuda").load()
