@@ -46,7 +46,8 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--device", default=None,
                        help=f"transformers: torch device (default: {fallback('transformers', 'device')})")
     group.add_argument("--dtype", default=None,
-                       help=f"transformers, vllm: weight dtype (default: {fallback('transformers', 'dtype')})")
+                       help="transformers, vllm: weight dtype; transformers on the CPU also takes int8 "
+                            f"(default: {fallback('transformers', 'dtype')})")
     group.add_argument("--base-url", default=None,
                        help=f"openai: the server's base URL (default: {fallback('openai', 'base_url')})")
     group.add_argument("--api-key", default=None, help="openai: API key (default: $OPENAI_API_KEY)")

@@ -176,7 +176,6 @@ def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[
     Raises:
         ModelLoadError: when the model cannot be found or loaded; the message names it.
     """
-    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source = resolve_model(name)
@@ -186,12 +185,7 @@ def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[
             return _LOADED[key]
         try:
             location = _materialise(source)
-            if dtype == INT8 and device != "cpu":
-                msg = f"dtype '{INT8}' runs on the CPU only, not on '{device}'"
-                raise ValueError(msg)
-            torch_dtype: Any = dtype if dtype == "auto" else torch.float32 if dtype == INT8 else getattr(torch, dtype)
-            if dtype == "auto" and device == "cpu":
-                torch_dtype = torch.float32
+            torch_dtype = _torch_dtype(dtype, device)
             if (Path(location) / "adapter_config.json").is_file():
                 model, tokenizer = _load_adapter(location, torch_dtype)
             else:
@@ -211,6 +205,29 @@ def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[
         tokenizer.padding_side = "left"
         _LOADED[key] = (model, tokenizer)
         return model, tokenizer
+
+
+def _torch_dtype(dtype: str, device: str) -> Any:
+    """The torch dtype to load weights in for ``dtype`` (``auto``: float32 on the CPU, the checkpoint's elsewhere;
+    ``int8``: float32, quantised after loading, CPU only).
+
+    Raises:
+        ValueError: for a name torch has no floating dtype of, or int8 off the CPU.
+    """
+    import torch
+
+    if dtype == "auto":
+        return torch.float32 if device == "cpu" else "auto"
+    if dtype == INT8:
+        if device != "cpu":
+            msg = f"dtype '{INT8}' runs on the CPU only, not on '{device}'"
+            raise ValueError(msg)
+        return torch.float32
+    value = getattr(torch, dtype, None)
+    if not isinstance(value, torch.dtype) or not value.is_floating_point:
+        msg = f"unknown dtype '{dtype}': give auto, {INT8} or a torch floating dtype such as float32 or bfloat16"
+        raise ValueError(msg)
+    return value
 
 
 def _load_adapter(location: str, torch_dtype: Any) -> tuple[Any, Any]:

@@ -189,3 +189,9 @@ def test_int8_weights_answer_read_and_batch_as_float32_does(smollm2: Transformer
 def test_int8_on_a_gpu_is_a_clear_error() -> None:
     with pytest.raises(ModelLoadError, match="runs on the CPU only"):
         TransformersLLM(dtype="int8", device="cuda").load()
+
+
+@pytest.mark.parametrize("dtype", ["foo", "int64", "bool"])
+def test_an_unknown_dtype_is_a_clear_error(dtype: str) -> None:
+    with pytest.raises(ModelLoadError, match=f"unknown dtype '{dtype}'"):
+        TransformersLLM(dtype=dtype).load()
