@@ -184,8 +184,8 @@ def load_model(name: str, *, device: str = "cpu", dtype: str = "auto") -> tuple[
         if key in _LOADED:
             return _LOADED[key]
         try:
+            torch_dtype = _torch_dtype(dtype, device)  # before converting: a bad dtype fails at once
             location = _materialise(source)
-            torch_dtype = _torch_dtype(dtype, device)
             if (Path(location) / "adapter_config.json").is_file():
                 model, tokenizer = _load_adapter(location, torch_dtype)
             else:
