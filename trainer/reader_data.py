@@ -316,7 +316,7 @@ def _words(text: str) -> set[str]:
     return set(content_words(text))
 
 
-def _as_word(name: str) -> re.Pattern[str]:
+def as_word(name: str) -> re.Pattern[str]:
     """``name`` as whole words ("US" not inside "USSR")."""
     return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
 
@@ -325,19 +325,17 @@ def asked_name(question: str, title: str, sentence: str, answers: Sequence[str])
     """The name the question asks about, as the answer sentence writes it: the first of the question's names that
     shares a word with the article's title, else its first name, that the sentence holds as whole words and that
     is no part of an answer; None when there is none."""
-    held = [n for n in question_names(question) if _as_word(n).search(sentence)
+    held = [n for n in question_names(question) if as_word(n).search(sentence)
             and not holds_answer(n, answers) and not any(n.lower() in a.lower() for a in answers)]
     titled_names = [n for n in held if _words(n) & _words(title)]
     return (titled_names or held or [None])[0]
 
 
-def swapped_pairs(paras: Sequence[Paragraph], rng: random.Random, questions: int) -> list[ReaderPair]:
-    """Up to ``questions`` questions whose answer sentence names what the question asks about
-    (:func:`asked_name`), each against that sentence with the name changed to another question's, in the title
-    too (does not answer), and against the sentence as it is (answers): "Kraków's Old Town was declared a World
-    Heritage Site in 1978" does not say when Tallinn's was, however much of the question it holds. A title that
-    names the subject in other words is left out: it would give the change away."""
-    found: list[tuple[Paragraph, str, str, str]] = []  # paragraph, question, answer sentence, name
+def swap_candidates(paras: Sequence[Paragraph]) -> tuple[list[tuple[Paragraph, str, str, str]], list[str]]:
+    """The questions a name swap can be made of: each question whose answer sentence names what it asks about
+    (:func:`asked_name`), with its paragraph, that sentence and that name; and every question's names, the pool
+    another name is drawn from (:func:`other_name`)."""
+    found: list[tuple[Paragraph, str, str, str]] = []
     pool: list[str] = []
     for para in paras:
         for question, answers in para.questions:
@@ -348,16 +346,31 @@ def swapped_pairs(paras: Sequence[Paragraph], rng: random.Random, questions: int
             name = asked_name(question, para.title, para.sentences[index], answers)
             if name is not None:
                 found.append((para, question, para.sentences[index], name))
+    return found, pool
+
+
+def other_name(name: str, pool: Sequence[str], text: str, rng: random.Random) -> str | None:
+    """A name of ``pool`` that shares no word with ``name`` and that ``text`` does not hold, in five draws at most;
+    None when none of them is."""
+    asked = _words(name)
+    return next((o for o in (rng.choice(pool) for _ in range(5)) if not asked & _words(o) and o not in text), None)
+
+
+def swapped_pairs(paras: Sequence[Paragraph], rng: random.Random, questions: int) -> list[ReaderPair]:
+    """Up to ``questions`` questions whose answer sentence names what the question asks about
+    (:func:`swap_candidates`), each against that sentence with the name changed to another question's, in the
+    title too (does not answer), and against the sentence as it is (answers): "Kraków's Old Town was declared a
+    World Heritage Site in 1978" does not say when Tallinn's was, however much of the question it holds. A title
+    that names the subject in other words is left out: it would give the change away."""
+    found, pool = swap_candidates(paras)
     out = []
     for para, question, sentence, name in rng.sample(found, min(questions, len(found))):
-        asked = _words(name)
-        other = next((o for o in (rng.choice(pool) for _ in range(5))
-                      if not asked & _words(o) and o not in sentence), None)
+        other = other_name(name, pool, sentence, rng)
         if other is None:
             continue
         title = para.title if rng.random() < TITLED_SHARE else ""
-        pattern = _as_word(name)
-        if title and not pattern.search(title) and asked & _words(title):
+        pattern = as_word(name)
+        if title and not pattern.search(title) and _words(name) & _words(title):
             title = ""
         out.append(_pair(question, titled(title, sentence), "answers", "squad:swapped"))
         out.append(_pair(question, titled(pattern.sub(other, title), pattern.sub(other, sentence)),
