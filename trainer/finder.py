@@ -11,10 +11,13 @@ at (the shipped finder is trained without them: docs/training.md). With ``selqa_
 questions (written from a Wikipedia section and then paraphrased, so they share fewer words with their answer)
 add each answering sentence as holding an answer somewhere (SelQA marks sentences, not phrases: the loss is the
 likelihood of any of its word pieces against none) and four that do not, as the sentence reader's third stage
-reads them (:func:`~selfrag_langchain.trainer.reader_data.selqa_pairs`). Each sentence is read after its
-article's title 70% of the time, as the finder reads quotes. The layers start from a sentence reader's (the
-shipped one by default), which already knows answering sentences; ``transformers.Trainer`` runs the loop, with
-a fixed seed, a progress bar, checkpoints and resuming, as for the sentence reader.
+reads them (:func:`~selfrag_langchain.trainer.reader_data.selqa_pairs`). With ``swapped_questions``, questions
+whose answer sentence names their subject are asked of another subject against it, as holding no answer
+(:func:`swapped_examples`); with ``init_finder``, a trained finder goes on training rather than a new span head
+over a reader's layers (a later stage). Each sentence is read after its article's title 70% of the time, as the
+finder reads quotes. The layers start from a sentence reader's (the shipped one by default), which already knows
+answering sentences; ``transformers.Trainer`` runs the loop, with a fixed seed, a progress bar, checkpoints and
+resuming, as for the sentence reader.
 
 Examples:
     selfrag train answer-finder --config trainer/configs/answer_finder.yaml
@@ -39,7 +42,9 @@ from selfrag_langchain.judging.finder import (
     FinderCard,
     build_finder,
     finder_state,
+    load_finder_weights,
 )
+from selfrag_langchain.judging.signals import content_words
 from selfrag_langchain.trainer.judge_encoder import PairDataset
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.reader import length_grouped_trainer
@@ -48,10 +53,13 @@ from selfrag_langchain.trainer.reader_data import (
     SQUAD_FILES,
     Paragraph,
     answer_sentence,
+    as_word,
     nearest_sentence,
+    other_name,
     paragraphs,
     selqa_pairs,
     split_by_title,
+    swap_candidates,
 )
 from selfrag_langchain.trainer.training import resumable_checkpoint, run_definition
 from selfrag_langchain.trainer.training_config import AnswerFinderConfig
@@ -119,6 +127,25 @@ def unanswerable_examples(paras: Sequence[Paragraph], rng: random.Random) -> lis
     return examples
 
 
+def swapped_examples(paras: Sequence[Paragraph], rng: random.Random, questions: int) -> list[SpanExample]:
+    """Up to ``questions`` questions whose answer sentence names their subject (a name of the question that shares a
+    word with the article's title: :func:`~selfrag_langchain.trainer.reader_data.swap_candidates`), each with that
+    name changed to another question's, against the sentence read after its title: "no answer". A sentence about
+    the Brooklyn Bridge does not say which river the Clifton Suspension Bridge crosses, however many of the
+    question's words it holds; SQuAD's own negatives, other sentences of the paragraph, are about the same subject
+    and never ask the finder whose sentence it reads. Only the subject is changed: a question naming a second
+    thing the sentence leaves out ("Henrik Ibsen's play A Doll's House") is still answered by it."""
+    found, pool = swap_candidates(paras)
+    subjects = [f for f in found if set(content_words(f[3])) & set(content_words(f[0].title))]
+    out = []
+    for para, question, sentence, name in rng.sample(subjects, min(questions, len(subjects))):
+        text = titled(para.title, sentence)
+        other = other_name(name, pool, text, rng)
+        if other is not None:
+            out.append(SpanExample(as_word(name).sub(lambda _, o=other: o, question, count=1), text, -1, ""))
+    return out
+
+
 def selqa_examples(path: Path, rng: random.Random) -> list[SpanExample]:
     """SelQA's questions against each sentence of their section that answers them, marked as holding an answer
     somewhere, and against four that do not, marked as holding none (the module's docstring)."""
@@ -133,11 +160,14 @@ def training_examples(config: AnswerFinderConfig, rng: random.Random) -> tuple[l
         InputError: for a missing or malformed SQuAD file, or when no question is answered in one sentence.
     """
     squad = Path(config.squad) / SQUAD_FILES["squad"]
-    examples = span_examples(paragraphs(squad, config.squad_paragraphs, rng), rng)
+    paras = paragraphs(squad, config.squad_paragraphs, rng)
+    examples = span_examples(paras, rng)
     if not examples:
         msg = f"{squad}: no question answered in one sentence of its paragraph"
         raise InputError(msg)
     sources = [squad]
+    if config.swapped_questions:
+        examples += swapped_examples(paras, random.Random(f"{config.seed}/swapped"), config.swapped_questions)
     if config.squad2:
         squad2 = Path(config.squad) / SQUAD_FILES["squad2"]
         train, _ = split_by_title(paragraphs(squad2, None, rng))
@@ -147,7 +177,7 @@ def training_examples(config: AnswerFinderConfig, rng: random.Random) -> tuple[l
         selqa = Path(config.squad) / SELQA_DEV
         examples += selqa_examples(selqa, random.Random(f"{config.seed}/selqa")) * config.selqa_dev
         sources.append(selqa)
-    if len(sources) > 1:
+    if len(sources) > 1 or config.swapped_questions:
         rng.shuffle(examples)
     return examples, sources
 
@@ -241,6 +271,23 @@ def init_layers(model: Any, directory: str | Path) -> None:
     model.load_state_dict(layers, strict=False)
 
 
+def started_from_finder(model: Any, directory: str | None) -> dict[str, Any] | None:
+    """Load a trained finder's layers and span head (``directory``, what ``selfrag train answer-finder`` wrote)
+    into ``model`` and return how it was made (its directory and its card's provenance); None without one.
+
+    Raises:
+        InputError: when ``directory`` holds no answer finder.
+    """
+    if not directory:
+        return None
+    path = Path(directory)
+    if not (path / CARD_FILE).is_file() or not (path / WEIGHTS_FILE).is_file():
+        msg = f"init_finder: no answer finder in {directory} (it needs {CARD_FILE} and {WEIGHTS_FILE})"
+        raise InputError(msg)
+    load_finder_weights(model, path)
+    return {"directory": str(path), "provenance": FinderCard.load(path / CARD_FILE).provenance}
+
+
 def train_answer_finder(config: AnswerFinderConfig, *, base: str | Path | None = None) -> FinderCard:
     """Train and write ``<out>/answer_finder.safetensors`` and ``<out>/answer_finder.json``.
 
@@ -260,8 +307,9 @@ def train_answer_finder(config: AnswerFinderConfig, *, base: str | Path | None =
     base = Path(base) if base is not None else default_model_path()
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     model = build_finder(base)
-    init = config.init_reader or str(SHIPPED_READER)
-    init_layers(model, init)
+    finder_init = started_from_finder(model, config.init_finder)
+    if finder_init is None:
+        init_layers(model, config.init_reader or str(SHIPPED_READER))
     frozen = len(model.bert.encoder.layer) - config.trained_layers
     for parameter in (*model.bert.embeddings.parameters(),
                       *(p for layer in model.bert.encoder.layer[:frozen] for p in layer.parameters())):
@@ -273,7 +321,9 @@ def train_answer_finder(config: AnswerFinderConfig, *, base: str | Path | None =
     seconds, cpu_seconds = round(time.monotonic() - started), round(time.process_time() - cpu)
     card = FinderCard(max_length=config.max_length, provenance={
         **provenance(sources, config.seed), "base": "sentence-transformers/all-MiniLM-L6-v2",
-        "init_reader": config.init_reader or "the shipped sentence reader", "squad_paragraphs": config.squad_paragraphs,
+        "init_reader": None if finder_init else config.init_reader or "the shipped sentence reader",
+        "init_finder": finder_init, "squad_paragraphs": config.squad_paragraphs,
+        "swapped_questions": config.swapped_questions,
         "squad2_training_half": config.squad2, "selqa_dev": config.selqa_dev, "pairs": len(examples),
         "with_answer": sum(e.start >= 0 or e.somewhere for e in examples),
         "epochs": config.num_train_epochs, "learning_rate": config.learning_rate,

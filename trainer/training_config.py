@@ -331,6 +331,10 @@ class AnswerFinderConfig(SentencePairConfig):
     init_reader: str | None = field(default=None, metadata=described(
         "a sentence reader's directory (what `selfrag train reader` wrote) whose layers the finder starts from; "
         "none: the shipped reader"))
+    init_finder: str | None = field(default=None, metadata=described(
+        "a trained finder's directory (what `selfrag train answer-finder` wrote) whose layers and span head this "
+        "run goes on training, e.g. the shipped one (selfrag_langchain/judging/answer_finder); none: a new span "
+        "head over init_reader's layers"))
     squad_paragraphs: int = field(default=7_000, metadata=described(
         "SQuAD training paragraphs drawn; each question answered in one sentence gives three pairs"))
     squad2: bool = field(default=False, metadata=described(
@@ -342,10 +346,20 @@ class AnswerFinderConfig(SentencePairConfig):
         "also train on SelQA's development questions (selqa_dev.jsonl; written from a section, then paraphrased) "
         "that many times over: each answering sentence as holding an answer somewhere, four others as holding none; "
         "SelQA's test questions are never read"))
+    swapped_questions: int = field(default=0, metadata=described(
+        "at most this many of those paragraphs' questions whose answer sentence names their subject (a name sharing "
+        "a word with the title), each with it changed to another question's name, against the sentence read after "
+        "its title, marked as holding no answer (another entity's sentence); 0 leaves them out. Off for the shipped "
+        "finder: as a second stage it declined more unanswerable questions and as many more right answers as a "
+        "higher min_quote_holds_answer does"))
 
     def __post_init__(self) -> None:
-        if self.selqa_dev < 0:
-            msg = f"selqa_dev must be >= 0, got {self.selqa_dev}"
+        for name in ("selqa_dev", "swapped_questions"):
+            if getattr(self, name) < 0:
+                msg = f"{name} must be >= 0, got {getattr(self, name)}"
+                raise ConfigurationError(msg)
+        if self.init_finder and self.init_reader:
+            msg = "give init_finder or init_reader, not both: a finder's layers replace a reader's"
             raise ConfigurationError(msg)
         if self.squad_paragraphs <= 0:
             msg = f"squad_paragraphs must be > 0, got {self.squad_paragraphs}"

@@ -1,6 +1,7 @@
 """`selfrag train answer-finder` end to end on small files in the shared data's layout: the layers start from the
-shipped sentence reader's, the finder it writes (its layers and span head in half precision, the embeddings the
-shipped MiniLM's) loads and points at phrases, and a re-run continues from the last complete checkpoint."""
+shipped sentence reader's (or a finder's, for a later stage), the finder it writes (its layers and span head in
+half precision, the embeddings the shipped MiniLM's) loads and points at phrases, and a re-run continues from the
+last complete checkpoint."""
 
 from __future__ import annotations
 
@@ -58,3 +59,27 @@ def test_an_init_without_a_reader_is_one_clear_error(tmp_path: Path) -> None:
     _, squad = write_reader_data(tmp_path)
     with pytest.raises(InputError, match="init_reader: no sentence reader in"):
         train_answer_finder(_config(squad, tmp_path / "finder", 1.0, init_reader=str(tmp_path)))
+
+
+def test_a_later_stage_goes_on_from_a_finder(tmp_path: Path) -> None:
+    import torch
+    from safetensors.torch import load_file
+
+    from selfrag_langchain.judging.finder import SHIPPED_FINDER, FinderCard
+
+    _, squad = write_reader_data(tmp_path)
+    out = tmp_path / "later"
+    card = train_answer_finder(_config(squad, out, 1.0, init_finder=str(SHIPPED_FINDER), swapped_questions=10))
+    assert card.provenance["pairs"] == 72 and card.provenance["with_answer"] == 24  # no fake question to swap
+    assert card.provenance["swapped_questions"] == 10 and card.provenance["init_reader"] is None
+    assert card.provenance["init_finder"] == {
+        "directory": str(SHIPPED_FINDER), "provenance": FinderCard.load(SHIPPED_FINDER / CARD_FILE).provenance}
+    started = load_file(str(SHIPPED_FINDER / WEIGHTS_FILE))["qa_outputs.weight"].to(torch.float32)
+    trained = load_file(str(out / WEIGHTS_FILE))["qa_outputs.weight"].to(torch.float32)
+    assert (started - trained).abs().max() < 0.01, "the span head did not start from the finder's"
+
+
+def test_going_on_from_a_directory_without_a_finder_is_one_clear_error(tmp_path: Path) -> None:
+    _, squad = write_reader_data(tmp_path)
+    with pytest.raises(InputError, match="init_finder: no answer finder in"):
+        train_answer_finder(_config(squad, tmp_path / "finder", 1.0, init_finder=str(tmp_path)))

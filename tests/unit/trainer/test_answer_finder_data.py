@@ -1,7 +1,8 @@
 """The answer finder's training pairs: seeded, three per question answered in one sentence, the answer marked
 where it stands and nowhere in the sentences marked as holding none; SQuAD 2.0's unanswerable questions against
 their nearest sentence and one more, from the training half of its articles only; SelQA's answering sentences as
-holding an answer somewhere; the collator marks the answer's word pieces, and the loss reads them."""
+holding an answer somewhere; swapped-name questions against their answer sentence as holding none; the collator
+marks the answer's word pieces, and the loss reads them."""
 
 from __future__ import annotations
 
@@ -10,9 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from selfrag_langchain.errors import ConfigurationError
-from selfrag_langchain.trainer.finder import SpanCollator, span_examples, span_loss, training_examples
-from selfrag_langchain.trainer.reader_data import held_out_article, nearest_sentence, paragraphs
+from selfrag_langchain.errors import ConfigurationError, InputError
+from selfrag_langchain.trainer.finder import (
+    SpanCollator,
+    span_examples,
+    span_loss,
+    started_from_finder,
+    swapped_examples,
+    training_examples,
+)
+from selfrag_langchain.trainer.reader_data import Paragraph, held_out_article, nearest_sentence, paragraphs
 from selfrag_langchain.trainer.training_config import AnswerFinderConfig
 from tests.fakes.reader_data import CONTEXTS, write_reader_data
 
@@ -133,3 +141,55 @@ def test_span_loss_reads_a_marked_position_or_the_whole_sentence() -> None:
 def test_selqa_dev_must_not_be_negative(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="selqa_dev"):
         AnswerFinderConfig(squad=str(tmp_path), out=str(tmp_path / "out"), selqa_dev=-1)
+
+
+def test_swapped_questions_ask_of_another_subject_against_the_answer_sentence_and_hold_none() -> None:
+    paras = [
+        Paragraph("Brooklyn Bridge", ("The Brooklyn Bridge crosses the East River.", "It opened in 1883."),
+                  (("Which river does the Brooklyn Bridge cross?", ("East River",)),
+                   ("When did the bridge open?", ("1883",)))),
+        Paragraph("A Doll's House", ("Henrik Ibsen wrote A Doll's House in Copenhagen.", "It premiered in 1879."),
+                  (("Where did Henrik Ibsen write his play?", ("Copenhagen",)),)),
+        Paragraph("Kraków", ("Kraków's Old Town was listed in 1978.",),
+                  (("When was Kraków's Old Town listed?", ("1978",)),)),
+    ]
+    swapped = swapped_examples(paras, random.Random(0), 10)
+    assert swapped == swapped_examples(paras, random.Random(0), 10)  # seeded
+    # the subjects "Brooklyn Bridge" and "Kraków's Old Town" (sharing the title's words) are changed, not "Henrik
+    # Ibsen", whom the sentence names but the title does not: a question naming a second thing is no swap
+    assert {e.second for e in swapped} == {"Brooklyn Bridge: The Brooklyn Bridge crosses the East River.",
+                                           "Kraków: Kraków's Old Town was listed in 1978."}
+    for e in swapped:
+        assert e.start == -1 and e.answer == ""
+        asked = "Brooklyn Bridge" if e.second.startswith("Brooklyn") else "Kraków's Old Town"
+        other = e.first.removeprefix("Which river does the ").removesuffix(" cross?")
+        other = other.removeprefix("When was ").removesuffix(" listed?")
+        assert asked not in e.first and other in {"Henrik Ibsen", "Brooklyn Bridge", "Kraków's Old Town"} - {asked}
+    assert len(swapped_examples(paras, random.Random(0), 1)) == 1  # at most as many as asked
+
+
+def test_swapped_questions_are_added_to_the_drawn_paragraphs_pairs(tmp_path: Path) -> None:
+    _, squad = write_reader_data(tmp_path)
+
+    def examples(swapped: int) -> list:
+        config = AnswerFinderConfig(squad=str(squad), out=str(tmp_path / "out"), squad_paragraphs=12,
+                                    swapped_questions=swapped)
+        return training_examples(config, random.Random(0))[0]
+
+    # no fake question names its paragraph's subject in its answer sentence: nothing to swap, the same pairs
+    assert sorted(examples(100), key=repr) == sorted(examples(0), key=repr)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"swapped_questions": -1}, "swapped_questions must be >= 0"),
+    ({"init_finder": "a", "init_reader": "b"}, "init_finder or init_reader, not both"),
+])
+def test_finder_options_are_checked(tmp_path: Path, options: dict, message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        AnswerFinderConfig(squad=str(tmp_path), out=str(tmp_path / "out"), **options)
+
+
+def test_going_on_from_a_directory_without_a_finder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="init_finder: no answer finder in"):
+        started_from_finder(object(), str(tmp_path))
+    assert started_from_finder(object(), None) is None
