@@ -44,7 +44,6 @@ from selfrag_langchain.judging.finder import (
     finder_state,
     load_finder_weights,
 )
-from selfrag_langchain.judging.signals import content_words
 from selfrag_langchain.trainer.judge_encoder import PairDataset
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.reader import length_grouped_trainer
@@ -54,6 +53,7 @@ from selfrag_langchain.trainer.reader_data import (
     Paragraph,
     answer_sentence,
     as_word,
+    names_subject,
     nearest_sentence,
     other_name,
     paragraphs,
@@ -136,7 +136,7 @@ def swapped_examples(paras: Sequence[Paragraph], rng: random.Random, questions: 
     and never ask the finder whose sentence it reads. Only the subject is changed: a question naming a second
     thing the sentence leaves out ("Henrik Ibsen's play A Doll's House") is still answered by it."""
     found, pool = swap_candidates(paras)
-    subjects = [f for f in found if set(content_words(f[3])) & set(content_words(f[0].title))]
+    subjects = [f for f in found if names_subject(f[3], f[0].title)]
     out = []
     for para, question, sentence, name in rng.sample(subjects, min(questions, len(subjects))):
         text = titled(para.title, sentence)

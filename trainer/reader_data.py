@@ -316,6 +316,11 @@ def _words(text: str) -> set[str]:
     return set(content_words(text))
 
 
+def names_subject(name: str, title: str) -> bool:
+    """Whether ``name`` shares a word with the article's ``title``: the question names the article's subject."""
+    return bool(_words(name) & _words(title))
+
+
 def as_word(name: str) -> re.Pattern[str]:
     """``name`` as whole words ("US" not inside "USSR")."""
     return re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
@@ -327,7 +332,7 @@ def asked_name(question: str, title: str, sentence: str, answers: Sequence[str])
     is no part of an answer; None when there is none."""
     held = [n for n in question_names(question) if as_word(n).search(sentence)
             and not holds_answer(n, answers) and not any(n.lower() in a.lower() for a in answers)]
-    titled_names = [n for n in held if _words(n) & _words(title)]
+    titled_names = [n for n in held if names_subject(n, title)]
     return (titled_names or held or [None])[0]
 
 
@@ -370,7 +375,7 @@ def swapped_pairs(paras: Sequence[Paragraph], rng: random.Random, questions: int
             continue
         title = para.title if rng.random() < TITLED_SHARE else ""
         pattern = as_word(name)
-        if title and not pattern.search(title) and _words(name) & _words(title):
+        if title and not pattern.search(title) and names_subject(name, title):
             title = ""
         out.append(_pair(question, titled(title, sentence), "answers", "squad:swapped"))
         out.append(_pair(question, titled(pattern.sub(other, title), pattern.sub(other, sentence)),
