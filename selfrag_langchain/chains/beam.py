@@ -613,6 +613,7 @@ class BeamSearch:
 
     def _prune(self, depth: int, beams: list[Node], plans: list[_Plan]) -> list[Node]:
         pool = [b for b in beams if b.finished is not None]
+        outranked: list[Node] = []
         traces = {c.id: c for c in self.candidates if c.depth == depth}
         for plan in plans:
             children = [self._child(plan, i, traces[cid]) for i, cid in enumerate(plan.ids) if not traces[cid].dropped]
@@ -624,10 +625,11 @@ class BeamSearch:
                     self.notes.append("every first segment violated a hard constraint: kept the best-scoring anyway")
             if children:
                 pool.extend(children)
-            elif plan.unreached and plan.beam.id is not None:
+            elif plan.unreached and plan.beam.id is not None and not self._ended(plan):
                 # Its candidates would have been outranked: the beam leaves the search as an outranked one does.
                 plan.step.notes.append("not continued: no candidate of this beam is expected to be kept "
                                        "(writing_margin)")
+                outranked.append(plan.beam)
             else:
                 if plan.beam.id is not None:
                     plan.beam.finished = "no continuation survived (empty, a repeat, or dropped by a hard constraint)"
@@ -640,9 +642,20 @@ class BeamSearch:
                     self.notes.append("no segment was generated")
                 pool.append(plan.beam)
             self.steps.append(plan.step)
+        if not pool:
+            # Every beam was outranked by candidates that did not survive: they end here rather than none.
+            for beam in outranked:
+                beam.finished = "not continued: no candidate of this beam is expected to be kept (writing_margin)"
+            pool = outranked
         # Stable: on a tie, earlier beams and better-ranked passages first.
         pool.sort(key=lambda b: b.score(self.config.beam_score), reverse=True)
         return pool[: self.config.beam_width]
+
+    @staticmethod
+    def _ended(plan: _Plan) -> bool:
+        """Whether the generator wrote nothing for any candidate it was asked to write: it ended its answer."""
+        written = [cut for cut, reason in zip(plan.cuts, plan.moot, strict=True) if reason is None]
+        return bool(written) and not any(cut.text for cut in written)
 
     def _child(self, plan: _Plan, i: int, trace: SegmentTrace) -> Node:
         cut, branch = plan.cuts[i], plan.branches[i]

@@ -297,3 +297,34 @@ def test_a_beam_whose_candidates_are_all_out_of_reach_leaves_the_search_as_an_ou
     assert all(b.finished == "reached max_depth (2)" for b in result.beams)
     assert result.answer == everything.answer and [b.segments for b in result.beams] == [
         b.segments for b in everything.beams]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_beam_the_generator_ends_finishes_though_its_other_candidates_are_out_of_reach(asynchronous: bool) -> None:
+    readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else 0.6 if "Immanuel Kant was" in s
+                           else 0.05)
+    llm = PromptLLM(responses=["Kant was born in Königsberg.", ""])  # then the generator has nothing to add
+    rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
+                          k=3, beam_width=1, max_depth=2, min_name_coverage=0.0, decline=False,
+                          quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings))
+    request = {"question": QUESTION, "passages": [KANT, FICHTE, BAKERY]}
+    result = asyncio.run(rag.ainvoke(request)) if asynchronous else rag.invoke(request)
+    assert [s.text for s in result.segments] == ["Born in Königsberg, he taught there all his life."]
+    (second,) = (s for s in result.steps if s.depth == 1)
+    assert any(c.dropped is not None and "(writing_margin)" in c.dropped
+               for c in result.candidates if c.depth == 1)  # some were out of reach, as before
+    assert any("no continuation survived" in note for note in second.notes)
+
+
+def test_a_beam_outranked_by_candidates_that_do_not_survive_ends_the_search_rather_than_none() -> None:
+    readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else 0.6 if "Immanuel Kant was" in s
+                           else 0.05)
+    llm = PromptLLM(responses=["Kant was born in Königsberg."])  # the second segment repeats the first
+    rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
+                          k=3, beam_width=1, max_depth=2, min_name_coverage=0.0, decline=False,
+                          quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings))
+    result = rag.invoke({"question": QUESTION, "passages": [KANT, FICHTE, BAKERY]})
+    assert [s.text for s in result.segments] == ["Born in Königsberg, he taught there all his life."]
+    (second,) = (s for s in result.steps if s.depth == 1)
+    assert any("repeats an earlier segment" in (c.dropped or "") for c in result.candidates if c.depth == 1)
+    assert any("not continued" in note for note in second.notes)
