@@ -653,7 +653,7 @@ class BeamSearch:
 
     @staticmethod
     def _ended(plan: _Plan) -> bool:
-        """Whether the generator wrote nothing for any candidate it was asked to write: it ended its answer."""
+        """Whether every candidate the generator was asked to write came back empty: it ended its answer."""
         written = [cut for cut, reason in zip(plan.cuts, plan.moot, strict=True) if reason is None]
         return bool(written) and not any(cut.text for cut in written)
 
