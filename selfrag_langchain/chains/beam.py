@@ -180,6 +180,9 @@ Effect = (Decide | Retrieve | Generate | CritiqueBatches | JudgeRelevance | Read
           | QuoteSegments | Report | Final)
 
 
+_NOT_CONTINUED = "not continued: no candidate of this beam is expected to be kept (writing_margin)"
+"""Why a beam whose every candidate was out of reach leaves the search (its step's note, or how it ended)."""
+
 # ---------------------------------------------------------------------- search state
 
 
@@ -627,8 +630,7 @@ class BeamSearch:
                 pool.extend(children)
             elif plan.unreached and plan.beam.id is not None and not self._ended(plan):
                 # Its candidates would have been outranked: the beam leaves the search as an outranked one does.
-                plan.step.notes.append("not continued: no candidate of this beam is expected to be kept "
-                                       "(writing_margin)")
+                plan.step.notes.append(_NOT_CONTINUED)
                 outranked.append(plan.beam)
             else:
                 if plan.beam.id is not None:
@@ -645,7 +647,7 @@ class BeamSearch:
         if not pool:
             # Every beam was outranked by candidates that did not survive: they end here rather than none.
             for beam in outranked:
-                beam.finished = "not continued: no candidate of this beam is expected to be kept (writing_margin)"
+                beam.finished = _NOT_CONTINUED
             pool = outranked
         # Stable: on a tie, earlier beams and better-ranked passages first.
         pool.sort(key=lambda b: b.score(self.config.beam_score), reverse=True)

@@ -299,14 +299,20 @@ def test_a_beam_whose_candidates_are_all_out_of_reach_leaves_the_search_as_an_ou
         b.segments for b in everything.beams]
 
 
-@pytest.mark.parametrize("asynchronous", [False, True])
-def test_a_beam_the_generator_ends_finishes_though_its_other_candidates_are_out_of_reach(asynchronous: bool) -> None:
+def _second_step(llm: PromptLLM) -> SelfRAGLongForm:
+    """One beam, two steps: after Königsberg's sentence only Kant's opening sentence reads near it, so the other
+    passages' candidates at the second step are out of reach."""
     readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else 0.6 if "Immanuel Kant was" in s
                            else 0.05)
+    return SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
+                           k=3, beam_width=1, max_depth=2, min_name_coverage=0.0, decline=False,
+                           quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings))
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_beam_the_generator_ends_finishes_though_its_other_candidates_are_out_of_reach(asynchronous: bool) -> None:
     llm = PromptLLM(responses=["Kant was born in Königsberg.", ""])  # then the generator has nothing to add
-    rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
-                          k=3, beam_width=1, max_depth=2, min_name_coverage=0.0, decline=False,
-                          quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings))
+    rag = _second_step(llm)
     request = {"question": QUESTION, "passages": [KANT, FICHTE, BAKERY]}
     result = asyncio.run(rag.ainvoke(request)) if asynchronous else rag.invoke(request)
     assert [s.text for s in result.segments] == ["Born in Königsberg, he taught there all his life."]
@@ -317,12 +323,8 @@ def test_a_beam_the_generator_ends_finishes_though_its_other_candidates_are_out_
 
 
 def test_a_beam_outranked_by_candidates_that_do_not_survive_ends_the_search_rather_than_none() -> None:
-    readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else 0.6 if "Immanuel Kant was" in s
-                           else 0.05)
     llm = PromptLLM(responses=["Kant was born in Königsberg."])  # the second segment repeats the first
-    rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
-                          k=3, beam_width=1, max_depth=2, min_name_coverage=0.0, decline=False,
-                          quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings))
+    rag = _second_step(llm)
     result = rag.invoke({"question": QUESTION, "passages": [KANT, FICHTE, BAKERY]})
     assert [s.text for s in result.segments] == ["Born in Königsberg, he taught there all his life."]
     (second,) = (s for s in result.steps if s.depth == 1)
