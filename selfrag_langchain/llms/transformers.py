@@ -26,6 +26,7 @@ from selfrag_langchain.llms.base import (
 from selfrag_langchain.llms.chat_templates import render_hf_chat
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model, model_lock
 from selfrag_langchain.llms.packed_scoring import packed_layout
+from selfrag_langchain.llms.row_decoding import decode_rows
 from selfrag_langchain.text.sentences import sentence_finished
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
 
@@ -36,7 +37,9 @@ class TransformersLLM(HFTokenizerBackend):
     Each generation carries ``generation_info["selfrag"]``: the sequence log-probability and, at every
     position where a reflection token was generated, the exact distribution over that token's group
     (softmax over the full vocabulary, restricted to the group and renormalised). All prompts of one
-    call are generated as one padded batch.
+    call are generated as one batch: greedily on the CPU each prompt is read alone and each row leaves the
+    batch when it ends (:mod:`~selfrag_langchain.llms.row_decoding`); otherwise through ``generate`` over
+    one padded batch.
 
     Setup:
         .. code-block:: bash
@@ -151,6 +154,32 @@ class TransformersLLM(HFTokenizerBackend):
         return LLMResult(generations=generations)
 
     def _generate_batch(self, prompts: list[str], stop: list[str] | None, **kwargs: Any) -> list[Generation]:
+        ids = [self._encode(self.format_prompt(p)) for p in prompts]
+        greedy = float(kwargs.get("temperature", self.temperature)) <= 0
+        if greedy and all(ids) and _decodes_row_by_row(self.hf_model):
+            return self._generate_rows(ids, stop, **kwargs)
+        return self._generate_padded(prompts, stop, **kwargs)
+
+    def _generate_rows(self, prompts: list[list[int]], stop: list[str] | None, **kwargs: Any) -> list[Generation]:
+        """Greedy generation reading each prompt alone, the finished rows leaving the batch (on the CPU)."""
+        from transformers import StopStringCriteria
+
+        model, tokenizer = self.hf_model, self.tokenizer
+        max_new = int(kwargs.get("max_new_tokens", self.max_new_tokens))
+        width = max(len(p) for p in prompts)
+        stopping: list[Any] = [StopStringCriteria(tokenizer, list(stop))] if stop else []
+        sentence = bool(kwargs.get("stop_at_sentence_end"))
+        if sentence:
+            stopping.append(SentenceEnd(tokenizer, width))
+        processors = [NoRepeatInGeneration(self.no_repeat_ngram_size, width, keep=list(self.reflection_ids()))] \
+            if self.no_repeat_ngram_size else []
+        rows = decode_rows(model, lambda ids: self._read(ids, None), prompts, max_new_tokens=max_new,
+                           eos_ids=_stop_ids(model), reflection_ids=list(self.reflection_ids()),
+                           pad_id=tokenizer.pad_token_id or 0, processors=processors, stopping=stopping)
+        return [self._to_generation(r.tokens, r.chosen, r.groups, stop, max_new, sentence=sentence) for r in rows]
+
+    def _generate_padded(self, prompts: list[str], stop: list[str] | None, **kwargs: Any) -> list[Generation]:
+        """``generate`` over one left-padded batch: sampling, GPUs, and models whose caches cannot be stacked."""
         import torch
 
         model, tokenizer = self.hf_model, self.tokenizer
@@ -416,6 +445,12 @@ def _takes_custom_masks(model: Any) -> bool:
             and not getattr(config, "sliding_window", None) and all(t == "full_attention" for t in layers))
 
 
+def _decodes_row_by_row(model: Any) -> bool:
+    """Whether greedy generation reads each prompt alone and drops finished rows (:mod:`.row_decoding`): on the
+    CPU, where padding costs its share, for models whose every layer's cache can be left-padded and stacked."""
+    return model.device.type == "cpu" and _takes_custom_masks(model)
+
+
 def _common_prefix_len(sequences: list[list[int]]) -> int:
     first = sequences[0]
     length = min(len(s) for s in sequences)
@@ -425,12 +460,12 @@ def _common_prefix_len(sequences: list[list[int]]) -> int:
     return length
 
 
-def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
-    ids = {tokenizer.eos_token_id, tokenizer.pad_token_id}
+def _stop_ids(model: Any) -> set[int]:
+    """The tokens ``generate`` ends a row at: the generation config's end tokens."""
     configured = getattr(model.generation_config, "eos_token_id", None)
-    if isinstance(configured, int):
-        ids.add(configured)
-    elif configured:
-        ids.update(configured)
-    return {i for i in ids if i is not None}
+    return {configured} if isinstance(configured, int) else set(configured or ())
 
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    ids = {tokenizer.eos_token_id, tokenizer.pad_token_id} | _stop_ids(model)
+    return {i for i in ids if i is not None}

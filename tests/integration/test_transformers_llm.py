@@ -83,13 +83,41 @@ def test_a_sentence_stop_ends_generation_after_the_first_sentence(smollm2: Trans
 
 
 def test_a_row_stopped_at_its_sentence_before_the_rest_of_its_batch_says_so(smollm2: TransformersLLM) -> None:
-    """The row that stops first is padded while the other goes on; it still finishes with ``sentence``."""
+    """The row that stops first leaves the batch while the other goes on; it still finishes with ``sentence``."""
     prompts = ["Tell me about Jane Austen and her novels.", "Who was Napoleon?"]
     result = smollm2.generate(prompts, max_new_tokens=48, stop_at_sentence_end=True)
     stats = [stats_of(g[0]) for g in result.generations]
     assert all(s is not None and s.finish_reason == "sentence" for s in stats)
     assert stats[0].num_tokens != stats[1].num_tokens  # type: ignore[union-attr]
     assert all(len(split_sentences(g[0].text)) == 2 for g in result.generations)
+
+
+@pytest.mark.parametrize("options", [{"max_new_tokens": 24}, {"max_new_tokens": 48, "stop_at_sentence_end": True},
+                                     {"max_new_tokens": 24, "stop": ["."]}, {"max_new_tokens": 30, "guard": 3}],
+                         ids=["plain", "sentence", "stop-string", "loop-guard"])
+def test_row_by_row_generation_writes_what_generate_writes(smollm2: TransformersLLM, options: dict) -> None:
+    """Greedy generation on the CPU reads each prompt alone and drops finished rows; what it writes, and the
+    log-probabilities and finish reasons it reports, are those of ``generate`` over one padded batch."""
+    import selfrag_langchain.llms.transformers as backend
+
+    assert backend._decodes_row_by_row(smollm2.hf_model)  # the default path for SmolLM2 on the CPU
+    options = dict(options)
+    llm = smollm2.model_copy(update={"no_repeat_ngram_size": options.pop("guard", 0)})
+    stop = options.pop("stop", None)
+    prompts = ["Tell me about Jane Austen and her novels.", "Who was Napoleon?",
+               "Passage: The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
+               "It is named after the engineer Gustave Eiffel.\n\nWhere is the Eiffel Tower?",
+               "Write the word banana forty times, separated by spaces."]
+    with backend.model_lock(llm.hf_model):
+        rows = llm._generate_rows([llm._encode(llm.format_prompt(p)) for p in prompts], stop, **options)
+        padded = llm._generate_padded(prompts, stop, **options)
+    for row, reference in zip(rows, padded, strict=True):
+        assert row.text == reference.text and row.generation_info["finish_reason"] == reference.generation_info[
+            "finish_reason"]
+        got, want = stats_of(row), stats_of(reference)
+        assert got is not None and want is not None and got.num_tokens == want.num_tokens
+        assert got.sum_logprob == pytest.approx(want.sum_logprob, abs=1e-3)
+    assert len({stats_of(r).num_tokens for r in rows}) > 1  # type: ignore[union-attr]  # rows ended apart
 
 
 def test_reading_at_reflection_token_is_exact_group_softmax(smollm2_with_tokens: TransformersLLM) -> None:
