@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -26,6 +27,7 @@ from selfrag_langchain.llms.base import (
 from selfrag_langchain.llms.chat_templates import render_hf_chat
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model, model_lock
 from selfrag_langchain.llms.packed_scoring import packed_layout
+from selfrag_langchain.llms.prompt_caches import PromptCaches
 from selfrag_langchain.llms.row_decoding import decode_rows
 from selfrag_langchain.text.sentences import sentence_finished
 from selfrag_langchain.tokens import GROUP_TOKENS, TOKEN_GROUP
@@ -76,12 +78,17 @@ class TransformersLLM(HFTokenizerBackend):
     passages and earlier segments can still be quoted, and reflection tokens are never banned. A small
     generator decoding greedily can loop on a phrase until its budget ends, and never write the reflection
     tokens that close its answer. Readings and log-probabilities stay the model's own, before the guard."""
+    prompt_cache_mb: int = 256
+    """Megabytes of key/value caches of the prompts read lately, kept for greedy generation on the CPU: a
+    prompt that begins as one of them (a long-form step after the first, the same passage and the answer so
+    far) is read from where they part. 0 keeps none."""
 
     _model: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
     _counter: Any = PrivateAttr(default=None)
     _count_lock: Any = PrivateAttr(default_factory=threading.Lock)
     _recent: RecentTokens = PrivateAttr(default_factory=RecentTokens)
+    _prompt_caches: PromptCaches | None = PrivateAttr(default=None)
 
     stops_at_sentence_end: ClassVar[bool] = True
     """Takes ``stop_at_sentence_end=True``: generation stops once the first sentence has ended (pysbd)."""
@@ -90,6 +97,7 @@ class TransformersLLM(HFTokenizerBackend):
     def _check_ranges(self) -> TransformersLLM:
         require_at_least(self, 1, "batch_size")
         require_at_least(self, 0, "no_repeat_ngram_size")
+        require_at_least(self, 0, "prompt_cache_mb")
         return self
 
     @property
@@ -173,10 +181,18 @@ class TransformersLLM(HFTokenizerBackend):
             stopping.append(SentenceEnd(tokenizer, width))
         processors = [NoRepeatInGeneration(self.no_repeat_ngram_size, width, keep=list(self.reflection_ids()))] \
             if self.no_repeat_ngram_size else []
-        rows = decode_rows(model, lambda ids: self._read(ids, None), prompts, max_new_tokens=max_new,
+        rows = decode_rows(model, self._prompt_reader(), prompts, max_new_tokens=max_new,
                            eos_ids=_stop_ids(model), reflection_ids=list(self.reflection_ids()),
                            pad_id=tokenizer.pad_token_id or 0, processors=processors, stopping=stopping)
         return [self._to_generation(r.tokens, r.chosen, r.groups, stop, max_new, sentence=sentence) for r in rows]
+
+    def _prompt_reader(self) -> Callable[[list[int]], Any]:
+        """Reads one prompt from an empty cache, or from the longest prefix a recent prompt's cache holds."""
+        if not self.prompt_cache_mb:
+            return lambda ids: self._read(ids, None)
+        if self._prompt_caches is None or self._prompt_caches.model is not self.hf_model:
+            self._prompt_caches = PromptCaches(self.hf_model, self.prompt_cache_mb * 2**20)
+        return partial(self._prompt_caches.read, read=self._read)
 
     def _generate_padded(self, prompts: list[str], stop: list[str] | None, **kwargs: Any) -> list[Generation]:
         """``generate`` over one left-padded batch: sampling, GPUs, and models whose caches cannot be stacked."""

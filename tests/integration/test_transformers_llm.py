@@ -120,6 +120,23 @@ def test_row_by_row_generation_writes_what_generate_writes(smollm2: Transformers
     assert len({stats_of(r).num_tokens for r in rows}) > 1  # type: ignore[union-attr]  # rows ended apart
 
 
+def test_a_prompt_continuing_a_recent_one_is_written_as_without_the_caches(smollm2: TransformersLLM) -> None:
+    """A long-form step after the first: the same request, the answer so far one sentence longer. Read from
+    the recent prompt's cache, it is written as a backend keeping no caches writes it."""
+    cached = smollm2.model_copy(update={"chat_template": False})
+    plain = cached.model_copy(update={"prompt_cache_mb": 0})
+    request = smollm2.format_prompt("Tell me about Jane Austen and her novels.")
+    first = cached.generate([request], max_new_tokens=48, stop_at_sentence_end=True).generations[0][0].text
+    assert cached._prompt_caches is not None and tuple(cached._encode(request)) in cached._prompt_caches._entries
+    later = [request + split_sentences(first)[0].rstrip(), request + " Jane Austen"]
+    assert len(cached._encode(later[0])) > len(cached._encode(request)) + 5
+    for with_caches, without in zip(cached.generate(later, max_new_tokens=24).generations,
+                                    plain.generate(later, max_new_tokens=24).generations, strict=True):
+        assert with_caches[0].text == without[0].text
+        assert stats_of(with_caches[0]).sum_logprob == pytest.approx(  # type: ignore[union-attr]
+            stats_of(without[0]).sum_logprob, abs=1e-3)  # type: ignore[union-attr]
+
+
 def test_reading_at_reflection_token_is_exact_group_softmax(smollm2_with_tokens: TransformersLLM) -> None:
     llm = smollm2_with_tokens
     tok = llm.tokenizer
