@@ -61,7 +61,7 @@ class TransformersLLM(HFTokenizerBackend):
         .. code-block:: python
 
             llm.invoke("What is the capital of France?")
-            result = llm.generate(["prompt one", "prompt two"])  # one batched forward per step
+            result = llm.generate(["prompt one", "prompt two"])  # the prompts decoded as one batch
             result.generations[0][0].generation_info["selfrag"]["sum_logprob"]
     """
 
