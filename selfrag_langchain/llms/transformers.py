@@ -463,8 +463,24 @@ def _takes_custom_masks(model: Any) -> bool:
 
 def _decodes_row_by_row(model: Any) -> bool:
     """Whether greedy generation reads each prompt alone and drops finished rows (:mod:`.row_decoding`): on the
-    CPU, where padding costs its share, for models whose every layer's cache can be left-padded and stacked."""
-    return model.device.type == "cpu" and _takes_custom_masks(model)
+    CPU, where padding costs its share, for models whose every layer's cache can be left-padded and stacked and
+    whose generation config leaves the greedy choice alone (what it sets, ``generate`` applies)."""
+    return model.device.type == "cpu" and _takes_custom_masks(model) and _plain_greedy(model.generation_config)
+
+
+_NEUTRAL = {"repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0, "no_repeat_ngram_size": 0, "min_length": 0,
+            "min_new_tokens": 0}
+_SHAPING = (*_NEUTRAL, "bad_words_ids", "suppress_tokens", "begin_suppress_tokens", "forced_bos_token_id",
+            "forced_eos_token_id", "sequence_bias", "exponential_decay_length_penalty", "watermarking_config")
+"""Generation-config settings that change which token greedy decoding picks, and each one's value that does not."""
+
+
+def _plain_greedy(config: Any) -> bool:
+    def neutral(name: str) -> bool:
+        value = getattr(config, name, None)
+        return value is None or value == _NEUTRAL.get(name) or (isinstance(value, list | tuple | dict) and not value)
+
+    return all(neutral(name) for name in _SHAPING)
 
 
 def _common_prefix_len(sequences: list[list[int]]) -> int:

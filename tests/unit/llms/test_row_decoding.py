@@ -112,3 +112,21 @@ def test_nothing_to_write() -> None:
     assert decode_rows(None, lambda ids: None, [], max_new_tokens=4, eos_ids={EOS}, reflection_ids=[], pad_id=PAD) == []
     rows = decode_rows(None, lambda ids: None, [[5, 6]], max_new_tokens=0, eos_ids={EOS}, reflection_ids=[], pad_id=PAD)
     assert [r.tokens for r in rows] == [[]]
+
+
+@pytest.mark.parametrize(("setting", "value", "row_by_row"),
+                         [(None, None, True), ("repetition_penalty", 1.0, True), ("suppress_tokens", [], True),
+                          ("repetition_penalty", 1.3, False), ("no_repeat_ngram_size", 3, False),
+                          ("bad_words_ids", [[5]], False), ("min_new_tokens", 4, False)])
+def test_a_generation_config_that_shapes_the_choice_keeps_generate(model: Any, setting: str | None, value: Any,
+                                                                   row_by_row: bool) -> None:
+    """What a checkpoint's generation config sets, ``generate`` applies and the rows would not: such a model is
+    decoded through ``generate``."""
+    from selfrag_langchain.llms.transformers import _decodes_row_by_row
+
+    original = model.generation_config
+    model.generation_config = transformers.GenerationConfig(**({setting: value} if setting else {}))
+    try:
+        assert _decodes_row_by_row(model) is row_by_row
+    finally:
+        model.generation_config = original
