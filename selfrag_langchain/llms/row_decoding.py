@@ -3,7 +3,7 @@
 On a CPU a padded batch pays for its padding: ten passages of 100 to 250 tokens read together cost what ten
 of 250 cost, and every row goes on being decoded until the batch's longest answer ends. Reading each prompt
 alone, stacking the caches behind left padding, and decoding only the rows still writing gives the tokens
-``generate`` gives in about three quarters of its time (on long-form steps of three to ten candidates).
+``generate`` gives in about four fifths of its time (long-form steps of three to ten candidates).
 """
 
 from __future__ import annotations
