@@ -43,73 +43,62 @@ def decode_rows(model: Any, read: Callable[[list[int]], Any], prompts: Sequence[
     if max_new_tokens < 1 or not prompts:
         return rows
     with torch.inference_mode():
-        _decode(model, read, prompts, rows, max_new_tokens, eos_ids, reflection_ids, pad_id, processors, stopping)
+        device = model.device
+        outputs = [read(ids) for ids in prompts]
+        width = max(len(ids) for ids in prompts)
+        cache = _stacked(model, [out.past_key_values for out in outputs], [width - len(ids) for ids in prompts])
+        ids = torch.full((len(prompts), width), pad_id, dtype=torch.long, device=device)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long, device=device)
+        for i, prompt in enumerate(prompts):
+            ids[i, width - len(prompt) :] = torch.tensor(prompt, device=device)
+            mask[i, width - len(prompt) :] = 1
+        positions = torch.tensor([len(p) for p in prompts], device=device)
+        logits = torch.cat([out.logits[:, -1] for out in outputs])
+        reflection = torch.tensor(list(reflection_ids), dtype=torch.long, device=device)
+        ends = torch.tensor(sorted(eos_ids), dtype=torch.long, device=device)
+        active = list(range(len(prompts)))
+        for step in range(max_new_tokens):
+            scores = logits
+            for processor in processors:
+                scores = processor(ids, scores)
+            chosen = scores.argmax(dim=-1)
+            norm = torch.logsumexp(logits.float(), dim=-1, keepdim=True)
+            picked = (logits.gather(1, chosen[:, None]).float() - norm)[:, 0].tolist()
+            groups = (logits.index_select(1, reflection).float() - norm).tolist()
+            for j, i in enumerate(active):
+                rows[i].tokens.append(int(chosen[j]))
+                rows[i].chosen.append(picked[j])
+                rows[i].groups.append(groups[j])
+            ids = torch.cat([ids, chosen[:, None]], dim=1)
+            mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=1)
+            done = torch.isin(chosen, ends)
+            for criterion in stopping:
+                done = done | criterion(ids, scores).to(done.device)
+            if step == max_new_tokens - 1 or bool(done.all()):
+                break
+            if bool(done.any()):  # the finished rows leave the batch and its cache
+                keep = (~done).nonzero().flatten()
+                cache.batch_select_indices(keep)
+                ids, mask, positions, chosen = ids[keep], mask[keep], positions[keep], chosen[keep]
+                active = [active[j] for j in keep.tolist()]
+            out = model(chosen[:, None], attention_mask=mask, position_ids=positions[:, None], past_key_values=cache,
+                        use_cache=True)
+            positions = positions + 1
+            logits = out.logits[:, -1]
     return rows
-
-
-def _decode(model: Any, read: Callable[[list[int]], Any], prompts: Sequence[list[int]], rows: list[DecodedRow],
-            max_new_tokens: int, eos_ids: Collection[int], reflection_ids: Sequence[int], pad_id: int,
-            processors: Sequence[RowHook], stopping: Sequence[RowHook]) -> None:
-    import torch
-
-    device = model.device
-    outputs = [read(ids) for ids in prompts]
-    width = max(len(ids) for ids in prompts)
-    cache = _stacked(model, [out.past_key_values for out in outputs], [width - len(ids) for ids in prompts])
-    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long, device=device)
-    mask = torch.zeros((len(prompts), width), dtype=torch.long, device=device)
-    for i, prompt in enumerate(prompts):
-        ids[i, width - len(prompt) :] = torch.tensor(prompt, device=device)
-        mask[i, width - len(prompt) :] = 1
-    positions = torch.tensor([len(p) for p in prompts], device=device)
-    logits = torch.cat([out.logits[:, -1] for out in outputs])
-    reflection = torch.tensor(list(reflection_ids), dtype=torch.long, device=device)
-    ends = torch.tensor(sorted(eos_ids), dtype=torch.long, device=device)
-    active = list(range(len(prompts)))
-    for step in range(max_new_tokens):
-        scores = logits
-        for processor in processors:
-            scores = processor(ids, scores)
-        chosen = scores.argmax(dim=-1)
-        norm = torch.logsumexp(logits.float(), dim=-1, keepdim=True)
-        picked = (logits.gather(1, chosen[:, None]).float() - norm)[:, 0].tolist()
-        groups = (logits.index_select(1, reflection).float() - norm).tolist()
-        for j, i in enumerate(active):
-            rows[i].tokens.append(int(chosen[j]))
-            rows[i].chosen.append(picked[j])
-            rows[i].groups.append(groups[j])
-        ids = torch.cat([ids, chosen[:, None]], dim=1)
-        mask = torch.cat([mask, mask.new_ones((len(active), 1))], dim=1)
-        done = torch.isin(chosen, ends)
-        for criterion in stopping:
-            done = done | criterion(ids, scores).to(done.device)
-        if step == max_new_tokens - 1 or bool(done.all()):
-            break
-        if bool(done.any()):  # the finished rows leave the batch and its cache
-            keep = (~done).nonzero().flatten()
-            cache.batch_select_indices(keep)
-            ids, mask, positions, chosen = ids[keep], mask[keep], positions[keep], chosen[keep]
-            active = [active[j] for j in keep.tolist()]
-        out = model(chosen[:, None], attention_mask=mask, position_ids=positions[:, None], past_key_values=cache,
-                    use_cache=True)
-        positions = positions + 1
-        logits = out.logits[:, -1]
 
 
 def _stacked(model: Any, caches: Sequence[Any], pads: Sequence[int]) -> Any:
     """One batch cache of single-prompt caches, each left-padded to the longest (the mask hides the pads)."""
     import torch
+    from torch.nn.functional import pad as pad_left
     from transformers import DynamicCache
 
     stacked = DynamicCache(config=model.config)
     for layer in range(len(caches[0].layers)):
         keys, values = [], []
         for cache, pad in zip(caches, pads, strict=True):
-            key, value = cache.layers[layer].keys, cache.layers[layer].values
-            if pad:
-                key = torch.cat([key.new_zeros((*key.shape[:2], pad, key.shape[3])), key], dim=2)
-                value = torch.cat([value.new_zeros((*value.shape[:2], pad, value.shape[3])), value], dim=2)
-            keys.append(key)
-            values.append(value)
+            keys.append(pad_left(cache.layers[layer].keys, (0, 0, pad, 0)))
+            values.append(pad_left(cache.layers[layer].values, (0, 0, pad, 0)))
         stacked.update(torch.cat(keys), torch.cat(values), layer)
     return stacked

@@ -162,10 +162,10 @@ class TransformersLLM(HFTokenizerBackend):
         return LLMResult(generations=generations)
 
     def _generate_batch(self, prompts: list[str], stop: list[str] | None, **kwargs: Any) -> list[Generation]:
-        ids = [self._encode(self.format_prompt(p)) for p in prompts]
-        greedy = float(kwargs.get("temperature", self.temperature)) <= 0
-        if greedy and all(ids) and _decodes_row_by_row(self.hf_model):
-            return self._generate_rows(ids, stop, **kwargs)
+        if float(kwargs.get("temperature", self.temperature)) <= 0 and _decodes_row_by_row(self.hf_model):
+            ids = [self._encode(self.format_prompt(p)) for p in prompts]
+            if all(ids):
+                return self._generate_rows(ids, stop, **kwargs)
         return self._generate_padded(prompts, stop, **kwargs)
 
     def _generate_rows(self, prompts: list[list[int]], stop: list[str] | None, **kwargs: Any) -> list[Generation]:
@@ -179,10 +179,11 @@ class TransformersLLM(HFTokenizerBackend):
         sentence = bool(kwargs.get("stop_at_sentence_end"))
         if sentence:
             stopping.append(SentenceEnd(tokenizer, width))
-        processors = [NoRepeatInGeneration(self.no_repeat_ngram_size, width, keep=list(self.reflection_ids()))] \
+        reflection = list(self.reflection_ids())
+        processors = [NoRepeatInGeneration(self.no_repeat_ngram_size, width, keep=reflection)] \
             if self.no_repeat_ngram_size else []
         rows = decode_rows(model, self._prompt_reader(), prompts, max_new_tokens=max_new,
-                           eos_ids=_stop_ids(model), reflection_ids=list(self.reflection_ids()),
+                           eos_ids=_stop_ids(model), reflection_ids=reflection,
                            pad_id=tokenizer.pad_token_id or 0, processors=processors, stopping=stopping)
         return [self._to_generation(r.tokens, r.chosen, r.groups, stop, max_new, sentence=sentence) for r in rows]
 
