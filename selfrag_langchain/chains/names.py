@@ -50,7 +50,7 @@ def rare(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _lemma(word: str) -> str:
+def noun_lemma(word: str) -> str:
     """The word read as a noun, in its dictionary form ("narwhals" is "narwhal", "Zulus" "zulu")."""
     from lemminflect import getLemma
 
@@ -248,8 +248,8 @@ class _Held:
         """:func:`holds` against this text."""
         if word in self.words or not self.words.isdisjoint(number_forms(word)):
             return True
-        lemma = _lemma(word)
-        if any(_lemma(w) == lemma for w in self._starting(lemma[:1])):
+        lemma = noun_lemma(word)
+        if any(noun_lemma(w) == lemma for w in self._starting(lemma[:1])):
             return True
         stems = place_stems(word)
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
