@@ -20,6 +20,11 @@ to point at the phrase that answers, ranks the answering sentence first where th
 set in Athens, ..." for "In which city is A Midsummer Night's Dream set?"), and the reverse. An empty generation
 points at nothing and is not quoted.
 
+A sentence that states another rank than the question asks ("the third-longest river in Africa" for "What is
+the longest river in Africa?") names the very measure asked, so both models read it as answering; its readings
+are 0 (:mod:`~selfrag_langchain.chains.ranks`), so that it is neither chosen for them nor read as holding an
+answer.
+
 Each quote comes with that probability (:class:`Quote`): a quote is the passage's own words, so whether it is
 supported is settled, and what a judge still has to say of it is whether it answers the question. Selection
 reads it as the quote's IsUse (:func:`~selfrag_langchain.chains.selection.quoted_critique`). With an answer
@@ -44,6 +49,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.branches import PreparedPassage
+from selfrag_langchain.chains.ranks import states_other_rank
 from selfrag_langchain.judging.claims import named, titled
 from selfrag_langchain.judging.finder import AnswerFinder
 from selfrag_langchain.judging.reader import SentenceReader
@@ -206,9 +212,8 @@ class PassageQuoter(BaseModel):
             parts = split_sentences(passage)
             barred = taken[i] if taken is not None else ()
             shown.append([q for q in (named(s, title, parts[0]) for s in parts) if q not in barred])
-        read = iter(self.finder.holds_answer([(question, titled(title or "", q))
-                                              for quotes, (_, title) in zip(shown, passages, strict=True)
-                                              for q in quotes]))
+        read = iter(self._holdings([(question, titled(title or "", q))
+                                    for quotes, (_, title) in zip(shown, passages, strict=True) for q in quotes]))
         return [max((next(read) for _ in quotes), default=None) for quotes in shown]
 
     async def abest_holding(self, question: str, passages: Sequence[tuple[str, str | None]],
@@ -221,11 +226,17 @@ class PassageQuoter(BaseModel):
         question: the reader's, blended with the finder's by :attr:`finder_share`; None without a reader."""
         if self.reader is None:
             return None
-        read = self.reader.answering(pairs)
+        read = _unless_other_rank(pairs, self.reader.answering(pairs))
         if self.finder is None or not self.finder_share or not pairs:
             return read
         share = self.finder_share
-        return [(1.0 - share) * r + share * f for r, f in zip(read, self.finder.holds_answer(pairs), strict=True)]
+        return [(1.0 - share) * r + share * f for r, f in zip(read, self._holdings(pairs), strict=True)]
+
+    def _holdings(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The finder's probability that each (question, sentence) pair's sentence holds an answer (0 for one that
+        states another rank than the question asks: :func:`_unless_other_rank`)."""
+        assert self.finder is not None
+        return _unless_other_rank(pairs, self.finder.holds_answer(pairs))
 
     def _sentence_readings(self, question: str, groups: Sequence[tuple[Sequence[str], str | None]]
                            ) -> list[float] | None:
@@ -253,7 +264,7 @@ class PassageQuoter(BaseModel):
             return quotes
         read = [(i, (question, titled(titles[i] or "", quote.text))) for i, quote in enumerate(quotes)
                 if quote is not None]
-        holds = dict(zip((i for i, _ in read), self.finder.holds_answer([pair for _, pair in read]), strict=True))
+        holds = dict(zip((i for i, _ in read), self._holdings([pair for _, pair in read]), strict=True))
         return [replace(quote, holds_answer=holds[i]) if quote is not None else None
                 for i, quote in enumerate(quotes)]
 
@@ -309,6 +320,15 @@ class _Found:
                     best, best_score = Quote(shown, reads), score
             found.append(best)
         return found
+
+
+def _unless_other_rank(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[float]:
+    """``readings`` of (question, sentence) pairs, each 0 where the sentence states another rank than the
+    question asks (:func:`~selfrag_langchain.chains.ranks.states_other_rank`: "the third-longest river in
+    Africa" for "the longest"): it names the measure asked, so the models read it as answering, but it does
+    not."""
+    return [0.0 if states_other_rank(question, sentence) else reading
+            for (question, sentence), reading in zip(pairs, readings, strict=True)]
 
 
 def _reading_pairs(question: str, sentences: Sequence[str], title: str | None) -> list[tuple[str, str]]:

@@ -1,0 +1,173 @@
+"""Whether a sentence ranks what it speaks of otherwise than the question asks.
+
+"What is the longest river in Africa?" is not answered by "The Niger is the 14th-longest river in the world, and
+the third-longest river in Africa", nor "What is the largest moon of Saturn?" by "Enceladus is the sixth-largest
+moon of Saturn": the sentence names the river or the moon and the very measure asked, so the sentence reader and
+the answer finder read it as answering (it is one word away from the answer sentence), and word overlap ranks it
+first. What it states is another rank. A question asks a rank with a superlative ("the longest", "the most
+populous", "the southernmost", the first rank unless an ordinal stands before it: "the second-largest") or with
+an ordinal before a noun ("the first person to ...", "her second wife"); a sentence that states some other rank
+and not the one asked does not answer (:func:`states_other_rank`), and the quoter
+(:class:`~selfrag_langchain.chains.quotes.PassageQuoter`) reads it so: its readings are zero, so that it is
+neither quoted nor read as holding an answer, and the passage that states the asked rank is chosen.
+
+The rule asks little of the sentence, so that it does not bar answers: a superlative the sentence states of
+another measure counts as stating the first rank ("Kilimanjaro is the highest mountain in Africa and the fourth
+most prominent peak" answers "the tallest mountain"); another measure's first rank does not count as another
+rank ("Marseille is best known for its port" says nothing against "the second-largest city"), nor does the asked
+place said of another noun ("The highest point is Mount Dena" for "the highest peak"); "one of the largest",
+"the next brightest" and "at least" state no rank; an ordinal before a noun is read only for the noun the
+question ranks ("first published" says nothing of "her first novel").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from selfrag_langchain.chains.names import ORDINALS, noun_lemma
+from selfrag_langchain.judging.signals import STOPWORDS
+
+__all__ = ["Rank", "asked_ranks", "stated_ranks", "states_other_rank"]
+
+_TOKEN = re.compile(r"\d+(?:st|nd|rd|th)\b|[a-z]+", re.IGNORECASE)
+_NUMBERED_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)$")
+_IRREGULAR = frozenset(("best", "worst"))
+"""Superlatives that do not end in "-est" ("worst") or whose "-est" is no ending of their adjective ("best")."""
+_RANKING_WORDS = frozenset(("most", "least"))
+"""Words that make the next adjective a superlative ("the most populous")."""
+_NO_RANK_BEFORE = (("one", "of", "the"), ("among", "the"), ("at",), ("next",))
+"""What, before a superlative, leaves it stating no rank: "one of the largest", "among the oldest", "at least",
+"the next brightest" (a place after another's, unsaid)."""
+
+
+@dataclass(frozen=True)
+class Rank:
+    """A rank a text states or asks: its place (1 for "the largest", 3 for "the third-longest"), what it ranks by
+    (the superlative, "largest", "most populous"; or the noun an ordinal stands before, "novel"), and whether the
+    place was written (an ordinal) or is the first by default (a superlative alone)."""
+
+    place: int
+    measure: str
+    ordinal_noun: bool = False
+    written: bool = True
+    noun: str | None = None
+    """The content word after a superlative ("river" in "the longest river"), in its dictionary form; None when
+    a function word follows ("the largest in Brazil") or nothing does."""
+
+    def ranks_alike(self, other: Rank) -> bool:
+        """Whether two superlatives can rank the same things: their nouns are the same, or one has none
+        ("the highest mountain" and "the tallest mountain"; not "the longest river" and "the longest
+        east-flowing river")."""
+        return self.noun is None or other.noun is None or self.noun == other.noun
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _adjective_lemma(word: str) -> str | None:
+    """The adjective ``word`` is a form of, when lemminflect knows it as one ("largest": "large")."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word).get("ADJ")
+    return str(lemmas[0]) if lemmas else None
+
+
+def _superlative(word: str) -> bool:
+    """Whether a lower-cased word is a superlative adjective: "largest", "best", "southernmost" (not "forest",
+    "honest", "most")."""
+    if word in _IRREGULAR:
+        return True
+    if word.endswith("most") and len(word) > len("most") + 2:
+        return _adjective_lemma(word) is not None
+    if not word.endswith("est") or len(word) < 5:
+        return False
+    lemma = _adjective_lemma(word)
+    return lemma is not None and lemma != word
+
+
+def _adjective(word: str) -> bool:
+    """Whether a lower-cased word reads as an adjective ("populous", after "most")."""
+    return _adjective_lemma(word) is not None
+
+
+def _noun(token: str) -> str | None:
+    """What a superlative ranks, from the word after it: its dictionary form as a noun ("moons": "moon"), or
+    None for a function word or a capitalised one."""
+    if not token or token in STOPWORDS:
+        return None
+    return noun_lemma(token)
+
+
+def _ordinal(token: str) -> int | None:
+    """The place an ordinal token names ("third": 3, "14th": 14), else None."""
+    if token in ORDINALS:
+        return ORDINALS.index(token) + 1
+    match = _NUMBERED_ORDINAL.match(token)
+    return int(match.group(1)) if match else None
+
+
+def _tokens(text: str) -> list[str]:
+    """The text's words and ordinals in figures, lower-cased; a hyphen parts words ("third-longest"). A
+    capitalised word is part of a name ("the Second World War", "Best Actor", "Greatest Hits") and ranks
+    nothing: it is kept as "" so that it neither ranks nor counts as the word before a rank."""
+    return ["" if token[:1].isupper() else token.lower() for token in _TOKEN.findall(text)]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def stated_ranks(text: str) -> tuple[Rank, ...]:
+    """The ranks ``text`` states or asks, in order: each superlative with its place (an ordinal before it, else
+    the first), unless it follows "one of the", "among the" or "at"; each ordinal before a noun that is no
+    superlative, the noun as what it ranks ("second wife": 2, "wife"). Capitalised words are left out
+    (:func:`_tokens`)."""
+    tokens = _tokens(text)
+    ranks: list[Rank] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        measure = None
+        if token in _RANKING_WORDS and i + 1 < len(tokens) and _adjective(tokens[i + 1]):
+            measure, end = f"{token} {tokens[i + 1]}", i + 2
+        elif _superlative(token):
+            measure, end = token, i + 1
+        if measure is not None:
+            if not any(tuple(tokens[max(0, i - len(before)):i]) == before for before in _NO_RANK_BEFORE):
+                place = _ordinal(tokens[i - 1]) if i > 0 else None
+                ranks.append(Rank(place or 1, measure, written=place is not None,
+                                  noun=_noun(tokens[end]) if end < len(tokens) else None))
+            i = end
+            continue
+        place = _ordinal(token)
+        if place is not None and i + 1 < len(tokens) and tokens[i + 1] and (
+                tokens[i + 1] not in _RANKING_WORDS and not _superlative(tokens[i + 1])):
+            ranks.append(Rank(place, tokens[i + 1], ordinal_noun=True))
+        i += 1
+    return tuple(ranks)
+
+
+def asked_ranks(question: str) -> tuple[Rank, ...]:
+    """The ranks a question asks (:func:`stated_ranks` of the question)."""
+    return stated_ranks(question)
+
+
+def states_other_rank(question: str, sentence: str) -> bool:
+    """Whether ``sentence`` states another rank than ``question`` asks, and not the asked one. For a superlative
+    asked: another place written before any superlative ("the third-longest"), or the asked superlative at the
+    first place when another is asked, and no superlative at the asked place that can rank the same things
+    (:meth:`Rank.ranks_alike`; any measure's first place states the first). For an ordinal asked before a noun:
+    another ordinal before the same noun, and not the asked one."""
+    asked = asked_ranks(question)
+    if not asked:
+        return False
+    stated = stated_ranks(sentence)
+    for rank in asked:
+        if rank.ordinal_noun:
+            same = [s for s in stated if s.ordinal_noun and s.measure == rank.measure]
+            if same and all(s.place != rank.place for s in same):
+                return True
+            continue
+        superlatives = [s for s in stated if not s.ordinal_noun]
+        if any(s.place == rank.place and s.ranks_alike(rank) for s in superlatives):
+            continue
+        if any(s.place != rank.place and (s.written or s.measure == rank.measure) for s in superlatives):
+            return True
+    return False

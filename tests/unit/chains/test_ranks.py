@@ -1,0 +1,88 @@
+"""Ranks: a sentence that states another rank than the question asks does not answer it, and the quoter reads it
+so; sentences that state the asked rank, or no rank of what is asked, are left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfrag_langchain.chains.quotes import PassageQuoter
+from selfrag_langchain.chains.ranks import Rank, stated_ranks, states_other_rank
+from tests.fakes.bag_of_words import BagOfWords
+
+LONGEST = "What is the longest river in Africa?"
+SATURN = "What is the largest moon of Saturn?"
+SECOND = "What is the second largest city in France?"
+TALLEST = "Which is the tallest mountain in Africa?"
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    (LONGEST, "The Niger is the 14th-longest river in the world, and the third-longest river in Africa."),
+    (LONGEST, "The Zambezi is the fourth-longest river in Africa, the longest east-flowing river in Africa."),
+    (SATURN, "Enceladus is the sixth-largest moon of Saturn and the 18th largest in the Solar System."),
+    (SECOND, "Paris is the capital and largest city of France."),
+    (TALLEST, "Mount Kenya is the second highest mountain in Africa."),
+    ("What is the most populous country in Africa?", "Ethiopia is the second-most populous country in Africa."),
+    ("What was Jane Austen's first novel?", "Written when she was aged 20–21, it was her third novel."),
+    ("Who was the first person to walk on the Moon?", "Buzz Aldrin was the second person to walk on the Moon."),
+])
+def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(question: str, sentence: str) -> None:
+    assert states_other_rank(question, sentence)
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    (LONGEST, "The Nile is the longest river in Africa."),
+    (SATURN, "Titan is the largest moon of Saturn and the second-largest natural satellite in the Solar System."),
+    (SATURN, "Enceladus is about a tenth of the size of Saturn's largest moon, Titan."),
+    (SECOND, "Marseille is the second-most populous city proper in France, after Paris."),
+    (SECOND, "Marseille is best known for its port."),  # another measure's first rank says nothing of the second
+    # another superlative of the first rank states it ("highest" for "tallest")
+    (TALLEST, "Kilimanjaro is the highest mountain in Africa and the fourth most prominent peak on Earth."),
+    ("Which city is the largest in Brazil?", "São Paulo is the largest city in Brazil."),
+    ("Which city is the largest in Brazil?", "São Paulo is one of the largest cities in the world."),
+    ("Which city is the largest in Brazil?", "It has at least 12 million people."),
+    ("What was Jane Austen's first novel?", "Pride and Prejudice is a novel by English author Jane Austen."),
+    ("What was the first novel of Charles Dickens?", "A Christmas Carol is a novella, first published in 1843."),
+    ("In which year did the First World War end?", "It ended before the Second World War began."),  # names
+    ("Who wrote Hamlet?", "Hamlet is the longest play by Shakespeare and the third most performed."),  # no rank asked
+    # the asked place of the asked measure, whatever noun it ranks, is no other rank
+    ("What is the highest peak of the Zagros Mountains?", "The highest point is Mount Dena, at 4,409 metres."),
+    ("What is the giraffe's closest living relative?", "Its closest extant relative is the okapi."),
+    ("In which year did China become the world's second-largest film market?",
+     "In 2012 the country became the second-largest market in the world."),
+    # "the next brightest" is a place after another's, not the first
+    ("Which star is the second brightest in the night sky?",
+     "Sirius is twice as bright as Canopus, the next brightest star."),
+])
+def test_a_sentence_stating_the_asked_rank_or_no_rank_of_it_is_left_alone(question: str, sentence: str) -> None:
+    assert not states_other_rank(question, sentence)
+
+
+def test_ranks_read_ordinals_in_words_and_figures_before_superlatives_and_nouns() -> None:
+    assert stated_ranks("the 14th-longest river and the second-most populous city") == (
+        Rank(14, "longest", noun="river"), Rank(2, "most populous", noun="city"))
+    assert stated_ranks("the largest of its moons") == (Rank(1, "largest", written=False),)
+    assert stated_ranks("her third novel") == (Rank(3, "novel", ordinal_noun=True),)
+    # neither a word that only ends as a superlative does, nor "most" before a noun, nor a name ranks anything
+    assert stated_ranks("The forest is honest; most people saw the Second World War and Best Picture.") == ()
+
+
+def test_the_quoter_neither_quotes_nor_reads_as_holding_an_answer_a_sentence_of_another_rank() -> None:
+    from tests.fakes.table_finder import TableFinder
+    from tests.fakes.table_reader import TableReader
+
+    passage = ("The Niger is the main river of West Africa. It is the 14th-longest river in the world, and the "
+               "third-longest river in Africa.")
+    # both models read the sentence naming the measure as answering, as the shipped ones do
+    reader = TableReader(answering=lambda q, s: 0.9 if "longest" in s else 0.1)
+    finder = TableFinder(odds=lambda q, s: 3.0 if "longest" in s else -5.0)
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
+    found = quoter.find(LONGEST, [("The Niger is the longest river.", passage)], titles=["Niger"])[0]
+    assert found is not None and found.text == "The Niger is the main river of West Africa."
+    assert found.holds_answer == pytest.approx(1 / (1 + 2.718281828 ** 5), rel=1e-3)
+    assert quoter.best_holding(LONGEST, [(passage, "Niger")]) == [pytest.approx(found.holds_answer)]
+    assert quoter.best_answering(LONGEST, [(passage, "Niger")]) == [pytest.approx(0.5 * 0.1 + 0.5 * found.holds_answer)]
+    # asked of another rank, the same sentence answers and is read as the models read it
+    asked = "Which river is the third-longest in Africa?"
+    found = quoter.find(asked, [("The Niger.", passage)], titles=["Niger"])[0]
+    assert found is not None and found.text.startswith("The Niger is the 14th-longest")  # its pronoun named
+    assert found.holds_answer == pytest.approx(1 / (1 + 2.718281828 ** -3), rel=1e-3)
