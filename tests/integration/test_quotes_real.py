@@ -53,3 +53,31 @@ def test_the_answer_is_a_sentence_of_the_cited_passage(smollm2: TransformersLLM,
     assert result.quoted and not result.declined
     assert result.citations[0].metadata["title"] == "George Orwell"
     assert result.answer in split_sentences(ORWELL)
+
+
+ENCELADUS = ("Enceladus is the sixth-largest moon of Saturn. It is about 500 kilometres in diameter. It is covered by "
+             "fresh, clean ice.")
+TITAN = ("Titan is the largest moon of Saturn and the second-largest natural satellite in the Solar System. It is the "
+         "only moon known to have a dense atmosphere.")
+
+
+def test_a_sentence_of_another_rank_is_not_the_answer_though_the_shipped_models_read_it_as_one(
+        smollm2: TransformersLLM) -> None:
+    from selfrag_langchain.pipeline import PipelineSettings, build_quoter
+
+    question = "What is the largest moon of Saturn?"
+    shipped = build_quoter(PipelineSettings())
+    assert shipped.reader is not None and shipped.finder is not None
+    other_rank = ("Enceladus", "Enceladus is the sixth-largest moon of Saturn.")
+    pair = [(question, f"{other_rank[0]}: {other_rank[1]}")]
+    # the models alone read it as answering: it names the very measure asked
+    assert shipped.reader.answering(pair)[0] > 0.5 and shipped.finder.holds_answer(pair)[0] > 0.5
+    best = shipped.best_holding(question, [(ENCELADUS, "Enceladus")])[0]  # what declining's bound reads
+    assert best is not None and best < PipelineSettings().min_quote_holds_answer
+    rag = SelfRAG(generator=smollm2, reflector=CalibratedReflector(), mode="always", k=2, quoter=shipped,
+                  max_new_tokens=24)
+    passages = [Document(page_content=ENCELADUS, metadata={"title": "Enceladus"}),  # the retriever's first
+                Document(page_content=TITAN, metadata={"title": "Titan"})]
+    result = rag.invoke({"question": question, "passages": passages})
+    assert not result.declined and result.citations[0].metadata["title"] == "Titan"
+    assert result.answer.startswith("Titan is the largest moon of Saturn")
