@@ -212,8 +212,9 @@ class PassageQuoter(BaseModel):
             parts = split_sentences(passage)
             barred = taken[i] if taken is not None else ()
             shown.append([q for q in (named(s, title, parts[0]) for s in parts) if q not in barred])
-        read = iter(self._holdings([(question, titled(title or "", q))
-                                    for quotes, (_, title) in zip(shown, passages, strict=True) for q in quotes]))
+        read = iter(_holdings(self.finder, [(question, titled(title or "", q))
+                                            for quotes, (_, title) in zip(shown, passages, strict=True)
+                                            for q in quotes]))
         return [max((next(read) for _ in quotes), default=None) for quotes in shown]
 
     async def abest_holding(self, question: str, passages: Sequence[tuple[str, str | None]],
@@ -226,17 +227,11 @@ class PassageQuoter(BaseModel):
         question: the reader's, blended with the finder's by :attr:`finder_share`; None without a reader."""
         if self.reader is None:
             return None
-        read = _unless_other_rank(pairs, self.reader.answering(pairs))
-        if self.finder is None or not self.finder_share or not pairs:
-            return read
-        share = self.finder_share
-        return [(1.0 - share) * r + share * f for r, f in zip(read, self._holdings(pairs), strict=True)]
-
-    def _holdings(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """The finder's probability that each (question, sentence) pair's sentence holds an answer (0 for one that
-        states another rank than the question asks: :func:`_unless_other_rank`)."""
-        assert self.finder is not None
-        return _unless_other_rank(pairs, self.finder.holds_answer(pairs))
+        read = self.reader.answering(pairs)
+        if self.finder is not None and self.finder_share and pairs:
+            share = self.finder_share
+            read = [(1.0 - share) * r + share * f for r, f in zip(read, self.finder.holds_answer(pairs), strict=True)]
+        return _unless_other_rank(pairs, read)
 
     def _sentence_readings(self, question: str, groups: Sequence[tuple[Sequence[str], str | None]]
                            ) -> list[float] | None:
@@ -264,7 +259,7 @@ class PassageQuoter(BaseModel):
             return quotes
         read = [(i, (question, titled(titles[i] or "", quote.text))) for i, quote in enumerate(quotes)
                 if quote is not None]
-        holds = dict(zip((i for i, _ in read), self._holdings([pair for _, pair in read]), strict=True))
+        holds = dict(zip((i for i, _ in read), _holdings(self.finder, [pair for _, pair in read]), strict=True))
         return [replace(quote, holds_answer=holds[i]) if quote is not None else None
                 for i, quote in enumerate(quotes)]
 
@@ -320,6 +315,12 @@ class _Found:
                     best, best_score = Quote(shown, reads), score
             found.append(best)
         return found
+
+
+def _holdings(finder: AnswerFinder, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """The finder's probability that each (question, sentence) pair's sentence holds an answer, 0 for one that
+    states another rank than the question asks (:func:`_unless_other_rank`)."""
+    return _unless_other_rank(pairs, finder.holds_answer(pairs))
 
 
 def _unless_other_rank(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[float]:

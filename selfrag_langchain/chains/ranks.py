@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from selfrag_langchain.chains.names import ORDINALS, noun_lemma
 from selfrag_langchain.judging.signals import STOPWORDS
 
-__all__ = ["Rank", "asked_ranks", "stated_ranks", "states_other_rank"]
+__all__ = ["Rank", "stated_ranks", "states_other_rank"]
 
 _TOKEN = re.compile(r"\d+(?:st|nd|rd|th)\b|[a-z]+", re.IGNORECASE)
 _NUMBERED_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)$")
@@ -85,11 +85,6 @@ def _superlative(word: str) -> bool:
     return lemma is not None and lemma != word
 
 
-def _adjective(word: str) -> bool:
-    """Whether a lower-cased word reads as an adjective ("populous", after "most")."""
-    return _adjective_lemma(word) is not None
-
-
 def _noun(token: str) -> str | None:
     """What a superlative ranks, from the word after it: its dictionary form as a noun ("moons": "moon"), or
     None for a function word or a capitalised one."""
@@ -116,7 +111,8 @@ def _tokens(text: str) -> list[str]:
 @functools.lru_cache(maxsize=1 << 14)
 def stated_ranks(text: str) -> tuple[Rank, ...]:
     """The ranks ``text`` states or asks, in order: each superlative with its place (an ordinal before it, else
-    the first), unless it follows "one of the", "among the" or "at"; each ordinal before a noun that is no
+    the first), unless it follows "one of the", "among the", "the next" or "at" (a question's are the ranks it
+    asks); each ordinal before a noun that is no
     superlative, the noun as what it ranks ("second wife": 2, "wife"). Capitalised words are left out
     (:func:`_tokens`)."""
     tokens = _tokens(text)
@@ -125,7 +121,7 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
     while i < len(tokens):
         token = tokens[i]
         measure = None
-        if token in _RANKING_WORDS and i + 1 < len(tokens) and _adjective(tokens[i + 1]):
+        if token in _RANKING_WORDS and i + 1 < len(tokens) and _adjective_lemma(tokens[i + 1]) is not None:
             measure, end = f"{token} {tokens[i + 1]}", i + 2
         elif _superlative(token):
             measure, end = token, i + 1
@@ -144,18 +140,13 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
     return tuple(ranks)
 
 
-def asked_ranks(question: str) -> tuple[Rank, ...]:
-    """The ranks a question asks (:func:`stated_ranks` of the question)."""
-    return stated_ranks(question)
-
-
 def states_other_rank(question: str, sentence: str) -> bool:
     """Whether ``sentence`` states another rank than ``question`` asks, and not the asked one. For a superlative
     asked: another place written before any superlative ("the third-longest"), or the asked superlative at the
     first place when another is asked, and no superlative at the asked place that can rank the same things
     (:meth:`Rank.ranks_alike`; any measure's first place states the first). For an ordinal asked before a noun:
     another ordinal before the same noun, and not the asked one."""
-    asked = asked_ranks(question)
+    asked = stated_ranks(question)
     if not asked:
         return False
     stated = stated_ranks(sentence)
