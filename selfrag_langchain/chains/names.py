@@ -6,7 +6,8 @@ relevant. Names are the question's capitalised words and numbers (a sentence's f
 lexicon does not know it; not a nationality that describes what is asked for, "In which European state ...":
 :func:`describing_words`), or, in a question that capitalises none, its numbers and the words the lexicon does
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
-derived from it included (:func:`holds`). Two rules read them, with
+derived from it included, and the place for its people's word where they share no stem ("France" for
+"French": :mod:`~selfrag_langchain.chains.peoples`; :func:`holds`). Two rules read them, with
 one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
@@ -30,6 +31,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 
 
@@ -236,7 +238,9 @@ class _Held:
     when a word is looked up that the text does not hold as it is."""
 
     def __init__(self, text: str) -> None:
-        self.words = set(content_words(folded(text))) | acronyms(text) | numbered(text)
+        content = content_words(folded(text))
+        self.phrase = f" {' '.join(content)} "
+        self.words = set(content) | acronyms(text) | numbered(text)
         self.initial: dict[str, list[str]] = {}
         for w in self.words:
             self.initial.setdefault(w[:1], []).append(w)
@@ -244,12 +248,18 @@ class _Held:
     def _starting(self, prefix: str) -> list[str]:
         return [w for w in self.initial.get(prefix[:1], ()) if w.startswith(prefix)]
 
+    def _holds_name(self, name: tuple[str, ...]) -> bool:
+        """Whether the text holds a name of one word, or of several in a row (stop words between them aside)."""
+        return name[0] in self.words if len(name) == 1 else f" {' '.join(name)} " in self.phrase
+
     def holds(self, word: str) -> bool:
         """:func:`holds` against this text."""
         if word in self.words or not self.words.isdisjoint(number_forms(word)):
             return True
         lemma = noun_lemma(word)
         if any(noun_lemma(w) == lemma for w in self._starting(lemma[:1])):
+            return True
+        if any(self._holds_name(name) for name in {*other_names(word), *other_names(lemma)}):
             return True
         stems = place_stems(word)
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
@@ -359,10 +369,11 @@ def rare_terms(question: str) -> list[str]:
 
 def holds(word: str, text: str) -> bool:
     """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal", "Croatia" for
-    "croatian": :func:`place_stems`, "romanized" for "romanization": :func:`root`, "No. 9" for "ninth":
-    :func:`number_forms`), as the two words of a
-    compound ("chess" and "board" for "chessboard"; the words anywhere in the text, each of at least three
-    letters), or as an acronym the text spells (:func:`acronyms`: "us" in "the United States")."""
+    "croatian": :func:`place_stems`, "the United States" for "Americans":
+    :func:`~selfrag_langchain.chains.peoples.other_names`, "romanized" for "romanization": :func:`root`, "No. 9"
+    for "ninth": :func:`number_forms`), as the two words of a compound ("chess" and "board" for "chessboard"; the
+    words anywhere in the text, each of at least three letters), or as an acronym the text spells
+    (:func:`acronyms`: "us" in "the United States")."""
     return _held(text).holds(word)
 
 

@@ -475,3 +475,19 @@ def test_a_place_adjective_is_held_by_the_place_and_the_place_by_its_adjective()
     assert holds("togo", "He was a Togolese footballer.")
     assert not holds("iraqi", "Tehran is the capital of Iran.")
     assert all(len(stem) >= 4 for stem in place_stems("roman"))
+
+
+def test_a_people_whose_name_is_not_the_place_s_stem_is_held_by_the_place_and_the_place_by_its_people() -> None:
+    rowing = ("Rowing (sport)\nRowing, sometimes called crew in the United States, is the sport of racing boats "
+              "using oars.")
+    assert name_share("What do Americans often call the sport of rowing?", rowing) == 1.0
+    assert holds("french", "Lyon is the third-largest city of France.")
+    assert holds("france", "Claude Monet was a French painter.")
+    assert holds("dutch", "Amsterdam is the capital of the Netherlands.")
+    assert holds("uk", "She was a British actress.")
+    assert holds("roman", "Augustus was the first emperor of ancient Rome.")
+    # A name of several words is held only by its words in a row, and no group meets another.
+    assert not holds("american", "The states of Germany are united in a federation.")
+    assert not holds("american", "Mexico City is the capital of Mexico.")
+    assert not holds("french", "Madrid is the capital of Spain.")
+    assert not holds("british", "The kingdom of Thailand.")
