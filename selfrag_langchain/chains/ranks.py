@@ -9,7 +9,10 @@ populous", "the southernmost", the first rank unless an ordinal stands before it
 an ordinal before a noun ("the first person to ...", "her second wife"); a sentence that states some other rank
 and not the one asked does not answer (:func:`states_other_rank`), and the quoter
 (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`) reads it so: its readings are zero, so that it is
-neither quoted nor read as holding an answer, and the passage that states the asked rank is chosen.
+neither quoted nor read as holding an answer, and the passage that states the asked rank is chosen. So does a
+sentence that states the asked rank where the question does not ask it: "Calgary is the largest city in the
+province of Alberta" for "Which Canadian city has the largest population?" (:attr:`Rank.scope`, read when the
+question names something: "What is the largest planet?" is answered by "the largest in the Solar System").
 
 The rule asks little of the sentence, so that it does not bar answers: a superlative the sentence states of
 another measure counts as stating the first rank ("Kilimanjaro is the highest mountain in Africa and the fourth
@@ -26,7 +29,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from selfrag_langchain.chains.names import ORDINALS, noun_lemma
+from selfrag_langchain.chains.names import ORDINALS, asked_names, describing_words, holds, kind_nouns, noun_lemma
+from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.signals import STOPWORDS
 
 __all__ = ["Rank", "stated_ranks", "states_other_rank"]
@@ -55,12 +59,22 @@ class Rank:
     noun: str | None = None
     """The content word after a superlative ("river" in "the longest river"), in its dictionary form; None when
     a function word follows ("the largest in Brazil") or nothing does."""
+    scope: tuple[tuple[str, ...], ...] = ()
+    """Where a superlative holds, when the text names it after the rank: the names of each place it names
+    (:func:`_scope`; "in Canada and North America": ("canada",), ("north", "america")); empty when it names
+    none."""
 
-    def ranks_alike(self, other: Rank) -> bool:
-        """Whether two superlatives can rank the same things: their nouns are the same, or one has none
-        ("the highest mountain" and "the tallest mountain"; not "the longest river" and "the longest
-        east-flowing river")."""
-        return self.noun is None or other.noun is None or self.noun == other.noun
+    def ranks_alike(self, other: Rank, kinds: frozenset[str] = frozenset()) -> bool:
+        """Whether two superlatives can rank the same things: their nouns are the same, or one has none, or
+        this one ranks a kind of thing the question asks for (``kinds``: "the most populous city" for "Which
+        city has the largest population?"); not "the longest river" and "the longest east-flowing river"."""
+        return self.noun is None or other.noun is None or self.noun == other.noun or self.noun in kinds
+
+    def holds_in(self, question: str) -> bool:
+        """Whether the rank holds where the question asks: it names no place, or every name of one place it
+        names is one the question :func:`~selfrag_langchain.chains.names.holds` ("in Canada" for "Which
+        Canadian city ...", not "in the Canadian province of Alberta")."""
+        return not self.scope or any(_place_held(names, question) for names in self.scope)
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -101,22 +115,67 @@ def _ordinal(token: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _tokens(text: str) -> list[str]:
-    """The text's words and ordinals in figures, lower-cased; a hyphen parts words ("third-longest"). A
-    capitalised word is part of a name ("the Second World War", "Best Actor", "Greatest Hits") and ranks
-    nothing: it is kept as "" so that it neither ranks nor counts as the word before a rank."""
-    return ["" if token[:1].isupper() else token.lower() for token in _TOKEN.findall(text)]
+def _tokens(text: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """The text's words and ordinals in figures, lower-cased, and where each stands; a hyphen parts words
+    ("third-longest"). A capitalised word is part of a name ("the Second World War", "Best Actor", "Greatest
+    Hits") and ranks nothing: it is kept as "" so that it neither ranks nor counts as the word before a rank."""
+    matches = list(_TOKEN.finditer(text))
+    return ["" if m.group()[:1].isupper() else m.group().lower() for m in matches], [m.span() for m in matches]
+
+
+_SCOPE = re.compile(r"(?:\s+[a-z][\w-]*){0,2}?\s*\b(?:in|of|on|within|across|throughout)\b[^,.;:()\n]*")
+"""A phrase after a ranked noun (and at most two more lower-case words of it: "dwarf planet") that says where the
+rank holds, up to the next punctuation or the next rank: "in the Canadian province of Alberta", "of Saturn", "by
+population in Canada"."""
+_OWNER = re.compile(r"([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)['’]s\s*$")
+"""A name in the possessive just before a rank, which says where it holds: "Pennsylvania's most populous city"."""
+_ALTERNATIVE = re.compile(r"\b(?:and|or)\b")
+_NAME = re.compile(r"\b[A-Z][\w'’-]*")
+_AFTER_SUPERLATIVE = frozenset(("known",))
+"""Words that belong to the superlative before them, not to what it ranks: "the best-known sections" rank by
+"best known", "the largest-known dwarf planet" by "largest known"."""
+_ASKED_PLACE = re.compile(r"\b(?:in|of|on|within)\s+(?:which|what)\b", re.IGNORECASE)
+"""A question that asks where ("the largest centre of which civilisation?"), so that no place a sentence ranks in
+is another than the asked one."""
+
+
+def _names(phrase: str) -> tuple[str, ...]:
+    return tuple(name for name in map(str.lower, _NAME.findall(phrase)) if name not in STOPWORDS)
+
+
+def _scope(text: str, before: int, after: int, stop: int) -> tuple[tuple[str, ...], ...]:
+    """The names of the places a rank holds in: the name whose possessive ends just before it (:data:`_OWNER`),
+    and the phrase after it (:data:`_SCOPE`, read up to ``stop``, where the next rank begins), each alternative
+    it joins with "and" or "or" as its capitalised words, lower-cased ("in the Alps and Western Europe":
+    ("alps",), ("western", "europe")); empty when no name says where ("in the world")."""
+    owner = _OWNER.search(text, 0, before)
+    phrase = _SCOPE.match(text[:stop], after)
+    parts = [*(_ALTERNATIVE.split(phrase.group()) if phrase else ()), *((owner.group(1),) if owner else ())]
+    return tuple(names for names in map(_names, parts) if names)
+
+
+def _place_held(names: tuple[str, ...], question: str) -> bool:
+    """Whether the question :func:`~selfrag_langchain.chains.names.holds` a place a rank names: each of its
+    names, or the acronym they spell ("us" for "United States"), or another name of it
+    (:func:`~selfrag_langchain.chains.peoples.other_names`: "America" for "the United States")."""
+    if all(holds(name, question) for name in names):
+        return True
+    if len(names) > 1 and holds("".join(name[0] for name in names), question):
+        return True
+    return any(all(holds(word, question) for word in other) for other in other_names(" ".join(names)))
 
 
 @functools.lru_cache(maxsize=1 << 14)
 def stated_ranks(text: str) -> tuple[Rank, ...]:
     """The ranks ``text`` states or asks, in order: each superlative with its place (an ordinal before it, else
     the first), unless it follows "one of the", "among the", "the next" or "at" (a question's are the ranks it
-    asks); each ordinal before a noun that is no
+    asks), with the noun after it (shared by superlatives joined with "and": "the most massive and
+    second-largest dwarf planet") and where it holds (:func:`_scope`); each ordinal before a noun that is no
     superlative, the noun as what it ranks ("second wife": 2, "wife"). Capitalised words are left out
     (:func:`_tokens`)."""
-    tokens = _tokens(text)
-    ranks: list[Rank] = []
+    tokens, spans = _tokens(text)
+    found: list[tuple[int, int, str, int | None]] = []  # a superlative's first token, end, measure, written place
+    ordinals: list[tuple[int, Rank]] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -128,28 +187,46 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
         if measure is not None:
             if not any(tuple(tokens[max(0, i - len(before)):i]) == before for before in _NO_RANK_BEFORE):
                 place = _ordinal(tokens[i - 1]) if i > 0 else None
-                ranks.append(Rank(place or 1, measure, written=place is not None,
-                                  noun=_noun(tokens[end]) if end < len(tokens) else None))
+                found.append((i - 1 if place else i, end, measure, place))
             i = end
             continue
         place = _ordinal(token)
         if place is not None and i + 1 < len(tokens) and tokens[i + 1] and (
                 tokens[i + 1] not in _RANKING_WORDS and not _superlative(tokens[i + 1])):
-            ranks.append(Rank(place, tokens[i + 1], ordinal_noun=True))
+            ordinals.append((i, Rank(place, tokens[i + 1], ordinal_noun=True)))
         i += 1
-    return tuple(ranks)
+    starts = sorted([first for first, *_ in found] + [first for first, _ in ordinals])
+    superlatives: list[tuple[int, Rank]] = []
+    following: Rank | None = None
+    for first, end, measure, place in reversed(found):
+        if end < len(tokens) and tokens[end] in _AFTER_SUPERLATIVE:
+            measure, end = f"{measure} {tokens[end]}", end + 1
+        stop = next((spans[s][0] for s in starts if s > first), len(text))
+        if following is not None and end + 1 < len(tokens) and tokens[end] == "and" and spans[end + 1][0] == stop:
+            # "the most massive and second-largest dwarf planet": the noun and the place after are both ranks'
+            noun = following.noun
+            scope = (*_scope(text, spans[first][0], spans[end - 1][1], stop), *following.scope)
+        else:
+            noun = _noun(tokens[end]) if end < len(tokens) else None
+            scope = _scope(text, spans[first][0], spans[end if noun else end - 1][1], stop)
+        following = Rank(place or 1, measure, written=place is not None, noun=noun, scope=scope)
+        superlatives.append((first, following))
+    return tuple(rank for _, rank in sorted(superlatives + ordinals, key=lambda pair: pair[0]))
 
 
 def states_other_rank(question: str, sentence: str) -> bool:
     """Whether ``sentence`` states another rank than ``question`` asks, and not the asked one. For a superlative
     asked: another place written before any superlative ("the third-longest"), or the asked superlative at the
-    first place when another is asked, and no superlative at the asked place that can rank the same things
-    (:meth:`Rank.ranks_alike`; any measure's first place states the first). For an ordinal asked before a noun:
-    another ordinal before the same noun, and not the asked one."""
+    first place when another is asked, or the asked place where the question does not ask it (:meth:`Rank.holds_in`,
+    when the question names something), and no superlative at the asked place that can rank the same things
+    (:meth:`Rank.ranks_alike`; any measure's first place states the first) where the question asks. For an
+    ordinal asked before a noun: another ordinal before the same noun, and not the asked one."""
     asked = stated_ranks(question)
     if not asked:
         return False
     stated = stated_ranks(sentence)
+    kinds = frozenset(noun_lemma(noun) for noun in kind_nouns(question))
+    scoped = bool(asked_names(question) or describing_words(question)) and not _ASKED_PLACE.search(question)
     for rank in asked:
         if rank.ordinal_noun:
             same = [s for s in stated if s.ordinal_noun and s.measure == rank.measure]
@@ -157,8 +234,12 @@ def states_other_rank(question: str, sentence: str) -> bool:
                 return True
             continue
         superlatives = [s for s in stated if not s.ordinal_noun]
-        if any(s.place == rank.place and s.ranks_alike(rank) for s in superlatives):
+        elsewhere = [s for s in superlatives if scoped and not s.holds_in(question)]
+        if any(s.place == rank.place and s.ranks_alike(rank, kinds) and s not in elsewhere for s in superlatives):
             continue
         if any(s.place != rank.place and (s.written or s.measure == rank.measure) for s in superlatives):
+            return True
+        if any(s.place == rank.place and (s.measure == rank.measure or (s.noun and s.ranks_alike(rank, kinds)))
+               for s in elsewhere):
             return True
     return False

@@ -24,6 +24,20 @@ TALLEST = "Which is the tallest mountain in Africa?"
     ("What is the most populous country in Africa?", "Ethiopia is the second-most populous country in Africa."),
     ("What was Jane Austen's first novel?", "Written when she was aged 20–21, it was her third novel."),
     ("Who was the first person to walk on the Moon?", "Buzz Aldrin was the second person to walk on the Moon."),
+    # the asked place, but where the question does not ask
+    ("Which Canadian city has the largest population?", "Calgary is the largest city in the province of Alberta."),
+    ("What is Australia's most populous city?",
+     "Melbourne is the capital and most populous city of the Australian state of Victoria."),
+    (SATURN, "Ganymede is the largest moon in the Solar System."),
+    # where the next rank begins, the place of the one before ends
+    ("What is Australia's most populous city?", "Melbourne is the capital and most populous city of the Australian "
+     "state of Victoria and the second-most populous city in Australia."),
+    # a name in the possessive before the rank says where it holds
+    ("Which city has the largest population in the United States?",
+     "Pennsylvania's most populous city is Philadelphia."),
+    # superlatives joined with "and" rank the same noun, there
+    ("What is the largest planet in the Solar System?",
+     "Eris is the most massive and second-largest-known dwarf planet in the Solar System."),
 ])
 def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(question: str, sentence: str) -> None:
     assert states_other_rank(question, sentence)
@@ -52,6 +66,23 @@ def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(q
     # "the next brightest" is a place after another's, not the first
     ("Which star is the second brightest in the night sky?",
      "Sirius is twice as bright as Canopus, the next brightest star."),
+    # where the rank holds: the question's place, one of the places the sentence joins, another name of it, or
+    # its acronym; the ranked noun the kind of thing asked for ("city" for "the largest population")
+    ("Which Canadian city has the largest population?",
+     "It is the most populous city in Canada and the fourth most populous city in North America."),
+    ("What is the highest mountain in Western Europe?",
+     "Mont Blanc is the highest mountain in the Alps and Western Europe."),
+    ("Which American city is the largest?", "New York City is the most populous city in the United States."),
+    ("What is the largest city in the US?", "New York City is the most populous city in the United States."),
+    # a place is no other where the question asks which, nor a name after the rank that says by whom or in what
+    ("The ancient site of Knossos on Crete was the largest centre of which civilisation?",
+     "It became the largest and best-known centre of the Minoan civilisation."),
+    ("Which dynasty built the most famous sections of the Great Wall of China?",
+     "The best-known sections were built by the Ming dynasty."),
+    ("Which 1935 house is the best-known example of Frank Lloyd Wright's organic architecture?",
+     "Fallingwater has been called the best all-time work of American architecture."),
+    # a question that names no place reads no place in the sentence: "in the Solar System" answers "the largest"
+    ("What is the largest planet?", "Jupiter is the fifth planet from the Sun and the largest in the Solar System."),
 ])
 def test_a_sentence_stating_the_asked_rank_or_no_rank_of_it_is_left_alone(question: str, sentence: str) -> None:
     assert not states_other_rank(question, sentence)
@@ -62,6 +93,13 @@ def test_ranks_read_ordinals_in_words_and_figures_before_superlatives_and_nouns(
         Rank(14, "longest", noun="river"), Rank(2, "most populous", noun="city"))
     assert stated_ranks("the largest of its moons") == (Rank(1, "largest", written=False),)
     assert stated_ranks("her third novel") == (Rank(3, "novel", ordinal_noun=True),)
+    assert stated_ranks("the largest city by population in the Canadian province of Alberta, Canada") == (
+        Rank(1, "largest", written=False, noun="city", scope=(("canadian", "alberta"),)),)
+    assert stated_ranks("Earth's most massive and second-largest-known dwarf planet") == (
+        Rank(1, "most massive", written=False, noun="dwarf", scope=(("earth",),)),
+        Rank(2, "largest known", noun="dwarf"))
+    assert stated_ranks("the highest in the Alps and Western Europe") == (
+        Rank(1, "highest", written=False, scope=(("alps",), ("western", "europe"))),)
     # neither a word that only ends as a superlative does, nor "most" before a noun, nor a name ranks anything
     assert stated_ranks("The forest is honest; most people saw the Second World War and Best Picture.") == ()
 
