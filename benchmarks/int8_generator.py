@@ -21,6 +21,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from common import read_jsonl
 
+from selfrag_langchain.llms.model_cache import returned_cache, with_cache
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.prompts import rag_prompt
 
@@ -35,11 +36,11 @@ def forward_times(llm: TransformersLLM, prompt: str, batch: int, steps: int) -> 
         start = time.perf_counter()
         out = model(ids, use_cache=True)
         read = time.perf_counter() - start
-        cache, token = out.past_key_values, out.logits[:, -1:].argmax(-1)
+        cache, token = returned_cache(out), out.logits[:, -1:].argmax(-1)
         start = time.perf_counter()
         for _ in range(steps):
-            out = model(token, past_key_values=cache, use_cache=True)
-            cache, token = out.past_key_values, out.logits[:, -1:].argmax(-1)
+            out = model(token, **with_cache(model, cache), use_cache=True)
+            cache, token = returned_cache(out), out.logits[:, -1:].argmax(-1)
     return read, (time.perf_counter() - start) / steps
 
 

@@ -11,6 +11,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from selfrag_langchain.llms.model_cache import returned_cache
+
 Read = Callable[[list[int], Any], Any]
 """Runs token ids on top of a cache (None: an empty one) and returns the model's output."""
 
@@ -38,7 +40,7 @@ class PromptCaches:
             out = read(ids[shared:], _cut(self.model, self._entries[key][0], shared))
         else:
             out = read(ids, None)
-        self._keep(tuple(ids), out.past_key_values)
+        self._keep(tuple(ids), returned_cache(out))
         return out
 
     def _longest_prefix(self, ids: list[int]) -> tuple[tuple[int, ...] | None, int]:

@@ -12,6 +12,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from selfrag_langchain.llms.model_cache import returned_cache, with_cache
+
 RowHook = Callable[[Any, Any], Any]
 """Called with the rows' ids so far (prompts left-padded to one width) and the step's scores, as transformers'
 logits processors (returning new scores) and stopping criteria (returning one bool a row) are."""
@@ -46,7 +48,7 @@ def decode_rows(model: Any, read: Callable[[list[int]], Any], prompts: Sequence[
         device = model.device
         outputs = [read(ids) for ids in prompts]
         width = max(len(ids) for ids in prompts)
-        cache = _stacked(model, [out.past_key_values for out in outputs], [width - len(ids) for ids in prompts])
+        cache = _stacked(model, [returned_cache(out) for out in outputs], [width - len(ids) for ids in prompts])
         ids = torch.full((len(prompts), width), pad_id, dtype=torch.long, device=device)
         mask = torch.zeros((len(prompts), width), dtype=torch.long, device=device)
         for i, prompt in enumerate(prompts):
@@ -81,8 +83,8 @@ def decode_rows(model: Any, read: Callable[[list[int]], Any], prompts: Sequence[
                 cache.batch_select_indices(keep)
                 ids, mask, positions, chosen = ids[keep], mask[keep], positions[keep], chosen[keep]
                 active = [active[j] for j in keep.tolist()]
-            out = model(chosen[:, None], attention_mask=mask, position_ids=positions[:, None], past_key_values=cache,
-                        use_cache=True)
+            out = model(chosen[:, None], attention_mask=mask, position_ids=positions[:, None],
+                        **with_cache(model, cache), use_cache=True)
             positions = positions + 1
             logits = out.logits[:, -1]
     return rows

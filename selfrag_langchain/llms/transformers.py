@@ -25,6 +25,7 @@ from selfrag_langchain.llms.base import (
     require_at_least,
 )
 from selfrag_langchain.llms.chat_templates import render_hf_chat
+from selfrag_langchain.llms.model_cache import returned_cache, with_cache
 from selfrag_langchain.llms.model_loading import DEFAULT_MODEL, load_model, model_lock
 from selfrag_langchain.llms.packed_scoring import packed_layout
 from selfrag_langchain.llms.prompt_caches import PromptCaches
@@ -312,7 +313,7 @@ class TransformersLLM(HFTokenizerBackend):
         packed = _takes_custom_masks(self.hf_model)
         results: list[list[float]] = []
         with torch.inference_mode():
-            shared_cache = self._read(prompts[0][:shared], None).past_key_values if shared > 0 else None
+            shared_cache = returned_cache(self._read(prompts[0][:shared], None)) if shared > 0 else None
             for req, ids in zip(requests, prompts, strict=True):
                 conts = [self._encode(c) for c in req.continuations]
                 if packed:
@@ -321,7 +322,7 @@ class TransformersLLM(HFTokenizerBackend):
                 cache = copy.deepcopy(shared_cache) if shared_cache is not None else None
                 out = self._read(ids[shared:], cache)
                 last = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
-                results.append(self._score_suffixes(out.past_key_values, last, len(ids), conts))
+                results.append(self._score_suffixes(returned_cache(out), last, len(ids), conts))
         return results
 
     def _score_packed(self, cache: Any, shared: int, rest: list[int], conts: list[list[int]]) -> list[float]:
@@ -348,7 +349,7 @@ class TransformersLLM(HFTokenizerBackend):
             torch.tensor([tokens], device=device),
             attention_mask=mask[None, None].to(device),
             position_ids=torch.tensor([[shared + p for p in layout.positions]], device=device),
-            past_key_values=cache,
+            **with_cache(model, cache),
             use_cache=cache is not None,
             logits_to_keep=torch.tensor(layout.keep, device=device),
         )
@@ -371,9 +372,9 @@ class TransformersLLM(HFTokenizerBackend):
         model = self.hf_model
         batch = torch.tensor([ids], device=model.device)
         try:
-            return model(batch, past_key_values=cache, use_cache=True, logits_to_keep=1)
+            return model(batch, **with_cache(model, cache), use_cache=True, logits_to_keep=1)
         except TypeError:  # a model class without logits_to_keep
-            return model(batch, past_key_values=cache, use_cache=True)
+            return model(batch, **with_cache(model, cache), use_cache=True)
 
     def _score_suffixes(self, cache: Any, last: Any, prompt_len: int, conts: list[list[int]]) -> list[float]:
         """Log-probabilities of continuations of one prompt whose cache is given, in batches (for attention
@@ -391,7 +392,7 @@ class TransformersLLM(HFTokenizerBackend):
             attention = torch.ones((len(chunk), prompt_len + width), dtype=torch.long, device=model.device)
             repeated = copy.deepcopy(cache)
             repeated.batch_repeat_interleave(len(chunk))
-            logits = model(batch, attention_mask=attention, past_key_values=repeated, use_cache=True).logits
+            logits = model(batch, attention_mask=attention, **with_cache(model, repeated), use_cache=True).logits
             rows = torch.log_softmax(logits.float(), dim=-1)
             for row, cont in enumerate(chunk):
                 total = float(last[cont[0]]) if cont else 0.0

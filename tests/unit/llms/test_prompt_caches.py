@@ -9,6 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from selfrag_langchain.llms.model_cache import returned_cache, with_cache  # noqa: E402
 from selfrag_langchain.llms.prompt_caches import PromptCaches  # noqa: E402
 
 
@@ -29,7 +30,7 @@ class _Reader:
     def __call__(self, ids: list[int], cache: Any) -> Any:
         self.tokens += len(ids)
         with torch.inference_mode():
-            return self.model(torch.tensor([ids]), past_key_values=cache, use_cache=True, logits_to_keep=1)
+            return self.model(torch.tensor([ids]), **with_cache(self.model, cache), use_cache=True, logits_to_keep=1)
 
 
 def _ids(n: int, seed: int) -> list[int]:
@@ -38,7 +39,7 @@ def _ids(n: int, seed: int) -> list[int]:
 
 def _bytes_of_one(model: Any, n: int) -> int:
     out = _Reader(model)(_ids(n, 0), None)
-    return sum(layer.keys.nbytes + layer.values.nbytes for layer in out.past_key_values.layers)
+    return sum(layer.keys.nbytes + layer.values.nbytes for layer in returned_cache(out).layers)
 
 
 def test_a_prompt_that_extends_a_recent_one_reads_only_its_new_tokens(model: Any) -> None:
@@ -51,7 +52,7 @@ def test_a_prompt_that_extends_a_recent_one_reads_only_its_new_tokens(model: Any
     assert reader.tokens == 40 + 12
     whole = _Reader(model)(longer, None)
     assert torch.allclose(out.logits[0, -1], whole.logits[0, -1], atol=1e-5)
-    assert out.past_key_values.get_seq_length() == len(longer)
+    assert returned_cache(out).get_seq_length() == len(longer)
     kept = caches._entries[tuple(first)][0].layers
     assert all(torch.equal(a, layer.keys) for a, layer in zip(stored, kept, strict=True))  # the stored one unchanged
 
