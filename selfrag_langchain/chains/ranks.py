@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from selfrag_langchain.chains.names import ORDINALS, asked_names, describing_words, holds, kind_nouns, noun_lemma
 from selfrag_langchain.chains.peoples import other_names
-from selfrag_langchain.judging.signals import STOPWORDS
+from selfrag_langchain.judging.signals import STOPWORDS, folded
 
 __all__ = ["Rank", "stated_ranks", "states_other_rank"]
 
@@ -127,10 +127,10 @@ _SCOPE = re.compile(r"(?:\s+[a-z][\w-]*){0,2}?\s*\b(?:in|of|on|within|across|thr
 """A phrase after a ranked noun (and at most two more lower-case words of it: "dwarf planet") that says where the
 rank holds, up to the next punctuation or the next rank: "in the Canadian province of Alberta", "of Saturn", "by
 population in Canada"."""
-_OWNER = re.compile(r"([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)['’]s\s*$")
+_OWNER = re.compile(r"((?:[^\W\d_][\w-]*\s+){0,3}[^\W\d_][\w-]*)['’]s\s*$")
 """A name in the possessive just before a rank, which says where it holds: "Pennsylvania's most populous city"."""
 _ALTERNATIVE = re.compile(r"\b(?:and|or)\b")
-_NAME = re.compile(r"\b[A-Z][\w'’-]*")
+_WORD = re.compile(r"[^\W\d_]\w*")
 _AFTER_SUPERLATIVE = frozenset(("known",))
 """Words that belong to the superlative before them, not to what it ranks: "the best-known sections" rank by
 "best known", "the largest-known dwarf planet" by "largest known"."""
@@ -140,7 +140,10 @@ is another than the asked one."""
 
 
 def _names(phrase: str) -> tuple[str, ...]:
-    return tuple(name for name in map(str.lower, _NAME.findall(phrase)) if name not in STOPWORDS)
+    """The capitalised words of a phrase, lower-cased and without accents, in any script with case, parted at
+    hyphens as the names rule parts them ("Åland": "aland"; "Île-de-France": "ile", "france")."""
+    names = (word.lower() for word in _WORD.findall(folded(phrase)) if word[0].isupper())
+    return tuple(name for name in names if name not in STOPWORDS)
 
 
 def _scope(text: str, before: int, after: int, stop: int) -> tuple[tuple[str, ...], ...]:

@@ -98,6 +98,11 @@ def test_ranks_read_ordinals_in_words_and_figures_before_superlatives_and_nouns(
     assert stated_ranks("Earth's most massive and second-largest-known dwarf planet") == (
         Rank(1, "most massive", written=False, noun="dwarf", scope=(("earth",),)),
         Rank(2, "largest known", noun="dwarf"))
+    assert stated_ranks("Åland's largest town") == (
+        Rank(1, "largest", written=False, noun="town", scope=(("aland",),)),)
+    ile_de_france = "What is the largest city in Île-de-France?"
+    assert states_other_rank(ile_de_france, "It is the largest city of Brittany.")
+    assert not states_other_rank(ile_de_france, "It is the largest city of Île-de-France.")
     assert stated_ranks("the highest in the Alps and Western Europe") == (
         Rank(1, "highest", written=False, scope=(("alps",), ("western", "europe"))),)
     # neither a word that only ends as a superlative does, nor "most" before a noun, nor a name ranks anything
