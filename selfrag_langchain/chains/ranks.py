@@ -127,7 +127,7 @@ _SCOPE = re.compile(r"(?:\s+[a-z][\w-]*){0,2}?\s*\b(?:in|of|on|within|across|thr
 """A phrase after a ranked noun (and at most two more lower-case words of it: "dwarf planet") that says where the
 rank holds, up to the next punctuation or the next rank: "in the Canadian province of Alberta", "of Saturn", "by
 population in Canada"."""
-_OWNER = re.compile(r"((?:[^\W\d_][\w-]*\s+){0,3}[^\W\d_][\w-]*)['’]s\s*$")
+_OWNER = re.compile(r"([^\W\d_][\w-]*)['’]s\s*$")
 """A name in the possessive just before a rank, which says where it holds: "Pennsylvania's most populous city"."""
 _ALTERNATIVE = re.compile(r"\b(?:and|or)\b")
 _WORD = re.compile(r"[^\W\d_]\w*")
@@ -152,8 +152,13 @@ def _scope(text: str, before: int, after: int, stop: int) -> tuple[tuple[str, ..
     it joins with "and" or "or" as its capitalised words, lower-cased ("in the Alps and Western Europe":
     ("alps",), ("western", "europe")); empty when no name says where ("in the world")."""
     owner = _OWNER.search(text, 0, before)
+    owners = [owner.group(1)] if owner else []
+    for word in reversed(text[: owner.start(1)].split() if owner else []):  # the rest of its name: "New York's"
+        if not (word[:1].isupper() and _WORD.fullmatch(word)):  # a mark ends the name: "Tonlé Sap, Southeast Asia's"
+            break
+        owners.insert(0, word)
     phrase = _SCOPE.match(text[:stop], after)
-    parts = [*(_ALTERNATIVE.split(phrase.group()) if phrase else ()), *((owner.group(1),) if owner else ())]
+    parts = [*(_ALTERNATIVE.split(phrase.group()) if phrase else ()), *((" ".join(owners),) if owners else ())]
     return tuple(names for names in map(_names, parts) if names)
 
 

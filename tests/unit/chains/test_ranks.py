@@ -100,6 +100,11 @@ def test_ranks_read_ordinals_in_words_and_figures_before_superlatives_and_nouns(
         Rank(2, "largest known", noun="dwarf"))
     assert stated_ranks("Åland's largest town") == (
         Rank(1, "largest", written=False, noun="town", scope=(("aland",),)),)
+    # only the capitalised words just before the possessive name the place
+    assert not states_other_rank("Which school of Buddhism is the oldest one still in existence?",
+                                 "Theravāda is Buddhism's oldest existing school.")
+    assert not states_other_rank("Which lake is the largest in Southeast Asia?",
+                                 "It is dominated by the Tonlé Sap, Southeast Asia's largest lake.")
     ile_de_france = "What is the largest city in Île-de-France?"
     assert states_other_rank(ile_de_france, "It is the largest city of Brittany.")
     assert not states_other_rank(ile_de_france, "It is the largest city of Île-de-France.")
