@@ -222,6 +222,16 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
     return tuple(rank for _, rank in sorted(superlatives + ordinals, key=lambda pair: pair[0]))
 
 
+@functools.lru_cache(maxsize=1 << 10)
+def _question_reading(question: str) -> tuple[frozenset[str], bool]:
+    """What :func:`states_other_rank` reads of the question once, however many sentences it is asked about: the
+    kinds of thing it asks for, and whether a place a sentence ranks in can be another than the asked one (the
+    question names something and does not ask where)."""
+    kinds = frozenset(noun_lemma(noun) for noun in kind_nouns(question))
+    scoped = bool(asked_names(question) or describing_words(question)) and not _ASKED_PLACE.search(question)
+    return kinds, scoped
+
+
 def states_other_rank(question: str, sentence: str) -> bool:
     """Whether ``sentence`` states another rank than ``question`` asks, and not the asked one. For a superlative
     asked: another place written before any superlative ("the third-longest"), or the asked superlative at the
@@ -233,8 +243,7 @@ def states_other_rank(question: str, sentence: str) -> bool:
     if not asked:
         return False
     stated = stated_ranks(sentence)
-    kinds = frozenset(noun_lemma(noun) for noun in kind_nouns(question))
-    scoped = bool(asked_names(question) or describing_words(question)) and not _ASKED_PLACE.search(question)
+    kinds, scoped = _question_reading(question)
     for rank in asked:
         if rank.ordinal_noun:
             same = [s for s in stated if s.ordinal_noun and s.measure == rank.measure]
