@@ -3,8 +3,9 @@
 :func:`~selfrag_langchain.chains.names.place_stems` meets "Croatia" and "Croatian" by their endings; the names
 here differ more than an ending ("France" "French", "the Netherlands" "Dutch", "the United States" "American"),
 so a question about what "Americans" call rowing would otherwise never find the passage that says "in the United
-States". Each group lists a place's names and the words for its people and their language or adjective; a word
-of a group is held by a text that holds any other of its names (all the words of one of several words).
+States"; nor "Earth's longest mountain range" the one "the longest in the world". Each group lists a place's
+names and the words for its people and their language or adjective; a word of a group is held by a text that
+holds any other of its names (all the words of one of several words).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 
 PEOPLES = (
+    ("earth", "world"),  # "Earth's longest mountain range" is "the longest in the world"
     ("america", "united states", "us", "usa", "american"),
     ("britain", "great britain", "united kingdom", "uk", "british", "briton"),
     ("england", "english", "englishman"),

@@ -61,8 +61,8 @@ class Rank:
     a function word follows ("the largest in Brazil") or nothing does."""
     scope: tuple[tuple[str, ...], ...] = ()
     """Where a superlative holds, when the text names it after the rank: the names of each place it names
-    (:func:`_scope`; "in Canada and North America": ("canada",), ("north", "america")); empty when it names
-    none."""
+    (:func:`_scope`; "in Canada and North America": ("canada",), ("north", "america"); "in continental Africa":
+    ("continental", "africa")); empty when it names none."""
 
     def ranks_alike(self, other: Rank, kinds: frozenset[str] = frozenset()) -> bool:
         """Whether two superlatives can rank the same things: their nouns are the same, or one has none, or
@@ -134,6 +134,34 @@ _WORD = re.compile(r"[^\W\d_]\w*")
 _AFTER_SUPERLATIVE = frozenset(("known",))
 """Words that belong to the superlative before them, not to what it ranks: "the best-known sections" rank by
 "best known", "the largest-known dwarf planet" by "largest known"."""
+_QUALIFIERS = frozenset(("continental", "contiguous", "mainland", "metropolitan", "northern", "southern", "eastern",
+                         "western", "central", "northeastern", "northwestern", "southeastern", "southwestern"))
+"""Lower-case words that narrow the place a rank holds in to a part of it: "the smallest country in continental
+Africa" is not the smallest in Africa, "the second-brightest star in the northern celestial hemisphere" not the
+second-brightest in the night sky. A place's scope keeps them beside its names, so that a question holds the
+place only when it narrows it alike."""
+_SCALES = (
+    ({"large", "big"}, {"small", "little", "tiny"}),
+    ({"long"}, {"short"}),
+    ({"high", "tall"}, {"low", "short"}),
+    ({"old"}, {"young", "new"}),
+    ({"deep"}, {"shallow"}),
+    ({"heavy"}, {"light"}),
+    ({"fast", "quick"}, {"slow"}),
+    ({"hot", "warm"}, {"cold", "cool"}),
+    ({"early"}, {"late"}),
+    ({"wide", "broad"}, {"narrow"}),
+    ({"bright"}, {"faint", "dim"}),
+    ({"rich", "wealthy"}, {"poor"}),
+    ({"close", "near"}, {"far"}),
+    ({"strong"}, {"weak"}),
+    ({"thick"}, {"thin"}),
+    ({"good"}, {"bad"}),
+    ({"northernmost"}, {"southernmost"}),
+    ({"easternmost"}, {"westernmost"}),
+)
+"""The two ends of each scale, as the adjectives' dictionary forms: "the largest bats" rank the other end from "the
+smallest species of bat", so the sentence states another rank than the one asked."""
 _ASKED_PLACE = re.compile(r"\b(?:in|of|on|within)\s+(?:which|what)\b", re.IGNORECASE)
 """A question that asks where ("the largest centre of which civilisation?"), so that no place a sentence ranks in
 is another than the asked one."""
@@ -141,16 +169,48 @@ is another than the asked one."""
 
 def _names(phrase: str) -> tuple[str, ...]:
     """The capitalised words of a phrase, lower-cased and without accents, in any script with case, parted at
-    hyphens as the names rule parts them ("Åland": "aland"; "Île-de-France": "ile", "france")."""
-    names = (word.lower() for word in _WORD.findall(folded(phrase)) if word[0].isupper())
+    hyphens as the names rule parts them ("Åland": "aland"; "Île-de-France": "ile", "france"), and the
+    :data:`_QUALIFIERS` that narrow them: one just before a name ("continental Africa": "continental", "africa";
+    not "the northern constellation of Auriga") or in a phrase that has no name ("the northern hemisphere")."""
+    words = _WORD.findall(folded(phrase))
+    named = any(word[0].isupper() for word in words)
+    names = (word.lower() for word, after in zip(words, [*words[1:], ""][: len(words)], strict=True)
+             if word[0].isupper() or (word in _QUALIFIERS and (not named or after[:1].isupper())))
     return tuple(name for name in names if name not in STOPWORDS)
+
+
+def _narrowed(names: tuple[str, ...]) -> bool:
+    """Whether a place's names hold a :data:`_QUALIFIERS` word ("continental Africa")."""
+    return any(name in _QUALIFIERS for name in names)
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _scale_ends(measure: str) -> frozenset[tuple[str, int]]:
+    """The scales a superlative measures by, each with the end it ranks from: ("populous", 1) for "most
+    populous", ("populous", -1) for "least populous", a scale of :data:`_SCALES` by its first adjective
+    ("smallest": ("big", -1); "shortest" on two scales); empty for a measure no scale knows. "Largest known"
+    ranks as "largest" does."""
+    words = measure.removesuffix(" known").split()
+    if len(words) == 2 and words[0] in _RANKING_WORDS:
+        return frozenset({(words[1], 1 if words[0] == "most" else -1)})
+    if len(words) != 1:
+        return frozenset()
+    lemma = _adjective_lemma(words[0]) or words[0]
+    return frozenset((min(high), 1 if lemma in high else -1) for high, low in _SCALES if lemma in high | low)
+
+
+def _opposite(measure: str, other: str) -> bool:
+    """Whether two superlatives rank from the two ends of one scale: "largest" and "smallest", "most populous"
+    and "least populous", "tallest" and "shortest" (not "longest" and "lowest")."""
+    return any((scale, -end) in _scale_ends(other) for scale, end in _scale_ends(measure))
 
 
 def _scope(text: str, before: int, after: int, stop: int) -> tuple[tuple[str, ...], ...]:
     """The names of the places a rank holds in: the name whose possessive ends just before it (:data:`_OWNER`),
     and the phrase after it (:data:`_SCOPE`, read up to ``stop``, where the next rank begins), each alternative
     it joins with "and" or "or" as its capitalised words, lower-cased ("in the Alps and Western Europe":
-    ("alps",), ("western", "europe")); empty when no name says where ("in the world")."""
+    ("alps",), ("western", "europe")), and the words that narrow it (:data:`_QUALIFIERS`); empty when neither
+    says where ("in the world")."""
     owner = _OWNER.search(text, 0, before)
     owners = [owner.group(1)] if owner else []
     for word in reversed(text[: owner.start(1)].split() if owner else []):  # the rest of its name: "New York's"
@@ -164,11 +224,12 @@ def _scope(text: str, before: int, after: int, stop: int) -> tuple[tuple[str, ..
 
 def _place_held(names: tuple[str, ...], question: str) -> bool:
     """Whether the question :func:`~selfrag_langchain.chains.names.holds` a place a rank names: each of its
-    names, or the acronym they spell ("us" for "United States"), or another name of it
+    names (and the words that narrow it: "continental"), or the acronym they spell ("us" for "United States"), or
+    another name of it
     (:func:`~selfrag_langchain.chains.peoples.other_names`: "America" for "the United States")."""
     if all(holds(name, question) for name in names):
         return True
-    if len(names) > 1 and holds("".join(name[0] for name in names), question):
+    if len(names) > 1 and not _narrowed(names) and holds("".join(name[0] for name in names), question):
         return True
     return any(all(holds(word, question) for word in other) for other in other_names(" ".join(names)))
 
@@ -223,27 +284,32 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
 
 
 @functools.lru_cache(maxsize=1 << 10)
-def _question_reading(question: str) -> tuple[frozenset[str], bool]:
+def _question_reading(question: str) -> tuple[frozenset[str], bool, bool]:
     """What :func:`states_other_rank` reads of the question once, however many sentences it is asked about: the
-    kinds of thing it asks for, and whether a place a sentence ranks in can be another than the asked one (the
-    question names something and does not ask where)."""
+    kinds of thing it asks for, whether a place a sentence ranks in can be another than the asked one (the
+    question names something and does not ask where), and whether a narrowed place can be (it does not ask
+    where: "In which constellation is Capella the brightest star?" is answered by "the northern constellation of
+    Auriga")."""
     kinds = frozenset(noun_lemma(noun) for noun in kind_nouns(question))
-    scoped = bool(asked_names(question) or describing_words(question)) and not _ASKED_PLACE.search(question)
-    return kinds, scoped
+    asks_where = bool(_ASKED_PLACE.search(question))
+    scoped = bool(asked_names(question) or describing_words(question)) and not asks_where
+    return kinds, scoped, not asks_where
 
 
 def states_other_rank(question: str, sentence: str) -> bool:
     """Whether ``sentence`` states another rank than ``question`` asks, and not the asked one. For a superlative
     asked: another place written before any superlative ("the third-longest"), or the asked superlative at the
-    first place when another is asked, or the asked place where the question does not ask it (:meth:`Rank.holds_in`,
-    when the question names something), and no superlative at the asked place that can rank the same things
-    (:meth:`Rank.ranks_alike`; any measure's first place states the first) where the question asks. For an
+    first place when another is asked, or the other end of the asked scale ("the largest bats" for "the smallest
+    bat"), or the asked place where the question does not ask it (:meth:`Rank.holds_in`, when the question names
+    something or the place is narrowed: "in continental Africa"), and no superlative at the asked place that can
+    rank the same things (:meth:`Rank.ranks_alike`; any other measure's first place states the first) where the
+    question asks. For an
     ordinal asked before a noun: another ordinal before the same noun, and not the asked one."""
     asked = stated_ranks(question)
     if not asked:
         return False
     stated = stated_ranks(sentence)
-    kinds, scoped = _question_reading(question)
+    kinds, scoped, narrowable = _question_reading(question)
     for rank in asked:
         if rank.ordinal_noun:
             same = [s for s in stated if s.ordinal_noun and s.measure == rank.measure]
@@ -251,10 +317,13 @@ def states_other_rank(question: str, sentence: str) -> bool:
                 return True
             continue
         superlatives = [s for s in stated if not s.ordinal_noun]
-        elsewhere = [s for s in superlatives if scoped and not s.holds_in(question)]
-        if any(s.place == rank.place and s.ranks_alike(rank, kinds) and s not in elsewhere for s in superlatives):
+        elsewhere = [s for s in superlatives
+                     if not s.holds_in(question) and (scoped or (narrowable and all(map(_narrowed, s.scope))))]
+        opposed = [s for s in superlatives if _opposite(s.measure, rank.measure)]
+        if any(s.place == rank.place and s.ranks_alike(rank, kinds) and s not in elsewhere + opposed
+               for s in superlatives):
             continue
-        if any(s.place != rank.place and (s.written or s.measure == rank.measure) for s in superlatives):
+        if opposed or any(s.place != rank.place and (s.written or s.measure == rank.measure) for s in superlatives):
             return True
         if any(s.place == rank.place and (s.measure == rank.measure or (s.noun and s.ranks_alike(rank, kinds)))
                for s in elsewhere):

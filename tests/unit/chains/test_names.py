@@ -486,6 +486,9 @@ def test_a_people_whose_name_is_not_the_place_s_stem_is_held_by_the_place_and_th
     assert holds("dutch", "Amsterdam is the capital of the Netherlands.")
     assert holds("uk", "She was a British actress.")
     assert holds("roman", "Augustus was the first emperor of ancient Rome.")
+    andes = ("Andes\nThe Andes are the longest continental mountain range in the world, along the western edge of "
+             "South America.")
+    assert name_share("What is Earth's longest continental mountain range?", andes) == 1.0
     # A name of several words is held only by its words in a row, and no group meets another.
     assert not holds("american", "The states of Germany are united in a federation.")
     assert not holds("american", "Mexico City is the capital of Mexico.")

@@ -38,6 +38,14 @@ TALLEST = "Which is the tallest mountain in Africa?"
     # superlatives joined with "and" rank the same noun, there
     ("What is the largest planet in the Solar System?",
      "Eris is the most massive and second-largest-known dwarf planet in the Solar System."),
+    # the other end of the asked scale
+    ("What is the smallest species of bat?", "The largest bats are the flying foxes, reaching a weight of 1.5 kg."),
+    ("Which is the least populous state of the United States?", "California is the most populous state."),
+    ("Which is the tallest building in Dubai?", "It is the shortest of the city's skyscrapers."),
+    # a place narrowed to a part of it, where the question does not narrow it
+    ("Which is the smallest country in Africa?", "The Gambia is the smallest country in continental Africa."),
+    ("Which star is the second brightest in the night sky?", "Vega is the fifth-brightest star in the night sky, "
+     "and the second-brightest star in the northern celestial hemisphere, after Arcturus."),
 ])
 def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(question: str, sentence: str) -> None:
     assert states_other_rank(question, sentence)
@@ -83,6 +91,22 @@ def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(q
      "Fallingwater has been called the best all-time work of American architecture."),
     # a question that names no place reads no place in the sentence: "in the Solar System" answers "the largest"
     ("What is the largest planet?", "Jupiter is the fifth planet from the Sun and the largest in the Solar System."),
+    # two ends of different scales, and the asked end stated beside the other
+    ("Which is the longest river in Asia?", "The Yangtze is the longest river in Asia and has its lowest reach in "
+     "Shanghai."),
+    ("What is the least populous US state?", "Wyoming is the least populous state and the 10th largest by area."),
+    ("Which is the tallest mountain?", "Everest is the tallest mountain; the Dead Sea shore is the lowest land."),
+    # a narrowed place the question narrows alike
+    ("What is the brightest star in the northern celestial hemisphere?",
+     "Arcturus is the brightest star in the northern celestial hemisphere."),
+    ("What is the largest city in northern Italy?", "Milan is the largest city in northern Italy."),
+    # a word that narrows the kind of thing ranked, not its place; a question that asks where
+    ("What is the brightest star in Auriga?", "Capella is the brightest star in the northern constellation of "
+     "Auriga."),
+    ("In which constellation is Capella the brightest star?",
+     "Capella is the brightest star in the northern constellation of Auriga."),
+    ("In which part of Africa is the Gambia the smallest country?",
+     "The Gambia is the smallest country in continental Africa."),
 ])
 def test_a_sentence_stating_the_asked_rank_or_no_rank_of_it_is_left_alone(question: str, sentence: str) -> None:
     assert not states_other_rank(question, sentence)
@@ -134,3 +158,12 @@ def test_the_quoter_neither_quotes_nor_reads_as_holding_an_answer_a_sentence_of_
     found = quoter.find(asked, [("The Niger.", passage)], titles=["Niger"])[0]
     assert found is not None and found.text.startswith("The Niger is the 14th-longest")  # its pronoun named
     assert found.holds_answer == pytest.approx(1 / (1 + 2.718281828 ** -3), rel=1e-3)
+
+
+@pytest.mark.parametrize("sentence", [
+    "It is the largest in Lima and, by far, the oldest.",  # a place phrase that ends in "and"
+    "", "\x00", "the largest", "Самый большой город — the largest in Москва.", "the largest in , ; and or",
+])
+def test_any_text_is_read_without_error(sentence: str) -> None:
+    assert states_other_rank("What is the largest city in Peru?", sentence) in (True, False)
+    assert isinstance(stated_ranks(sentence), tuple)
