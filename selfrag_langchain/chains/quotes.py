@@ -36,7 +36,9 @@ A sentence from the middle of an article often opens with a pronoun ("He shared 
 which says nothing once the sentence stands alone. Given the passage's title, an opening "He", "She", "It" or
 "They" becomes the title's subject ("the" kept where the first sentence says it), and "His", "Her", "Its" or
 "Their" its possessive ("Pierre Curie shared the 1903 Nobel Prize ..."), when the passage's first sentence
-names that subject (the article is about it) and the "It" is not an empty one ("It is believed that ...").
+names that subject (the article is about it) and the "It" is not an empty one ("It is believed that ..."). So
+does the pronoun just after a phrase that opens the sentence and names nothing itself ("With a size of 21,960,000
+km2, it is the second-smallest ..." from the Southern Ocean's article: the quote says which ocean).
 """
 
 from __future__ import annotations

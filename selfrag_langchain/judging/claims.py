@@ -6,8 +6,8 @@ is one of many and often beyond the model's reach. Checked against each sentence
 sentences, for a claim that draws on two), a claim is supported when one window entails it, and contradicted
 when the window that speaks of it most (the one with the most entailment and contradiction together) denies it.
 A sentence from the middle of an article often opens with a pronoun; read alone it would contradict a claim that
-names its subject, so an opening "It", "He", "She" or "They" is named from the passage's title first (:func:`named`,
-which the quoter also uses).
+names its subject, so an opening "It", "He", "She" or "They" (or one just after an opening phrase: "In 1897, he
+...") is named from the passage's title first (:func:`named`, which the quoter also uses).
 """
 
 from __future__ import annotations
@@ -37,28 +37,62 @@ def titled(title: str, sentence: str) -> str:
 
 
 _PRONOUN = re.compile(r"(He|She|It|They|His|Her|Its|Their)\b")
+_PHRASE_WORD = r"(?:[^\s,;:]|(?<=\d),(?=\d))+"  # a word, a number's thousands parted by commas ("21,960,000")
+_OPENING_PHRASE = re.compile(
+    rf"((?:{_PHRASE_WORD},? ){{1,14}}?{_PHRASE_WORD}), ((?:he|she|it|they|his|her|its|their)\b)")
+"""A phrase of at most fifteen words that opens a sentence before its subject, up to a comma, and the pronoun after
+it ("With a size of 21,960,000 km2 (8,480,000 mi2), it is the second-smallest ..."; "In 1897, he founded ...")."""
+_PERSONS = {"he": "he", "his": "he", "him": "he", "she": "she", "her": "she", "it": "it", "its": "it", "they": "they",
+            "their": "they", "them": "they"}
+"""Each personal pronoun's person, so that an opening phrase's pronouns can be told to stand for the subject's."""
+_CLAUSE_OPENERS = frozenset(("after", "although", "though", "when", "whenever", "while", "because", "before", "until",
+                             "unless", "if", "once", "whereas"))
+"""Words that open a clause with a subject of its own ("After Rome fell, it was divided"): a name in it may be
+what the pronoun after it stands for."""
 _EMPTY_IT = re.compile(r"It (?:is|was) (?:not until|(?:widely |generally |commonly )?(?:believed|thought|estimated|"
                        r"said|reported|unclear|likely|possible|probable|unknown|uncertain)\b)")
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 
 
-def named(sentence: str, title: str | None, first: str) -> str:
-    """``sentence`` with an opening pronoun replaced by the subject ``title`` names ("Guernica" for "Guernica
-    (Picasso)"), when the passage's ``first`` sentence names it too; otherwise ``sentence`` unchanged."""
-    subject = _DISAMBIGUATION.sub("", title or "").strip()
+def _subject_pronoun(sentence: str) -> tuple[int, re.Match[str]] | None:
+    """Where the pronoun that stands for the sentence's subject begins, and its match: the opening one ("He
+    shared ..."), or the one just after an opening phrase ("In 1897, he founded ..."; "During his career, he
+    ...") whose own pronouns stand for the same person and which, when it is a clause, names nothing (not "After
+    self-publishing it, he ...", nor "After Rome fell, it was divided")."""
     match = _PRONOUN.match(sentence)
-    if not subject or match is None or _EMPTY_IT.match(sentence) or sentence == first:
+    if match is not None:
+        return 0, match
+    opening = _OPENING_PHRASE.match(sentence)
+    if opening is None:
+        return None
+    words = re.findall(r"[^\W\d_]+", opening.group(1))
+    person = _PERSONS[opening.group(2)]
+    if any(_PERSONS.get(word.lower(), person) != person for word in words) or (
+            words and words[0].lower() in _CLAUSE_OPENERS and any(word[:1].isupper() for word in words[1:])):
+        return None
+    start = opening.start(2)
+    return start, _PRONOUN.match(sentence[start].upper() + sentence[start + 1:])
+
+
+def named(sentence: str, title: str | None, first: str) -> str:
+    """``sentence`` with the pronoun that stands for its subject (:func:`_subject_pronoun`) replaced by the
+    subject ``title`` names ("Guernica" for "Guernica (Picasso)"), when the passage's ``first`` sentence names it
+    too; otherwise ``sentence`` unchanged."""
+    subject = _DISAMBIGUATION.sub("", title or "").strip()
+    found = _subject_pronoun(sentence)
+    if not subject or found is None or _EMPTY_IT.match(sentence) or sentence == first:
         return sentence
+    start, match = found
     named_words = content_words(folded(subject))
     if not named_words or named_words[0] not in content_words(folded(first)):
         return sentence
     if not subject.lower().startswith("the ") and re.search(rf"\bthe {re.escape(subject)}\b", first, re.IGNORECASE):
         subject = f"the {subject}"  # "The Eiffel Tower was built ...", as the article calls it
-    if subject.startswith("the ") or not any(c.isupper() for c in subject[1:]):  # not "iPhone"
+    if start == 0 and (subject.startswith("the ") or not any(c.isupper() for c in subject[1:])):  # not "iPhone"
         subject = subject[0].upper() + subject[1:]
     if match.group(1) in ("His", "Her", "Its", "Their"):
         subject += "'" if subject.endswith("s") else "'s"
-    return subject + sentence[match.end():]
+    return sentence[:start] + subject + sentence[start + match.end():]
 
 
 def windows(sentences: Sequence[str]) -> list[str]:

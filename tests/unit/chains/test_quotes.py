@@ -65,10 +65,27 @@ def test_an_opening_pronoun_is_named_from_the_title_when_the_article_is_about_it
     assert named("It was released in 2007.", "iPhone", "The iPhone is a smartphone.") == (
         "The iPhone was released in 2007.")
     assert named("It was founded in 1995.", "eBay", "eBay is a company.") == "eBay was founded in 1995."
-    # Unchanged: an empty "It", a pronoun inside the sentence, no title, an article about something else, and
-    # a first sentence (nothing before it for a pronoun to stand for).
+    # The pronoun just after a phrase that opens the sentence, when the phrase's pronouns stand for the same person
+    # and, if it is a clause, it names nothing.
+    assert named("In 1903, he shared the Nobel Prize.", "Pierre Curie", first) == (
+        "In 1903, Pierre Curie shared the Nobel Prize.")
+    assert named("With a size of 21,960,000 km2 (8,480,000 mi2), it is the second-smallest ocean.", "Southern Ocean",
+                 "The Southern Ocean is the southernmost ocean.") == (
+        "With a size of 21,960,000 km2 (8,480,000 mi2), the Southern Ocean is the second-smallest ocean.")
+    assert named("Since 1988, her record has stood.", "Jackie Joyner-Kersee", "Jackie Joyner-Kersee is an athlete."
+                 ) == "Since 1988, Jackie Joyner-Kersee's record has stood."
+    assert named("During his career in France, he won the prize.", "Pierre Curie", first) == (
+        "During his career in France, Pierre Curie won the prize.")
+    # Unchanged: an empty "It", a pronoun inside the sentence, no title, an article about something else, an
+    # opening phrase that names or refers to something the pronoun may stand for, and a first sentence (nothing
+    # before it for a pronoun to stand for).
     unchanged = [("It is believed that he was born in Paris.", "Pierre Curie", first),
                  ("Later he shared the prize.", "Pierre Curie", first),
+                 ("After Marie fell ill, she left Paris.", "Pierre Curie", first),
+                 ("After self-publishing it in 1855, he revised it.", "Pierre Curie", first),
+                 ("When her sister died, he left Paris.", "Pierre Curie", first),
+                 ("In 1903 and in 1905 and in 1906 and in 1907 and in 1908 and in 1910, he worked.", "Pierre Curie",
+                  first),
                  ("He shared the prize.", None, first),
                  ("He shared the prize.", "Nobel Prize", first),
                  ("He was a physicist.", "Pierre Curie", "He was a physicist.")]
