@@ -74,12 +74,13 @@ def _subject_pronoun(sentence: str) -> tuple[int, re.Match[str]] | None:
     return start, _PRONOUN.match(sentence[start].upper() + sentence[start + 1:])
 
 
-def named(sentence: str, title: str | None, first: str) -> str:
-    """``sentence`` with the pronoun that stands for its subject (:func:`_subject_pronoun`) replaced by the
-    subject ``title`` names ("Guernica" for "Guernica (Picasso)"), when the passage's ``first`` sentence names it
-    too; otherwise ``sentence`` unchanged."""
+def named(sentence: str, title: str | None, first: str, after_phrase: bool = True) -> str:
+    """``sentence`` with the pronoun that stands for its subject (:func:`_subject_pronoun`; only an opening one
+    unless ``after_phrase``) replaced by the subject ``title`` names ("Guernica" for "Guernica (Picasso)"), when
+    the passage's ``first`` sentence names it too; otherwise ``sentence`` unchanged."""
     subject = _DISAMBIGUATION.sub("", title or "").strip()
-    found = _subject_pronoun(sentence)
+    found = _subject_pronoun(sentence) if after_phrase else (
+        (0, match) if (match := _PRONOUN.match(sentence)) is not None else None)
     if not subject or found is None or _EMPTY_IT.match(sentence) or sentence == first:
         return sentence
     start, match = found
@@ -102,10 +103,11 @@ def windows(sentences: Sequence[str]) -> list[str]:
 
 def passage_windows(evidence: str) -> list[str]:
     """The windows a claim is read against: the passage's sentences, each opening pronoun named from the title
-    (:func:`named`: "It is the fourth-longest river" reads as "The Zambezi is ..."), and their adjacent pairs."""
+    (:func:`named`: "It is the fourth-longest river" reads as "The Zambezi is ..."; not one after an opening
+    phrase, as the shipped entailment judge's calibration was fitted), and their adjacent pairs."""
     title, sentences = passage_parts(evidence)
     first = sentences[0] if sentences else ""
-    return windows([named(s, title, first) for s in sentences])
+    return windows([named(s, title, first, after_phrase=False) for s in sentences])
 
 
 def claims(output: str) -> list[str]:

@@ -60,3 +60,6 @@ def test_a_claim_is_read_against_windows_whose_opening_pronouns_are_named_from_t
     assert passage_windows(evidence) == [
         "The Zambezi is a river in southern Africa.", "The Zambezi is the fourth-longest river in Africa.",
         "The Zambezi is a river in southern Africa. The Zambezi is the fourth-longest river in Africa."]
+    # Only an opening pronoun, as the shipped entailment judge's calibration was fitted; the quote names more.
+    after = "Zambezi\nThe Zambezi is a river in southern Africa. In 1851, it was reached by Livingstone."
+    assert passage_windows(after)[1] == "In 1851, it was reached by Livingstone."
