@@ -25,7 +25,7 @@ from tests.fakes.bag_of_words import BagOfWords
 from tests.fakes.scripted_long_form import RecordingRetriever
 from tests.fakes.table_reader import TableReader
 
-KANT = Document(page_content="Immanuel Kant was a German philosopher. Born in Königsberg, he taught there all his "
+KANT = Document(page_content="Immanuel Kant was a German philosopher. Königsberg was the city where he taught all his "
                              "life.", metadata={"title": "Immanuel Kant"})
 FICHTE = Document(page_content="Johann Gottlieb Fichte was a German philosopher who studied the writings of "
                                "Immanuel Kant.", metadata={"title": "Johann Gottlieb Fichte"})
@@ -137,7 +137,7 @@ def test_a_prospect_is_the_score_of_the_branch_quoting_its_best_sentence() -> No
     branch = Branch(passage=KANT, evidence=KANT.page_content, raw="Kant was born in Königsberg.",
                     answer="Kant was born in Königsberg.", parsed=ParsedGeneration())
     chosen = select([branch], [Critique(relevance=relevance)], weights=weights, constraints=HardConstraints(),
-                    quotes=[Quote("Born in Königsberg, he taught there all his life.", 0.9)])
+                    quotes=[Quote("Königsberg was the city where he taught all his life.", 0.9)])
     assert prospect(relevance, 0.9, weights) == pytest.approx(chosen.traces[0].scores.total)
     assert prospect(relevance, 0.9, weights) > prospect(relevance, 0.5, weights)
 
@@ -243,10 +243,10 @@ def test_a_prospect_counts_only_the_sentences_a_beam_may_still_quote() -> None:
     quoter = PassageQuoter(embeddings=BagOfWords(), reader=readings)
     sources = [(KANT.page_content, "Immanuel Kant")]
     assert quoter.best_answering(QUESTION, sources) == [pytest.approx(0.9)]
-    taken = [frozenset({"Born in Königsberg, he taught there all his life."})]
+    taken = [frozenset({"Königsberg was the city where he taught all his life."})]
     assert quoter.best_answering(QUESTION, sources, taken) == [pytest.approx(0.2)]
     everything = [frozenset({"Immanuel Kant was a German philosopher.",
-                             "Born in Königsberg, he taught there all his life."})]
+                             "Königsberg was the city where he taught all his life."})]
     assert quoter.best_answering(QUESTION, sources, everything) == [None]
     with pytest.raises(ValueError, match="1 taken quote sets for 2 passages"):
         quoter.best_answering(QUESTION, sources * 2, taken)
@@ -315,7 +315,7 @@ def test_a_beam_the_generator_ends_finishes_though_its_other_candidates_are_out_
     rag = _second_step(llm)
     request = {"question": QUESTION, "passages": [KANT, FICHTE, BAKERY]}
     result = asyncio.run(rag.ainvoke(request)) if asynchronous else rag.invoke(request)
-    assert [s.text for s in result.segments] == ["Born in Königsberg, he taught there all his life."]
+    assert [s.text for s in result.segments] == ["Königsberg was the city where he taught all his life."]
     (second,) = (s for s in result.steps if s.depth == 1)
     assert any(c.dropped is not None and "(writing_margin)" in c.dropped
                for c in result.candidates if c.depth == 1)  # some were out of reach, as before
@@ -326,7 +326,7 @@ def test_a_beam_outranked_by_candidates_that_do_not_survive_ends_the_search_rath
     llm = PromptLLM(responses=["Kant was born in Königsberg."])  # the second segment repeats the first
     rag = _second_step(llm)
     result = rag.invoke({"question": QUESTION, "passages": [KANT, FICHTE, BAKERY]})
-    assert [s.text for s in result.segments] == ["Born in Königsberg, he taught there all his life."]
+    assert [s.text for s in result.segments] == ["Königsberg was the city where he taught all his life."]
     (second,) = (s for s in result.steps if s.depth == 1)
     assert any("repeats an earlier segment" in (c.dropped or "") for c in result.candidates if c.depth == 1)
     assert any("not continued" in note for note in second.notes)
