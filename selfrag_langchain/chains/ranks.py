@@ -26,6 +26,7 @@ question ranks ("first published" says nothing of "her first novel").
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -174,7 +175,7 @@ def _names(phrase: str) -> tuple[str, ...]:
     not "the northern constellation of Auriga") or in a phrase that has no name ("the northern hemisphere")."""
     words = _WORD.findall(folded(phrase))
     named = any(word[0].isupper() for word in words)
-    names = (word.lower() for word, after in zip(words, [*words[1:], ""][: len(words)], strict=True)
+    names = (word.lower() for word, after in itertools.pairwise([*words, ""])
              if word[0].isupper() or (word in _QUALIFIERS and (not named or after[:1].isupper())))
     return tuple(name for name in names if name not in STOPWORDS)
 
@@ -225,8 +226,8 @@ def _scope(text: str, before: int, after: int, stop: int) -> tuple[tuple[str, ..
 def _place_held(names: tuple[str, ...], question: str) -> bool:
     """Whether the question :func:`~selfrag_langchain.chains.names.holds` a place a rank names: each of its
     names (and the words that narrow it: "continental"), or the acronym they spell ("us" for "United States"), or
-    another name of it
-    (:func:`~selfrag_langchain.chains.peoples.other_names`: "America" for "the United States")."""
+    another name of it (:func:`~selfrag_langchain.chains.peoples.other_names`: "America" for "the United
+    States")."""
     if all(holds(name, question) for name in names):
         return True
     if len(names) > 1 and not _narrowed(names) and holds("".join(name[0] for name in names), question):
@@ -303,8 +304,8 @@ def states_other_rank(question: str, sentence: str) -> bool:
     bat"), or the asked place where the question does not ask it (:meth:`Rank.holds_in`, when the question names
     something or the place is narrowed: "in continental Africa"), and no superlative at the asked place that can
     rank the same things (:meth:`Rank.ranks_alike`; any other measure's first place states the first) where the
-    question asks. For an
-    ordinal asked before a noun: another ordinal before the same noun, and not the asked one."""
+    question asks. For an ordinal asked before a noun: another ordinal before the same noun, and not the asked
+    one."""
     asked = stated_ranks(question)
     if not asked:
         return False
@@ -320,8 +321,8 @@ def states_other_rank(question: str, sentence: str) -> bool:
         elsewhere = [s for s in superlatives
                      if not s.holds_in(question) and (scoped or (narrowable and all(map(_narrowed, s.scope))))]
         opposed = [s for s in superlatives if _opposite(s.measure, rank.measure)]
-        if any(s.place == rank.place and s.ranks_alike(rank, kinds) and s not in elsewhere + opposed
-               for s in superlatives):
+        unasked = elsewhere + opposed
+        if any(s.place == rank.place and s.ranks_alike(rank, kinds) and s not in unasked for s in superlatives):
             continue
         if opposed or any(s.place != rank.place and (s.written or s.measure == rank.measure) for s in superlatives):
             return True

@@ -6,8 +6,9 @@ is one of many and often beyond the model's reach. Checked against each sentence
 sentences, for a claim that draws on two), a claim is supported when one window entails it, and contradicted
 when the window that speaks of it most (the one with the most entailment and contradiction together) denies it.
 A sentence from the middle of an article often opens with a pronoun; read alone it would contradict a claim that
-names its subject, so an opening "It", "He", "She" or "They" (or one just after an opening phrase: "In 1897, he
-...") is named from the passage's title first (:func:`named`, which the quoter also uses).
+names its subject, so an opening "It", "He", "She" or "They" is named from the passage's title first (:func:`named`,
+which the quoter also uses, and where it shows a quote also the one just after an opening phrase: "In 1897, he
+...").
 """
 
 from __future__ import annotations
@@ -54,15 +55,15 @@ _EMPTY_IT = re.compile(r"It (?:is|was) (?:not until|(?:widely |generally |common
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 
 
-def _subject_pronoun(sentence: str) -> tuple[int, re.Match[str]] | None:
+def _subject_pronoun(sentence: str, after_phrase: bool) -> tuple[int, re.Match[str]] | None:
     """Where the pronoun that stands for the sentence's subject begins, and its match: the opening one ("He
-    shared ..."), or the one just after an opening phrase ("In 1897, he founded ..."; "During his career, he
-    ...") whose own pronouns stand for the same person and which, when it is a clause, names nothing (not "After
-    self-publishing it, he ...", nor "After Rome fell, it was divided")."""
+    shared ..."), or, ``after_phrase``, the one just after an opening phrase ("In 1897, he founded ..."; "During
+    his career, he ...") whose own pronouns stand for the same person and which, when it is a clause, names
+    nothing (not "After self-publishing it, he ...", nor "After Rome fell, it was divided")."""
     match = _PRONOUN.match(sentence)
     if match is not None:
         return 0, match
-    opening = _OPENING_PHRASE.match(sentence)
+    opening = _OPENING_PHRASE.match(sentence) if after_phrase else None
     if opening is None:
         return None
     words = re.findall(r"[^\W\d_]+", opening.group(1))
@@ -79,8 +80,7 @@ def named(sentence: str, title: str | None, first: str, after_phrase: bool = Tru
     unless ``after_phrase``) replaced by the subject ``title`` names ("Guernica" for "Guernica (Picasso)"), when
     the passage's ``first`` sentence names it too; otherwise ``sentence`` unchanged."""
     subject = _DISAMBIGUATION.sub("", title or "").strip()
-    found = _subject_pronoun(sentence) if after_phrase else (
-        (0, match) if (match := _PRONOUN.match(sentence)) is not None else None)
+    found = _subject_pronoun(sentence, after_phrase)
     if not subject or found is None or _EMPTY_IT.match(sentence) or sentence == first:
         return sentence
     start, match = found
