@@ -55,15 +55,15 @@ _EMPTY_IT = re.compile(r"It (?:is|was) (?:not until|(?:widely |generally |common
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 
 
-def _subject_pronoun(sentence: str, after_phrase: bool) -> tuple[int, re.Match[str]] | None:
+def _subject_pronoun(sentence: str) -> tuple[int, re.Match[str]] | None:
     """Where the pronoun that stands for the sentence's subject begins, and its match: the opening one ("He
-    shared ..."), or, ``after_phrase``, the one just after an opening phrase ("In 1897, he founded ..."; "During
+    shared ..."), or the one just after an opening phrase ("In 1897, he founded ..."; "During
     his career, he ...") whose own pronouns stand for the same person and which, when it is a clause, names
     nothing (not "After self-publishing it, he ...", nor "After Rome fell, it was divided")."""
     match = _PRONOUN.match(sentence)
     if match is not None:
         return 0, match
-    opening = _OPENING_PHRASE.match(sentence) if after_phrase else None
+    opening = _OPENING_PHRASE.match(sentence)
     if opening is None:
         return None
     words = re.findall(r"[^\W\d_]+", opening.group(1))
@@ -75,12 +75,12 @@ def _subject_pronoun(sentence: str, after_phrase: bool) -> tuple[int, re.Match[s
     return start, _PRONOUN.match(sentence[start].upper() + sentence[start + 1:])
 
 
-def named(sentence: str, title: str | None, first: str, after_phrase: bool = True) -> str:
-    """``sentence`` with the pronoun that stands for its subject (:func:`_subject_pronoun`; only an opening one
-    unless ``after_phrase``) replaced by the subject ``title`` names ("Guernica" for "Guernica (Picasso)"), when
-    the passage's ``first`` sentence names it too; otherwise ``sentence`` unchanged."""
+def named(sentence: str, title: str | None, first: str) -> str:
+    """``sentence`` with the pronoun that stands for its subject (:func:`_subject_pronoun`) replaced by the
+    subject ``title`` names ("Guernica" for "Guernica (Picasso)"), when the passage's ``first`` sentence names it
+    too; otherwise ``sentence`` unchanged."""
     subject = _DISAMBIGUATION.sub("", title or "").strip()
-    found = _subject_pronoun(sentence, after_phrase)
+    found = _subject_pronoun(sentence)
     if not subject or found is None or _EMPTY_IT.match(sentence) or sentence == first:
         return sentence
     start, match = found
@@ -102,12 +102,12 @@ def windows(sentences: Sequence[str]) -> list[str]:
 
 
 def passage_windows(evidence: str) -> list[str]:
-    """The windows a claim is read against: the passage's sentences, each opening pronoun named from the title
-    (:func:`named`: "It is the fourth-longest river" reads as "The Zambezi is ..."; not one after an opening
-    phrase, as the shipped entailment judge's calibration was fitted), and their adjacent pairs."""
+    """The windows a claim is read against: the passage's sentences, each subject pronoun named from the title
+    as a quote names it (:func:`named`: "It is the fourth-longest river" reads as "The Zambezi is ..."), and
+    their adjacent pairs."""
     title, sentences = passage_parts(evidence)
     first = sentences[0] if sentences else ""
-    return windows([named(s, title, first, after_phrase=False) for s in sentences])
+    return windows([named(s, title, first) for s in sentences])
 
 
 def claims(output: str) -> list[str]:

@@ -53,13 +53,13 @@ def test_nothing_to_read_supports_nothing_and_contradicts_nothing():
     assert aggregate_support([]).entailment == 0.0 and aggregate_support([]).contradiction == 0.0
 
 
-def test_a_claim_is_read_against_windows_whose_opening_pronouns_are_named_from_the_title():
+def test_a_claim_is_read_against_windows_whose_subject_pronouns_are_named_from_the_title():
     from selfrag_langchain.judging.claims import passage_windows
 
     evidence = "Zambezi\nThe Zambezi is a river in southern Africa. It is the fourth-longest river in Africa."
     assert passage_windows(evidence) == [
         "The Zambezi is a river in southern Africa.", "The Zambezi is the fourth-longest river in Africa.",
         "The Zambezi is a river in southern Africa. The Zambezi is the fourth-longest river in Africa."]
-    # Only an opening pronoun, as the shipped entailment judge's calibration was fitted; the quote names more.
+    # The one after an opening phrase too, as a quote names it.
     after = "Zambezi\nThe Zambezi is a river in southern Africa. In 1851, it was reached by Livingstone."
-    assert passage_windows(after)[1] == "In 1851, it was reached by Livingstone."
+    assert passage_windows(after)[1] == "In 1851, the Zambezi was reached by Livingstone."
