@@ -45,6 +45,9 @@ _RANKING_WORDS = frozenset(("most", "least"))
 _NO_RANK_BEFORE = (("one", "of", "the"), ("among", "the"), ("at",), ("next",))
 """What, before a superlative, leaves it stating no rank: "one of the largest", "among the oldest", "at least",
 "the next brightest" (a place after another's, unsaid)."""
+_NO_RANK_BEFORE_OWNER = (("one", "of", "the"), ("one", "of"), ("among", "the"), ("among",))
+"""The same before a possessive that says where the superlative holds: "one of France's largest cities", "among
+the world's oldest"."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,22 @@ def _ordinal(token: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+"""The tens an ordinal in words may open with ("twenty-second": 22)."""
+
+
+def _place_at(tokens: list[str], i: int) -> tuple[int, int] | None:
+    """Where the ordinal that ends at token ``i`` begins and the place it names, the tens before it counted
+    ("twenty-second": 22, not 2), or None when token ``i`` is no ordinal."""
+    place = _ordinal(tokens[i]) if i >= 0 else None
+    if place is None:
+        return None
+    if place < 10 and i > 0 and tokens[i - 1] in _TENS:
+        return i - 1, _TENS[tokens[i - 1]] + place
+    return i, place
+
+
 def _tokens(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     """The text's words and ordinals in figures, lower-cased, and where each stands; a hyphen parts words
     ("third-longest"). A capitalised word is part of a name ("the Second World War", "Best Actor", "Greatest
@@ -124,10 +143,11 @@ def _tokens(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     return ["" if m.group()[:1].isupper() else m.group().lower() for m in matches], [m.span() for m in matches]
 
 
-_SCOPE = re.compile(r"(?:\s+[a-z][\w-]*){0,2}?\s*\b(?:in|of|on|within|across|throughout)\b[^,.;:()\n]*")
+_SCOPE = re.compile(r"(?:\s+[a-z][\w-]*){0,2}?\s*\b(?:in|of|on|within|across|throughout)\b"
+                    r"(?:[^,.;:()\n]|(?<=\b[A-Z])\.)*")
 """A phrase after a ranked noun (and at most two more lower-case words of it: "dwarf planet") that says where the
-rank holds, up to the next punctuation or the next rank: "in the Canadian province of Alberta", "of Saturn", "by
-population in Canada"."""
+rank holds, up to the next punctuation (not an initial's full stop: "in the U.S.") or the next rank: "in the
+Canadian province of Alberta", "of Saturn", "by population in Canada"."""
 _OWNER = re.compile(r"([^\W\d_][\w-]*)['’]s\s*$")
 """A name in the possessive just before a rank, which says where it holds: "Pennsylvania's most populous city"."""
 _ALTERNATIVE = re.compile(r"\b(?:and|or)\b")
@@ -235,6 +255,34 @@ def _place_held(names: tuple[str, ...], question: str) -> bool:
     return any(all(holds(word, question) for word in other) for other in other_names(" ".join(names)))
 
 
+def _owner_start(tokens: list[str], spans: list[tuple[int, int]], text: str, i: int) -> int:
+    """Where the possessive just before token ``i`` begins ("France's", "New York's", "the world's": its first
+    word), or ``i`` when none stands there (:func:`_tokens` keeps a capitalised word as "")."""
+    j = i - 1
+    if j < 1 or tokens[j] != "s" or text[spans[j][0] - 1] not in "'’":
+        return i
+    j -= 1
+    if tokens[j]:
+        return j
+    while j > 0 and not tokens[j - 1]:
+        j -= 1
+    return j
+
+
+def _ordinal_noun(tokens: list[str], i: int) -> str | None:
+    """The word an ordinal at token ``i`` stands before: the next one, or the one after the next ordinal it is
+    joined to with "and" or "or" ("the 22nd and 24th president": "president" for both); None for a superlative
+    ("third-largest") or a capitalised word."""
+    after = i + 1
+    if after + 1 < len(tokens) and tokens[after] in ("and", "or"):
+        joined = after + 1 + (tokens[after + 1] in _TENS)
+        if _place_at(tokens, joined) is not None:
+            after = joined + 1
+    if after >= len(tokens) or not tokens[after] or tokens[after] in _RANKING_WORDS or _superlative(tokens[after]):
+        return None
+    return tokens[after]
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def stated_ranks(text: str) -> tuple[Rank, ...]:
     """The ranks ``text`` states or asks, in order: each superlative with its place (an ordinal before it, else
@@ -255,15 +303,18 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
         elif _superlative(token):
             measure, end = token, i + 1
         if measure is not None:
-            if not any(tuple(tokens[max(0, i - len(before)):i]) == before for before in _NO_RANK_BEFORE):
-                place = _ordinal(tokens[i - 1]) if i > 0 else None
-                found.append((i - 1 if place else i, end, measure, place))
+            owner = _owner_start(tokens, spans, text, i)
+            if not any(tuple(tokens[max(0, i - len(before)):i]) == before for before in _NO_RANK_BEFORE) and not (
+                    owner < i and any(tuple(tokens[max(0, owner - len(before)):owner]) == before
+                                      for before in _NO_RANK_BEFORE_OWNER)):
+                written = _place_at(tokens, i - 1)
+                found.append((written[0], end, measure, written[1]) if written else (i, end, measure, None))
             i = end
             continue
-        place = _ordinal(token)
-        if place is not None and i + 1 < len(tokens) and tokens[i + 1] and (
-                tokens[i + 1] not in _RANKING_WORDS and not _superlative(tokens[i + 1])):
-            ordinals.append((i, Rank(place, tokens[i + 1], ordinal_noun=True)))
+        written = _place_at(tokens, i)
+        noun = _ordinal_noun(tokens, i) if written is not None else None
+        if written is not None and noun is not None:
+            ordinals.append((written[0], Rank(written[1], noun, ordinal_noun=True)))
         i += 1
     starts = sorted([first for first, *_ in found] + [first for first, _ in ordinals])
     superlatives: list[tuple[int, Rank]] = []

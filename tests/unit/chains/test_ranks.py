@@ -46,6 +46,9 @@ TALLEST = "Which is the tallest mountain in Africa?"
     ("Which is the smallest country in Africa?", "The Gambia is the smallest country in continental Africa."),
     ("Which star is the second brightest in the night sky?", "Vega is the fifth-brightest star in the night sky, "
      "and the second-brightest star in the northern celestial hemisphere, after Arcturus."),
+    # an ordinal in words past the twentieth is read whole
+    ("Who was the twenty-second president of the United States?",
+     "John Adams was the second president of the United States."),
 ])
 def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(question: str, sentence: str) -> None:
     assert states_other_rank(question, sentence)
@@ -107,6 +110,16 @@ def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(q
      "Capella is the brightest star in the northern constellation of Auriga."),
     ("In which part of Africa is the Gambia the smallest country?",
      "The Gambia is the smallest country in continental Africa."),
+    # a place in initials, read to its last full stop
+    ("What is the largest city in the United States?", "New York City is the most populous city in the U.S."),
+    # "one of" before a possessive states no rank either
+    (SECOND, "Marseille, one of France's largest cities, is a port."),
+    ("What is the largest tea producer?", "Kenya is one of the world's largest producers of tea."),
+    # ordinals joined with "and" rank the noun after the last
+    ("Who was the 22nd president of the United States?",
+     "Grover Cleveland was the 22nd and 24th president of the United States."),
+    ("Who was the twenty-fourth president of the United States?",
+     "Grover Cleveland was the twenty-second and twenty-fourth president."),
 ])
 def test_a_sentence_stating_the_asked_rank_or_no_rank_of_it_is_left_alone(question: str, sentence: str) -> None:
     assert not states_other_rank(question, sentence)
@@ -122,6 +135,10 @@ def test_ranks_read_ordinals_in_words_and_figures_before_superlatives_and_nouns(
     assert stated_ranks("Earth's most massive and second-largest-known dwarf planet") == (
         Rank(1, "most massive", written=False, noun="dwarf", scope=(("earth",),)),
         Rank(2, "largest known", noun="dwarf"))
+    assert stated_ranks("the twenty-second-largest city and the 22nd and 24th president") == (
+        Rank(22, "largest", noun="city"), Rank(22, "president", ordinal_noun=True),
+        Rank(24, "president", ordinal_noun=True))
+    assert stated_ranks("one of France's largest cities and among Europe's oldest") == ()
     assert stated_ranks("Åland's largest town") == (
         Rank(1, "largest", written=False, noun="town", scope=(("aland",),)),)
     # only the capitalised words just before the possessive name the place
