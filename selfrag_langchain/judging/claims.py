@@ -6,9 +6,9 @@ is one of many and often beyond the model's reach. Checked against each sentence
 sentences, for a claim that draws on two), a claim is supported when one window entails it, and contradicted
 when the window that speaks of it most (the one with the most entailment and contradiction together) denies it.
 A sentence from the middle of an article often opens with a pronoun; read alone it would contradict a claim that
-names its subject, so an opening "It", "He", "She" or "They" is named from the passage's title first (:func:`named`,
-which the quoter also uses, and where it shows a quote also the one just after an opening phrase: "In 1897, he
-...").
+names its subject, so the pronoun that stands for the subject ("It", "He", "Their", ...; at the start or just after an
+opening phrase: "In 1897, he ...") is named from the passage's title first (:func:`named`, which the quoter also
+uses).
 """
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ def titled(title: str, sentence: str) -> str:
 _PRONOUN = re.compile(r"(He|She|It|They|His|Her|Its|Their)\b")
 _PHRASE_WORD = r"(?:[^\s,;:]|(?<=\d),(?=\d))+"  # a word, a number's thousands parted by commas ("21,960,000")
 _OPENING_PHRASE = re.compile(
-    rf"((?:{_PHRASE_WORD},? ){{1,14}}?{_PHRASE_WORD}), ((?:he|she|it|they|his|her|its|their)\b)")
+    rf"((?:{_PHRASE_WORD},? ){{0,14}}?{_PHRASE_WORD}), ((?:he|she|it|they|his|her|its|their)\b)")
 """A phrase of at most fifteen words that opens a sentence before its subject, up to a comma, and the pronoun after
-it ("With a size of 21,960,000 km2 (8,480,000 mi2), it is the second-smallest ..."; "In 1897, he founded ...")."""
+it ("With a size of 21,960,000 km2 (8,480,000 mi2), it is the second-smallest ..."; "In 1897, he founded ...";
+"Today, it is ...")."""
 _PERSONS = {"he": "he", "his": "he", "him": "he", "she": "she", "her": "she", "it": "it", "its": "it", "they": "they",
             "their": "they", "them": "they"}
 """Each personal pronoun's person, so that an opening phrase's pronouns can be told to stand for the subject's."""
@@ -50,8 +51,10 @@ _CLAUSE_OPENERS = frozenset(("after", "although", "though", "when", "whenever", 
                              "unless", "if", "once", "whereas"))
 """Words that open a clause with a subject of its own ("After Rome fell, it was divided"): a name in it may be
 what the pronoun after it stands for."""
-_EMPTY_IT = re.compile(r"It (?:is|was) (?:not until|(?:widely |generally |commonly )?(?:believed|thought|estimated|"
-                       r"said|reported|unclear|likely|possible|probable|unknown|uncertain)\b)")
+_EMPTY_IT = re.compile(r"It (?:(?:is|was|has been|had been) (?:not until|(?:widely |generally |commonly )?"
+                       r"(?:believed|thought|estimated|said|reported|suggested|unclear|likely|possible|probable|"
+                       r"unknown|uncertain)\b)|(?:seems|seemed|appears|appeared) that\b)")
+"""An "it" that stands for nothing ("It is believed that ...", "In 1900, it was thought ..."): not named."""
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 
 
@@ -81,14 +84,17 @@ def named(sentence: str, title: str | None, first: str) -> str:
     too; otherwise ``sentence`` unchanged."""
     subject = _DISAMBIGUATION.sub("", title or "").strip()
     found = _subject_pronoun(sentence)
-    if not subject or found is None or _EMPTY_IT.match(sentence) or sentence == first:
+    if not subject or found is None or sentence == first:
         return sentence
     start, match = found
+    if _EMPTY_IT.match(match.group(1) + sentence[start + match.end():]):
+        return sentence
     named_words = content_words(folded(subject))
     if not named_words or named_words[0] not in content_words(folded(first)):
         return sentence
-    if not subject.lower().startswith("the ") and re.search(rf"\bthe {re.escape(subject)}\b", first, re.IGNORECASE):
-        subject = f"the {subject}"  # "The Eiffel Tower was built ...", as the article calls it
+    called = re.search(rf"\b(the )?{re.escape(subject)}\b", first, re.IGNORECASE)
+    if not subject.lower().startswith("the ") and called is not None and called.group(1):
+        subject = f"the {subject}"  # "The Eiffel Tower was built ...", as the article first calls it
     if start == 0 and (subject.startswith("the ") or not any(c.isupper() for c in subject[1:])):  # not "iPhone"
         subject = subject[0].upper() + subject[1:]
     if match.group(1) in ("His", "Her", "Its", "Their"):

@@ -76,10 +76,20 @@ def test_an_opening_pronoun_is_named_from_the_title_when_the_article_is_about_it
                  ) == "Since 1988, Jackie Joyner-Kersee's record has stood."
     assert named("During his career in France, he won the prize.", "Pierre Curie", first) == (
         "During his career in France, Pierre Curie won the prize.")
+    assert named("Today, it is a major river.", "Nile", "The Nile is a river in Africa.") == (
+        "Today, the Nile is a major river.")  # a phrase of one word
+    assert named("The second-lightest of the halogens, it appears between fluorine and bromine.", "Chlorine",
+                 "Chlorine is a chemical element.") == (
+        "The second-lightest of the halogens, Chlorine appears between fluorine and bromine.")
+    # "the" only when the first sentence calls the subject so, not where it names something after it
+    assert named("It was admitted in 1817.", "Mississippi", "Mississippi is a state bordered by the Mississippi "
+                 "River.") == "Mississippi was admitted in 1817."
     # Unchanged: an empty "It", a pronoun inside the sentence, no title, an article about something else, an
     # opening phrase that names or refers to something the pronoun may stand for, and a first sentence (nothing
     # before it for a pronoun to stand for).
     unchanged = [("It is believed that he was born in Paris.", "Pierre Curie", first),
+                 ("In 1900, it was thought that the river had no source.", "Nile", "The Nile is a river."),
+                 ("It seems that the river had no source.", "Nile", "The Nile is a river."),
                  ("Later he shared the prize.", "Pierre Curie", first),
                  ("After Marie fell ill, she left Paris.", "Pierre Curie", first),
                  ("After self-publishing it in 1855, he revised it.", "Pierre Curie", first),
