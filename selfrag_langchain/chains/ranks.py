@@ -269,6 +269,18 @@ def _owner_start(tokens: list[str], spans: list[tuple[int, int]], text: str, i: 
     return j
 
 
+def _unranked(tokens: list[str], spans: list[tuple[int, int]], text: str, i: int) -> bool:
+    """Whether the superlative at token ``i`` states no rank: what stands before it is one of
+    :data:`_NO_RANK_BEFORE`, or one of :data:`_NO_RANK_BEFORE_OWNER` before a possessive (:func:`_owner_start`)."""
+    def ends(at: int, befores: tuple[tuple[str, ...], ...]) -> bool:
+        return any(tuple(tokens[max(0, at - len(before)):at]) == before for before in befores)
+
+    if ends(i, _NO_RANK_BEFORE):
+        return True
+    owner = _owner_start(tokens, spans, text, i)
+    return owner < i and ends(owner, _NO_RANK_BEFORE_OWNER)
+
+
 def _ordinal_noun(tokens: list[str], i: int) -> str | None:
     """The word an ordinal at token ``i`` stands before: the next one, or the one after the next ordinal it is
     joined to with "and" or "or" ("the 22nd and 24th president": "president" for both); None for a superlative
@@ -303,17 +315,13 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
         elif _superlative(token):
             measure, end = token, i + 1
         if measure is not None:
-            owner = _owner_start(tokens, spans, text, i)
-            if not any(tuple(tokens[max(0, i - len(before)):i]) == before for before in _NO_RANK_BEFORE) and not (
-                    owner < i and any(tuple(tokens[max(0, owner - len(before)):owner]) == before
-                                      for before in _NO_RANK_BEFORE_OWNER)):
+            if not _unranked(tokens, spans, text, i):
                 written = _place_at(tokens, i - 1)
                 found.append((written[0], end, measure, written[1]) if written else (i, end, measure, None))
             i = end
             continue
         written = _place_at(tokens, i)
-        noun = _ordinal_noun(tokens, i) if written is not None else None
-        if written is not None and noun is not None:
+        if written is not None and (noun := _ordinal_noun(tokens, i)) is not None:
             ordinals.append((written[0], Rank(written[1], noun, ordinal_noun=True)))
         i += 1
     starts = sorted([first for first, *_ in found] + [first for first, _ in ordinals])
