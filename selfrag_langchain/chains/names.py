@@ -141,13 +141,23 @@ NATIONALITY_ENDINGS = ("ian", "ean", "can", "ese", "ish")
 "Titanic", "Batman") are left out."""
 
 
+LANGUAGES = frozenset(("french", "latin", "dutch", "greek", "thai", "arabic", "hebrew", "hindi", "urdu", "czech",
+                       "welsh", "basque", "gaelic", "sanskrit", "swahili", "maori", "norse", "tamil", "bengali"))
+"""Languages whose names do not end as a nationality does (:data:`NATIONALITY_ENDINGS`), for
+:func:`describing_words`."""
+_NAMING_VERBS = frozenset(("called", "known", "named", "termed", "spelled", "spelt"))
+"""The verbs after which "in" and a language says which language's name is asked ("called in English")."""
+
+
 def describing_words(question: str) -> set[str]:
     """The (lower-cased) nationality that describes what the question asks for, not what it asks about: the one
     capitalised word between the "which" or "what" that opens the question phrase (as for :func:`kind_nouns`)
     and the noun they ask for, when it ends as a nationality does
     (:data:`NATIONALITY_ENDINGS`: "In which European state was the tuba invented?": "european"; "Which American
-    architect ...": "american"; not "Which Bohemian Rhapsody singer ..."). A passage that answers need not say
-    it: the one about the tuba says "Prussia", not "European"."""
+    architect ...": "american"; not "Which Bohemian Rhapsody singer ..."), and the language of an asked name
+    ("What is xiangqi usually called in English?": "english"; :data:`LANGUAGES`). A passage that answers need
+    not say it: the one about the tuba says "Prussia", not "European"; the one about xiangqi says "commonly known
+    in the West as Chinese chess"."""
     found = set()
     for sentence in SENTENCE_BREAK.split(folded(question)):
         tokens = _TOKEN.findall(sentence)
@@ -156,7 +166,19 @@ def describing_words(question: str) -> set[str]:
             if (_opens_asked_phrase(lowered, i) and tokens[i + 1][:1].isupper() and tokens[i + 2][:1].islower()
                     and lowered[i + 1].endswith(NATIONALITY_ENDINGS)):
                 found.add(lowered[i + 1])
+            if _names_language(tokens, lowered, i):
+                found.add(lowered[i + 2])
     return found
+
+
+def _names_language(tokens: Sequence[str], lowered: Sequence[str], i: int) -> bool:
+    """Whether ``tokens[i:]`` open with a naming verb, "in" and one language that the sentence names nowhere else
+    ("called in English", not "called in North America", "known in Paris" nor "What is French Guiana called in
+    French?", whose subject's name holds it)."""
+    language = lowered[i + 2]
+    return (lowered[i] in _NAMING_VERBS and lowered[i + 1] == "in" and tokens[i + 2][:1].isupper()
+            and (i + 3 == len(tokens) or not tokens[i + 3][:1].isupper())
+            and (language.endswith(NATIONALITY_ENDINGS) or language in LANGUAGES) and lowered.count(language) == 1)
 
 
 def _opening_names(question: str) -> list[str]:

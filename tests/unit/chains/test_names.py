@@ -178,8 +178,14 @@ def test_the_noun_that_says_what_kind_of_thing_is_asked_need_not_be_held() -> No
     ("Which Austro-Hungarian emperor built Schönbrunn?", set(), ["austro", "hungarian", "schonbrunn"]),
     ("Which Elton John song won an Oscar?", set(), ["elton", "john", "oscar"]),
     ("Who was the first European to reach India by sea?", set(), ["european", "india"]),  # not what is asked
+    # the language of an asked name, unless the question names it elsewhere
+    ("What is xiangqi usually called in English?", {"english"}, ["xiangqi"]),
+    ("What was Beijing known in Latin as?", {"latin"}, ["beijing"]),
+    ("By what Greek name is İzmir still called in English?", {"english"}, ["greek", "izmir"]),
+    ("What was the peregrine falcon called in North America?", set(), ["north", "america"]),  # a place
+    ("What is the Latin word for wolf, known in Latin as lupus?", set(), ["latin", "latin"]),
 ])
-def test_a_nationality_describing_what_is_asked_for_is_no_name_the_passage_must_hold(
+def test_a_nationality_or_language_describing_what_is_asked_for_is_no_name_the_passage_must_hold(
         question: str, describing: set[str], names: list[str]) -> None:
     assert describing_words(question) == describing
     assert asked_names(question) == names
