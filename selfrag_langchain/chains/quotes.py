@@ -23,7 +23,9 @@ points at nothing and is not quoted.
 A sentence that states another rank than the question asks ("the third-longest river in Africa" for "What is
 the longest river in Africa?") names the very measure asked, so both models read it as answering; its readings
 are 0 (:mod:`~selfrag_langchain.chains.ranks`), so that it is neither chosen for them nor read as holding an
-answer.
+answer. The reverse holds for a sentence that opens with the question's subject and the other name it asks for,
+joined by "or" ("An elevator or lift is ..."): both models read the opening as one name; its readings are 1
+(:mod:`~selfrag_langchain.chains.aliases`).
 
 Each quote comes with that probability (:class:`Quote`): a quote is the passage's own words, so whether it is
 supported is settled, and what a judge still has to say of it is whether it answers the question. Selection
@@ -50,6 +52,7 @@ from dataclasses import dataclass, replace
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
 
+from selfrag_langchain.chains.aliases import gives_asked_name
 from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.chains.ranks import states_other_rank
 from selfrag_langchain.judging.claims import named, titled
@@ -233,7 +236,7 @@ class PassageQuoter(BaseModel):
         if self.finder is not None and self.finder_share and pairs:
             share = self.finder_share
             read = [(1.0 - share) * r + share * f for r, f in zip(read, self.finder.holds_answer(pairs), strict=True)]
-        return _unless_other_rank(pairs, read)
+        return _ruled(pairs, read)
 
     def _sentence_readings(self, question: str, groups: Sequence[tuple[Sequence[str], str | None]]
                            ) -> list[float] | None:
@@ -320,18 +323,20 @@ class _Found:
 
 
 def _holdings(finder: AnswerFinder, pairs: Sequence[tuple[str, str]]) -> list[float]:
-    """The finder's probability that each (question, sentence) pair's sentence holds an answer, 0 for one that
-    states another rank than the question asks (:func:`_unless_other_rank`)."""
-    return _unless_other_rank(pairs, finder.holds_answer(pairs))
+    """The finder's probability that each (question, sentence) pair's sentence holds an answer, as the rules read
+    it (:func:`_ruled`)."""
+    return _ruled(pairs, finder.holds_answer(pairs))
 
 
-def _unless_other_rank(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[float]:
+def _ruled(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[float]:
     """``readings`` of (question, sentence) pairs, each 0 where the sentence states another rank than the
     question asks (:func:`~selfrag_langchain.chains.ranks.states_other_rank`: "the third-longest river in
     Africa" for "the longest"): it names the measure asked, so the models read it as answering, but it does
-    not."""
-    return [0.0 if states_other_rank(question, sentence) else reading
-            for (question, sentence), reading in zip(pairs, readings, strict=True)]
+    not; and 1 where it opens with the other name the question asks for
+    (:func:`~selfrag_langchain.chains.aliases.gives_asked_name`: "An elevator or lift is ..."), which the models
+    read as one name."""
+    return [0.0 if states_other_rank(question, sentence) else 1.0 if gives_asked_name(question, sentence)
+            else reading for (question, sentence), reading in zip(pairs, readings, strict=True)]
 
 
 def _reading_pairs(question: str, sentences: Sequence[str], title: str | None) -> list[tuple[str, str]]:

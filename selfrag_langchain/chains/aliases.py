@@ -1,0 +1,89 @@
+"""Whether a sentence gives the other name a question asks for by opening with both names.
+
+"An elevator or lift is a machine that vertically transports people ..." answers "What other name is an elevator
+known by?": the sentence names its subject twice, joined by "or", before it says anything of it. The answer
+finder, trained on SQuAD, where openings like it are rare, reads the pair as a name and the sentence as holding
+no answer (0.002, pointing at "An elevator or lift"), while "An elevator, also called a lift, is ..." reads 0.98.
+So a sentence that opens with the question's subject and another name joined by "or" (after commas or a bracket
+as well: "An antibody (Ab), or immunoglobulin (Ig), is ...") holds the answer to a question asking another name
+(:func:`gives_asked_name`), and the quoter reads it so
+(:class:`~selfrag_langchain.chains.quotes.PassageQuoter`). One of the two names must be the one the question
+names, whole ("the diesel engine" is not named by "An engine or motor is ..."), and the other must hold a word the
+question does not (in any number: "elevators" is "elevator"). The opening cannot tell two names of one thing from
+two things ("Cats or dogs are ..."); a question asking another name of one of them is rare, and the sentence is
+then still the one whose subject it asks about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from selfrag_langchain.chains.names import noun_lemma
+from selfrag_langchain.judging.signals import STOPWORDS, folded
+
+__all__ = ["asks_other_name", "gives_asked_name"]
+
+_ASKS_OTHER_NAME = re.compile(
+    r"\b(?:another|other|alternative|alternate)\s+(?:\w+\s+)?names?\b"
+    r"|\b(?:also|otherwise|commonly|popularly|usually|often|sometimes)\s+(?:called|known|named|referred)\b"
+    r"|\belse\b.{0,60}\b(?:called|known|named)\b",
+    re.IGNORECASE)
+"""How a question asks for another name of its subject: "another name for", "by what other name", "also known
+as", "what else is ... called"."""
+_NAMING_WORDS = frozenset(("called", "known", "named", "nicknamed", "referred", "termed", "name", "names"))
+"""Words of naming, which may stand beside the subject in a question without being part of its name."""
+_WORDS = re.compile(r"\w+")
+_VERB = r"(?:is|are|was|were|refers?|has|have)\b"
+"""The verbs that end a sentence's opening names."""
+_NAME = rf"(?!{_VERB})[^\W\d_][\w'’\-]*(?: (?!{_VERB})[\w'’\-]+){{0,5}}?"
+"""A name of at most six words: no comma, bracket or other mark within it, and no verb."""
+_BRACKET = r"(?: \([^()]{1,40}\))?"
+"""An abbreviation or gloss in brackets after a name ("An antibody (Ab)")."""
+_OPENING_ALTERNATIVE = re.compile(
+    rf"(?:^|: )(?:the |an? )?(?P<first>{_NAME}){_BRACKET},? or (?:the |an? )?(?P<second>{_NAME}){_BRACKET}"
+    rf"(?:,| {_VERB})",
+    re.IGNORECASE)
+"""A sentence (or a titled one, "Elevator: An elevator or lift is ...") that opens with two names joined by "or"
+before its verb or a comma."""
+
+
+def asks_other_name(question: str) -> bool:
+    """Whether the question asks for another name of what it names ("What is another name for an abacus?")."""
+    return bool(_ASKS_OTHER_NAME.search(question))
+
+
+def gives_asked_name(question: str, sentence: str) -> bool:
+    """Whether ``sentence`` opens with the question's subject and another name for it, joined by "or", and the
+    question asks for another name (the module's docstring)."""
+    if not asks_other_name(question):
+        return False
+    opening = _OPENING_ALTERNATIVE.search(folded(sentence))
+    if opening is None:
+        return False
+    asked = _lemmas(question)
+    first, second = (_lemmas(opening.group(part)) for part in ("first", "second"))
+    return any(_names_subject(question, names) and set(other) - set(asked)
+               for names, other in ((first, second), (second, first)))
+
+
+def _names_subject(question: str, name: list[str]) -> bool:
+    """Whether the question names ``name`` (lemmas) as a whole: its words in a row, not within a longer name ("an
+    elevator known by", not "the diesel engine" for "engine", nor "elevator shaft")."""
+    words = _lemmas(question)
+    size = len(name)
+    return size > 0 and any(
+        words[i:i + size] == name and not _within_name(words[i - 1] if i else "")
+        and not _within_name(words[i + size] if i + size < len(words) else "")
+        for i in range(len(words) - size + 1))
+
+
+def _within_name(word: str) -> bool:
+    """Whether a word beside a name in the question makes that name part of a longer one: a content word that is
+    no word of naming ("called", "known")."""
+    return bool(word) and word not in STOPWORDS and word not in _NAMING_WORDS
+
+
+def _lemmas(text: str) -> list[str]:
+    """The words of ``text`` read as nouns in their dictionary form ("elevators" is "elevator"), lower-cased and
+    without accents, a possessive "'s" dropped."""
+    return [noun_lemma(word) for word in _WORDS.findall(folded(text).lower().replace("'s", "").replace("’s", ""))]

@@ -1,0 +1,74 @@
+"""Other names: a sentence that opens with the question's subject and another name, joined by "or", answers a
+question asking another name, and the quoter reads it so."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfrag_langchain.chains.aliases import asks_other_name, gives_asked_name
+from selfrag_langchain.chains.quotes import PassageQuoter
+from tests.fakes.bag_of_words import BagOfWords
+
+ELEVATOR = "What other name is an elevator known by?"
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What is another name for an abacus?", True),
+    ("By what other name is the Iraq War of 2003 to 2011 known?", True),
+    ("What is Muay Thai also called?", True),
+    ("Sesame is also known by what other name?", True),
+    ("What else is the Jade Emperor called?", True),
+    ("What is the capital of France?", False),
+    ("Which Greek god was known as the herald of the gods?", False),  # a name asked for a description
+    ("What was the name of Columbus's flagship?", False),
+])
+def test_a_question_asks_another_name_in_the_words_people_use_for_it(question: str, asks: bool) -> None:
+    assert asks_other_name(question) is asks
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    (ELEVATOR, "Elevator: An elevator or lift is a machine that vertically transports people."),  # titled
+    ("What is another name for binoculars?", "Binoculars or field glasses are two refracting telescopes."),
+    ("What is another name for an antibody?", "An antibody (Ab), or immunoglobulin (Ig), is a large protein."),
+    ("What is another name for a floodplain?", "A floodplain or flood plain or bottomlands is an area of land."),
+    ("What is another name for a lift?", "An elevator or lift is a machine."),  # asked by the second name
+    ("What is Muay Thai also called?", "Muay Thai or Muaythai, sometimes referred to as Thai boxing, is a sport."),
+])
+def test_an_opening_with_the_subject_or_another_name_gives_the_asked_name(question: str, sentence: str) -> None:
+    assert gives_asked_name(question, sentence)
+
+
+@pytest.mark.parametrize(("question", "sentence"), [
+    ("What is the capital of France?", "Paris or Lutetia is the capital of France."),  # no other name asked
+    ("What is another name for a goat?", "An elevator or lift is a machine."),  # neither name is the subject's
+    (ELEVATOR, "An elevator or elevators are machines."),  # no name the question lacks
+    (ELEVATOR, "In most buildings, an elevator or lift is a machine."),  # not the sentence's opening
+    (ELEVATOR, "An elevator is a machine, or a lift, that moves people."),  # the "or" comes after the verb
+    (ELEVATOR, ""),
+    # the question's subject is a longer name than the sentence's
+    ("What other name is the diesel engine known by?", "An engine or motor is a machine."),
+    ("What is another name for an elevator shaft?", "An elevator or lift is a machine."),
+    # "or" within a clause that names the subject and goes on to say something of it
+    ("What is another name for an antibody?", "Each individual antibody recognizes one or more antigens, and more."),
+])
+def test_other_sentences_give_no_asked_name(question: str, sentence: str) -> None:
+    assert not gives_asked_name(question, sentence)
+
+
+def test_the_quoter_quotes_and_reads_as_holding_the_answer_a_sentence_that_opens_with_both_names() -> None:
+    from tests.fakes.table_finder import TableFinder
+    from tests.fakes.table_reader import TableReader
+
+    passage = ("An elevator or lift is a machine that vertically transports people or freight between levels. "
+               "Elevators are typically powered by electric motors.")
+    # the models read the opening as one name, as the shipped finder does (0.002)
+    reader = TableReader(answering=lambda q, s: 0.2 if "motors" in s else 0.1)
+    finder = TableFinder(odds=lambda q, s: -6.0)
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
+    found = quoter.find(ELEVATOR, [("Elevators are powered by motors.", passage)], titles=["Elevator"])[0]
+    assert found is not None and found.text.startswith("An elevator or lift is")
+    assert found.holds_answer == 1.0
+    assert quoter.best_holding(ELEVATOR, [(passage, "Elevator")]) == [1.0]
+    # asked something else, the models' reading stands
+    other = "What powers elevators?"
+    assert quoter.best_holding(other, [(passage, "Elevator")]) == [pytest.approx(1 / (1 + 2.718281828 ** 6), rel=1e-3)]
