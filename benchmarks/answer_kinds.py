@@ -19,10 +19,11 @@ from pathlib import Path
 
 from common import wilson
 
-from selfrag_langchain.chains.answer_kinds import asks_agent, asks_place, asks_year, gives_asked_kind
+from selfrag_langchain.chains.answer_kinds import asks_agent, asks_place, asks_relative, asks_year, gives_asked_kind
 from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, paragraphs
 
-KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "place": asks_place, "agent": asks_agent}
+KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "place": asks_place, "agent": asks_agent,
+                                           "relative": asks_relative}
 
 
 def measure(squad: Path) -> dict[str, dict[str, float | int]]:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.chains.answer_kinds import asks_agent, asks_place, asks_year, gives_asked_kind, names_beyond
+from selfrag_langchain.chains.answer_kinds import (
+    asks_agent,
+    asks_place,
+    asks_relative,
+    asks_year,
+    gives_asked_kind,
+    names_beyond,
+)
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -115,3 +122,29 @@ def test_a_question_asks_for_an_agent_when_it_opens_by_asking_who_made_found_or_
 def test_an_agent_question_is_answered_only_by_a_claim_that_names_someone_besides_its_subject(
         question: str, claim: str, names: bool) -> None:
     assert gives_asked_kind(question, claim) is names
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Who was Gian Lorenzo Bernini's father, himself a sculptor?", True),
+    ("Who was the first wife of King Edward I of England?", True),
+    ("What was the name of Pierre-Simon Laplace's wife?", True),
+    ("What was Franz Schubert's father called?", True),
+    ("who was otto von bismarcks wife", False),  # typed without the possessive: no relative read
+    ("Who founded the Sons of Liberty?", False),  # a name, not a relative
+    ("What did Bernini's father sculpt?", False),  # asks what, not who
+])
+def test_a_question_asks_for_a_relative_when_it_asks_who_someones_relative_was(question: str, asks: bool) -> None:
+    assert asks_relative(question) is asks
+
+
+@pytest.mark.parametrize(("claim", "gives"), [
+    ("Gian Lorenzo Bernini was an Italian sculptor, architect, painter and city planner.", False),
+    ("Baron Augustin-Louis Cauchy was a French mathematician, engineer, and physicist.", False),
+    ("Bernini was born in Naples on 7 December 1598.", False),
+    ("Bernini was born in Naples to Pietro Bernini, a Mannerist sculptor.", True),
+    ("His father, Pietro Bernini, was a sculptor from Florence.", True),
+    ("In 1254 Edward married Eleanor of Castile.", True),
+    ("Bernini was born to Angelica Galante and the sculptor Pietro Bernini.", True),
+])
+def test_a_relative_question_is_answered_only_by_a_claim_that_speaks_of_a_family(claim: str, gives: bool) -> None:
+    assert gives_asked_kind("Who was Gian Lorenzo Bernini's father?", claim) is gives
