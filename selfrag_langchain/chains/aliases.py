@@ -62,14 +62,13 @@ def gives_asked_name(question: str, sentence: str) -> bool:
         return False
     asked = _lemmas(question)
     first, second = (_lemmas(opening.group(part)) for part in ("first", "second"))
-    return any(_names_subject(question, names) and set(other) - set(asked)
+    return any(_names_subject(asked, names) and set(other) - set(asked)
                for names, other in ((first, second), (second, first)))
 
 
-def _names_subject(question: str, name: list[str]) -> bool:
-    """Whether the question names ``name`` (lemmas) as a whole: its words in a row, not within a longer name ("an
-    elevator known by", not "the diesel engine" for "engine", nor "elevator shaft")."""
-    words = _lemmas(question)
+def _names_subject(words: list[str], name: list[str]) -> bool:
+    """Whether the question (``words``, its lemmas) names ``name`` (lemmas) as a whole: its words in a row, not
+    within a longer name ("an elevator known by", not "the diesel engine" for "engine", nor "elevator shaft")."""
     size = len(name)
     return size > 0 and any(
         words[i:i + size] == name and not _within_name(words[i - 1] if i else "")
