@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from selfrag_langchain.chains.peoples import other_names
+from selfrag_langchain.chains.peoples import LANGUAGES, other_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 
 
@@ -141,10 +141,6 @@ NATIONALITY_ENDINGS = ("ian", "ean", "can", "ese", "ish")
 "Titanic", "Batman") are left out."""
 
 
-LANGUAGES = frozenset(("french", "latin", "dutch", "greek", "thai", "arabic", "hebrew", "hindi", "urdu", "czech",
-                       "welsh", "basque", "gaelic", "sanskrit", "swahili", "maori", "norse", "tamil", "bengali"))
-"""Languages whose names do not end as a nationality does (:data:`NATIONALITY_ENDINGS`), for
-:func:`describing_words`."""
 _NAMING_VERBS = frozenset(("called", "known", "named", "termed", "spelled", "spelt"))
 """The verbs after which "in" and a language says which language's name is asked ("called in English")."""
 
@@ -155,7 +151,8 @@ def describing_words(question: str) -> set[str]:
     and the noun they ask for, when it ends as a nationality does
     (:data:`NATIONALITY_ENDINGS`: "In which European state was the tuba invented?": "european"; "Which American
     architect ...": "american"; not "Which Bohemian Rhapsody singer ..."), and the language of an asked name
-    ("What is xiangqi usually called in English?": "english"; :data:`LANGUAGES`). A passage that answers need
+    ("What is xiangqi usually called in English?": "english"; a word that ends as a nationality or is one of
+    :data:`~selfrag_langchain.chains.peoples.LANGUAGES`). A passage that answers need
     not say it: the one about the tuba says "Prussia", not "European"; the one about xiangqi says "commonly known
     in the West as Chinese chess"."""
     found = set()

@@ -5,71 +5,89 @@ here differ more than an ending ("France" "French", "the Netherlands" "Dutch", "
 so a question about what "Americans" call rowing would otherwise never find the passage that says "in the United
 States"; nor "Earth's longest mountain range" the one "the longest in the world". Each group lists a place's
 names and the words for its people and their language or adjective; a word of a group is held by a text that
-holds any other of its names (all the words of one of several words).
+holds any other of its names (all the words of one of several words). Where one of a people's words also names
+their language, the group says which: "called in French" names the language of an asked name, not a place
+(:func:`~selfrag_langchain.chains.names.describing_words`).
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class People:
+    """A place's names and its people's words, in lower case, a name of several words with a space, and the
+    word among them that also names their language, if one does."""
+
+    names: tuple[str, ...]
+    language: str | None = None
+
 
 PEOPLES = (
-    ("earth", "world"),  # "Earth's longest mountain range" is "the longest in the world"
-    ("america", "united states", "us", "usa", "american"),
-    ("britain", "great britain", "united kingdom", "uk", "british", "briton"),
-    ("england", "english", "englishman"),
-    ("scotland", "scottish", "scot", "scots"),
-    ("wales", "welsh"),
-    ("ireland", "irish", "irishman"),
-    ("france", "french", "frenchman"),
-    ("netherlands", "holland", "dutch"),
-    ("spain", "spanish", "spaniard"),
-    ("portugal", "portuguese"),
-    ("greece", "greek", "hellenic"),
-    ("switzerland", "swiss"),
-    ("denmark", "danish", "dane"),
-    ("sweden", "swedish", "swede"),
-    ("norway", "norwegian"),
-    ("finland", "finnish", "finn"),
-    ("iceland", "icelandic", "icelander"),
-    ("poland", "polish", "pole"),
-    ("czechia", "czech republic", "czech"),
-    ("slovakia", "slovak"),
-    ("turkey", "turkish", "turk"),
-    ("thailand", "thai"),
-    ("philippines", "filipino", "philippine"),
-    ("peru", "peruvian"),
-    ("argentina", "argentine", "argentinian"),
-    ("lebanon", "lebanese"),
-    ("cyprus", "cypriot"),
-    ("madagascar", "malagasy"),
-    ("monaco", "monegasque"),
-    ("flanders", "flemish"),
-    ("new zealand", "new zealander"),
-    ("afghanistan", "afghan"),
-    ("uzbekistan", "uzbek"),
-    ("kazakhstan", "kazakh"),
-    ("tajikistan", "tajik"),
-    ("kyrgyzstan", "kyrgyz"),
-    ("turkmenistan", "turkmen"),
-    ("rome", "roman"),
-    ("athens", "athenian"),
-    ("venice", "venetian"),
-    ("naples", "neapolitan"),
-    ("florence", "florentine"),
-    ("moscow", "muscovite"),
-    ("troy", "trojan"),
-    ("carthage", "carthaginian"),
-    ("byzantium", "byzantine"),
+    People(("earth", "world")),  # "Earth's longest mountain range" is "the longest in the world"
+    People(("america", "united states", "us", "usa", "american")),
+    People(("britain", "great britain", "united kingdom", "uk", "british", "briton")),
+    People(("england", "english", "englishman"), language="english"),
+    People(("scotland", "scottish", "scot", "scots")),
+    People(("wales", "welsh"), language="welsh"),
+    People(("ireland", "irish", "irishman"), language="irish"),
+    People(("france", "french", "frenchman"), language="french"),
+    People(("netherlands", "holland", "dutch"), language="dutch"),
+    People(("spain", "spanish", "spaniard"), language="spanish"),
+    People(("portugal", "portuguese"), language="portuguese"),
+    People(("greece", "greek", "hellenic"), language="greek"),
+    People(("switzerland", "swiss")),
+    People(("denmark", "danish", "dane"), language="danish"),
+    People(("sweden", "swedish", "swede"), language="swedish"),
+    People(("norway", "norwegian"), language="norwegian"),
+    People(("finland", "finnish", "finn"), language="finnish"),
+    People(("iceland", "icelandic", "icelander")),
+    People(("poland", "polish", "pole"), language="polish"),
+    People(("czechia", "czech republic", "czech"), language="czech"),
+    People(("slovakia", "slovak")),
+    People(("turkey", "turkish", "turk"), language="turkish"),
+    People(("thailand", "thai"), language="thai"),
+    People(("philippines", "filipino", "philippine")),
+    People(("peru", "peruvian")),
+    People(("argentina", "argentine", "argentinian")),
+    People(("lebanon", "lebanese")),
+    People(("cyprus", "cypriot")),
+    People(("madagascar", "malagasy")),
+    People(("monaco", "monegasque")),
+    People(("flanders", "flemish"), language="flemish"),
+    People(("new zealand", "new zealander")),
+    People(("afghanistan", "afghan")),
+    People(("uzbekistan", "uzbek")),
+    People(("kazakhstan", "kazakh")),
+    People(("tajikistan", "tajik")),
+    People(("kyrgyzstan", "kyrgyz")),
+    People(("turkmenistan", "turkmen")),
+    People(("rome", "roman")),
+    People(("athens", "athenian")),
+    People(("venice", "venetian")),
+    People(("naples", "neapolitan")),
+    People(("florence", "florentine")),
+    People(("moscow", "muscovite")),
+    People(("troy", "trojan")),
+    People(("carthage", "carthaginian")),
+    People(("byzantium", "byzantine")),
 )
-"""Each place's names and its people's words, in lower case, a name of several words with a space."""
+"""Each place's names and its people's words."""
+OTHER_LANGUAGES = ("latin", "arabic", "hebrew", "hindi", "urdu", "basque", "gaelic", "sanskrit", "swahili", "maori",
+                   "norse", "tamil", "bengali")
+"""Languages that name no place of :data:`PEOPLES`."""
+LANGUAGES = frozenset((*(people.language for people in PEOPLES if people.language), *OTHER_LANGUAGES))
+"""The (lower-cased) names of languages."""
 
 
 @functools.cache
 def _groups() -> dict[str, tuple[tuple[str, ...], ...]]:
     forms: dict[str, tuple[tuple[str, ...], ...]] = {}
-    for group in PEOPLES:
-        for name in group:
-            forms[name] = tuple(tuple(other.split()) for other in group if other != name)
+    for people in PEOPLES:
+        for name in people.names:
+            forms[name] = tuple(tuple(other.split()) for other in people.names if other != name)
     return forms
 
 
