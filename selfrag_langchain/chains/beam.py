@@ -33,7 +33,13 @@ from langchain_core.outputs import LLMResult
 
 from selfrag_langchain.chains.answer_kinds import gives_asked_kind
 from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages, to_branches
-from selfrag_langchain.chains.declining import ANSWER_UNHELD, answer_unheld, shown_answer, unfounded
+from selfrag_langchain.chains.declining import (
+    ANSWER_UNHELD,
+    answer_unheld,
+    quote_names_subject,
+    shown_answer,
+    unfounded,
+)
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form_answer import LongFormAnswer
 from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough
@@ -720,7 +726,8 @@ class BeamSearch:
             return False
         return bool(self.q.choices) or (
             gives_asked_kind(self.q.question, shown_answer(trace))
-            and names_enough(self.q.question, node.passage.evidence, self._evidence, self.config.min_name_coverage))
+            and names_enough(self.q.question, node.passage.evidence, self._evidence, self.config.min_name_coverage)
+            and quote_names_subject(self.q.question, trace, node.passage.evidence, self.config.min_name_coverage))
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """``nodes`` as the answer's segments (:meth:`LongFormAnswer.cite

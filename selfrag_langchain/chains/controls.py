@@ -110,10 +110,11 @@ class LoopSettings(BaseModel):
     list the closest passages instead (closed-set questions always get an option)."""
     min_name_coverage: float = 0.6
     """The share of the question's names (capitalised words and numbers, chains/names.py) a passage must hold:
-    selection drops a branch whose passage holds less, unless none holds this much, and an answer is declined when the
-    passages found hold less together or leave out one of its rare terms (chains/names.py). 0 turns both
-    off. 0.6 asks for more than half: on PopQA's training-side passages it rejects 80% of those about another
-    entity and keeps all about the asked one."""
+    selection drops a branch whose passage holds less, unless none holds this much, and an answer is declined when
+    the passages found hold less together or leave out one of its rare terms, or when its quote, its passage's
+    title and first sentence hold none of them (chains/names.py). 0 turns these rules off. 0.6 asks for more
+    than half: on PopQA's training-side passages it rejects 80% of those about another entity and keeps all about
+    the asked one."""
     min_quote_answering: float = 0.3
     """With a quoter that reads sentences (``quote_reader``): decline a quoted answer whose quote the reader finds
     answering the question with less than this probability (a passage about the asked entity that does not state

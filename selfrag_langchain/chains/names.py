@@ -7,7 +7,7 @@ lexicon does not know it; not a nationality that describes what is asked for, "I
 :func:`describing_words`), or, in a question that capitalises none, its numbers and the words the lexicon does
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
 derived from it included, and the place for its people's word where they share no stem ("France" for
-"French": :mod:`~selfrag_langchain.chains.peoples`; :func:`holds`). Two rules read them, with
+"French": :mod:`~selfrag_langchain.chains.peoples`; :func:`holds`). Three rules read them, with
 one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
@@ -19,20 +19,26 @@ one threshold
   of the question (:func:`rare_terms`: a word that all-MiniLM-L6-v2's vocabulary of common words splits into
   pieces, "Mahomes", "Brexit", "axolotl", not "English" or "Nintendo", among the question's names and its
   nouns, :func:`noun_words`), and unless a claim of it comes from a passage that holds that
-  share (or, when no passage found holds it, from any of them).
+  share (or, when no passage found holds it, from any of them);
+- a quoted answer is declined when it speaks of another thing than the question names: neither the quote, nor
+  its passage's title, nor the passage's first sentence holds one of the question's names or rare terms
+  (:func:`names_subject`).
 
-Both apply to open questions; a question with answer choices always gets one of them.
+All apply to open questions; a question with answer choices always gets one of them.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from selfrag_langchain.chains.peoples import LANGUAGES, other_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
+from selfrag_langchain.prompts import passage_body
+from selfrag_langchain.text.sentences import split_sentences
 
 
 @functools.cache
@@ -479,6 +485,25 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
     if not names_found(question, found, minimum):
         return False
     return name_share(question, passage) >= minimum or name_coverages(question, found, minimum) is None
+
+
+def names_subject(question: str, quote: str, passage: str, title: str | None) -> bool:
+    """Whether a quote speaks of what the question names: the quote, its passage's ``title`` or the passage's
+    first sentence (which says what its article is about) holds one of the question's names or
+    :func:`rare_terms` (always, when the question names nothing), or that term written as one word with the
+    question's word beside it ("kiwi fruit" as "Kiwifruit"). ``passage``: as the models read it
+    (:func:`~selfrag_langchain.prompts.format_passage`). Dagestan's article names Chechnya among its neighbours,
+    so it holds enough of "What is the capital of Chechnya?", but "Makhachkala is the republic's capital" speaks
+    of Dagestan; Kabul's article opens "Kabul is the capital ... of Afghanistan", so its later sentences speak of
+    "the Afghan capital"."""
+    terms = list(dict.fromkeys([*asked_names(question), *rare_terms(question)]))
+    if not terms:
+        return True
+    lead = next(iter(split_sentences(passage_body(passage, title))), "")
+    held = _held("\n".join((title or "", quote, lead)))
+    compounds = [(a, b) for a, b in itertools.pairwise(content_words(folded(question)))]
+    return any(held.holds(term) or any(term in pair and "".join(pair) in held.words for pair in compounds)
+               for term in terms)
 
 
 NAMES_DECLINED = "the passages found hold too few of the question's names: the answer is declined"

@@ -258,3 +258,23 @@ def test_a_quote_read_by_an_answer_finder_stands_on_holding_an_answer() -> None:
     evidence = ["Enceladus\nEnceladus is the sixth-largest moon of Saturn."]
     assert not declines("Enceladus orbits which planet?", trace(REL, 0.06, 0.9), evidence, 0.6, 0.3, 0.05)
     assert declines("Enceladus orbits which planet?", trace(REL, 0.9, 0.01), evidence, 0.6, 0.3, 0.05)
+
+
+def test_a_quote_of_another_articles_sentence_that_names_nothing_asked_is_declined() -> None:
+    from langchain_core.documents import Document
+
+    from selfrag_langchain.chains.declining import declines
+    from selfrag_langchain.results import BranchTrace, ScoreTerms
+
+    body = ("Dagestan is a republic of Russia. It borders the Russian republics of Chechnya and Kalmykia. "
+            "Makhachkala is the republic's capital and largest city.")
+    quote = "Makhachkala is the republic's capital and largest city."
+    trace = BranchTrace(index=0, passage=Document(page_content=body, metadata={"title": "Dagestan"}),
+                        raw_generation="x", answer="x", distributions={"IsRel": REL, "IsSup": FULL},
+                        scores=ScoreTerms(sequence_probability=None, relevance=None, support=None, utility=None,
+                                          w_rel=1.0, w_sup=1.0, w_use=0.5, total=0.0),
+                        quote=quote, quote_answering=0.9, quote_holds_answer=0.9)
+    evidence = [f"Dagestan\n{body}"]
+    assert declines("What is the capital of Chechnya?", trace, evidence, 0.6, 0.3, 0.05)
+    assert not declines("What is the capital of Dagestan?", trace, evidence, 0.6, 0.3, 0.05)
+    assert not declines("What is the capital of Chechnya?", trace, evidence, 0.0, 0.3, 0.05)  # names rules off

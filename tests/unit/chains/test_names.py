@@ -25,6 +25,7 @@ from selfrag_langchain.chains.names import (
     name_share,
     names_enough,
     names_found,
+    names_subject,
     noun_words,
     place_stems,
     rare,
@@ -500,3 +501,36 @@ def test_a_people_whose_name_is_not_the_place_s_stem_is_held_by_the_place_and_th
     assert not holds("american", "Mexico City is the capital of Mexico.")
     assert not holds("french", "Madrid is the capital of Spain.")
     assert not holds("british", "The kingdom of Thailand.")
+
+
+DAGESTAN = ("Dagestan\nDagestan, officially the Republic of Dagestan, is a republic of Russia situated in the North "
+            "Caucasus. It shares land borders with the Russian republics of Chechnya (west) and Kalmykia (north). "
+            "Makhachkala is the republic's capital and largest city.")
+KABUL = ("Kabul\nKabul is the capital and largest city of Afghanistan. Kabul is located high up in a narrow valley "
+         "between the Hindu Kush mountains, on the Kabul River.")
+CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a soft alkali metal with a melting point "
+           "of 28.5 °C.")
+
+
+@pytest.mark.parametrize(("question", "quote", "passage", "title", "speaks_of_it"), [
+    # another article's sentence, whose passage names the asked thing only in passing
+    ("What is the capital of Chechnya?", "Makhachkala is the republic's capital and largest city.", DAGESTAN,
+     "Dagestan", False),
+    ("At what temperature does the metal gallium melt?",
+     "Caesium is a soft alkali metal with a melting point of 28.5 °C.", CAESIUM, "Caesium", False),
+    # the asked thing in the quote, the title, or the first sentence, which says what the article is about
+    ("What is the capital of Dagestan?", "Makhachkala is the republic's capital and largest city.", DAGESTAN,
+     "Dagestan", True),
+    ("Which river flows through the Afghan capital?", "Kabul is located ... on the Kabul River.", KABUL, "Kabul",
+     True),
+    ("Which republic's capital is Makhachkala?", "Makhachkala is the republic's capital and largest city.",
+     DAGESTAN, "Dagestan", True),
+    ("what's another name for kiwi fruit", "Kiwifruit, or Chinese gooseberry, is the edible berry of a vine.",
+     "Kiwifruit\nKiwifruit, or Chinese gooseberry, is the edible berry of a vine.", "Kiwifruit", True),
+    # a question that names nothing asks of no subject
+    ("What is the melting point of the metal?", "Caesium is a soft alkali metal with a melting point of 28.5 °C.",
+     CAESIUM, "Caesium", True),
+])
+def test_a_quote_speaks_of_what_the_question_names_in_it_its_title_or_its_articles_first_sentence(
+        question: str, quote: str, passage: str, title: str, speaks_of_it: bool) -> None:
+    assert names_subject(question, quote, passage, title) is speaks_of_it

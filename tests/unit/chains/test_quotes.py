@@ -609,3 +609,15 @@ def test_the_settings_record_the_finders_share_only_when_it_shares_a_reading() -
     alone = PassageQuoter(embeddings=BagOfWords(), reader=TableReader(), read_alone=True)
     assert _short_form(alone, "Edward Teach.").invoke(question).settings["quote_read_alone"] is True
     assert _short_form(finder_only, "Edward Teach.").invoke(question).settings["quote_read_alone"] is None
+
+
+def test_long_form_declines_a_quote_that_speaks_of_another_thing_than_the_question_names() -> None:
+    dagestan = Document(page_content="Dagestan is a republic of Russia. It borders Chechnya and Kalmykia. "
+                                     "Makhachkala is the republic's capital.", metadata={"title": "Dagestan"})
+    for question, declined in (("What is the capital of Chechnya?", True), ("What is the capital of Dagestan?", False)):
+        llm = ScriptedLongFormLLM(script={(0, "Dagestan"): judged("Makhachkala is the capital.", REL, FULL)})
+        rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=RecordingRetriever(
+            default=[dagestan]), k=1, beam_width=1, max_depth=1, quoter=PassageQuoter(embeddings=BagOfWords()))
+        result = rag.invoke(question)
+        assert result.declined is declined, question
+        assert ("Makhachkala" in result.answer) is not declined
