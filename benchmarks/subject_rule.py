@@ -1,5 +1,5 @@
 """What the rule that declines a quote speaking of another thing than the question names
-(:func:`selfrag_langchain.chains.names.names_subject`) does to answers already given: read from the traces of a
+(:func:`selfrag_langchain.chains.names.speaks_of_asked`) does to answers already given: read from the traces of a
 `selfrag eval --methods selfrag` run made without it, which right answers, wrong answers and answers to
 unanswerable questions (no gold) it would decline.
 
@@ -18,7 +18,7 @@ from typing import Any
 from common import read_jsonl, wilson
 
 from selfrag_langchain.chains.declining import DECLINED
-from selfrag_langchain.chains.names import names_subject
+from selfrag_langchain.chains.names import speaks_of_asked
 from selfrag_langchain.prompts import format_passage
 
 
@@ -33,7 +33,7 @@ def declined_by_rule(row: dict[str, Any]) -> bool:
         return False
     title = branch["passage"]["metadata"].get("title") or None
     passage = format_passage(title, branch["passage"]["page_content"])
-    return not names_subject(row["question"], branch["quote"], passage, title)
+    return not speaks_of_asked(row["question"], branch["quote"], passage, title)
 
 
 def main() -> None:

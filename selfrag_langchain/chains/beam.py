@@ -36,7 +36,7 @@ from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages,
 from selfrag_langchain.chains.declining import (
     ANSWER_UNHELD,
     answer_unheld,
-    quote_names_subject,
+    quote_speaks_of_asked,
     shown_answer,
     unfounded,
 )
@@ -727,7 +727,7 @@ class BeamSearch:
         return bool(self.q.choices) or (
             gives_asked_kind(self.q.question, shown_answer(trace))
             and names_enough(self.q.question, node.passage.evidence, self._evidence, self.config.min_name_coverage)
-            and quote_names_subject(self.q.question, trace, node.passage.evidence, self.config.min_name_coverage))
+            and quote_speaks_of_asked(self.q.question, trace, node.passage.evidence, self.config.min_name_coverage))
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """``nodes`` as the answer's segments (:meth:`LongFormAnswer.cite

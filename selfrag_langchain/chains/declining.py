@@ -24,7 +24,7 @@ from langchain_core.documents import Document
 
 from selfrag_langchain.chains.answer_kinds import gives_asked_kind
 from selfrag_langchain.chains.citations import passage_key
-from selfrag_langchain.chains.names import names_enough, names_subject
+from selfrag_langchain.chains.names import names_enough, speaks_of_asked
 from selfrag_langchain.chains.quotes import QUOTE_SUPPORT
 from selfrag_langchain.results import BranchTrace, CitedSegment, join_segments
 from selfrag_langchain.scoring import argmax
@@ -102,23 +102,23 @@ def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str |
     value the question asks for (:func:`~selfrag_langchain.chains.answer_kinds.gives_asked_kind`: no number for
     a year, no name besides the subject's for a place or an agent), its passage holds too few of the question's names
     (:func:`~selfrag_langchain.chains.names.names_enough`), or its quote speaks of another thing than the question
-    names (:func:`quote_names_subject`). ``evidence``: each branch's passage as the models
+    names (:func:`quote_speaks_of_asked`). ``evidence``: each branch's passage as the models
     read it, in the order of the traces (``chosen.index``)."""
     if chosen is None or chosen.passage is None:
         return False
     return (unfounded(chosen, min_quote_answering, min_quote_holds_answer)
             or not gives_asked_kind(question, shown_answer(chosen))
             or not names_enough(question, evidence[chosen.index], evidence, min_name_coverage)
-            or not quote_names_subject(question, chosen, evidence[chosen.index], min_name_coverage))
+            or not quote_speaks_of_asked(question, chosen, evidence[chosen.index], min_name_coverage))
 
 
-def quote_names_subject(question: str, trace: BranchTrace, passage: str | None, min_name_coverage: float) -> bool:
+def quote_speaks_of_asked(question: str, trace: BranchTrace, passage: str | None, min_name_coverage: float) -> bool:
     """Whether a quoted answer speaks of what the question names (:func:`~selfrag_langchain.chains.names.
-    names_subject`); always for an answer that is not a quote, and when the names rules are off
+    speaks_of_asked`); always for an answer that is not a quote, and when the names rules are off
     (``min_name_coverage`` 0). ``passage``: the trace's passage as the models read it."""
     if trace.quote is None or trace.passage is None or passage is None or min_name_coverage <= 0.0:
         return True
-    return names_subject(question, trace.quote, passage, trace.passage.metadata.get("title"))
+    return speaks_of_asked(question, trace.quote, passage, trace.passage.metadata.get("title"))
 
 
 def shown_answer(trace: BranchTrace) -> str:

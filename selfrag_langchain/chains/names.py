@@ -22,7 +22,7 @@ one threshold
   share (or, when no passage found holds it, from any of them);
 - a quoted answer is declined when it speaks of another thing than the question names: neither the quote, nor
   its passage's title, nor the passage's first sentence holds one of the question's names or rare terms
-  (:func:`names_subject`).
+  (:func:`speaks_of_asked`).
 
 All apply to open questions; a question with answer choices always gets one of them.
 """
@@ -487,7 +487,7 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
     return name_share(question, passage) >= minimum or name_coverages(question, found, minimum) is None
 
 
-def names_subject(question: str, quote: str, passage: str, title: str | None) -> bool:
+def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) -> bool:
     """Whether a quote speaks of what the question names: the quote, its passage's ``title`` or the passage's
     first sentence (which says what its article is about) holds one of the question's names or
     :func:`rare_terms` (always, when the question names nothing), or that term written as one word with the

@@ -25,12 +25,12 @@ from selfrag_langchain.chains.names import (
     name_share,
     names_enough,
     names_found,
-    names_subject,
     noun_words,
     place_stems,
     rare,
     rare_terms,
     root,
+    speaks_of_asked,
 )
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.rescoring import reselect
@@ -533,4 +533,4 @@ CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a so
 ])
 def test_a_quote_speaks_of_what_the_question_names_in_it_its_title_or_its_articles_first_sentence(
         question: str, quote: str, passage: str, title: str, speaks_of_it: bool) -> None:
-    assert names_subject(question, quote, passage, title) is speaks_of_it
+    assert speaks_of_asked(question, quote, passage, title) is speaks_of_it
