@@ -715,10 +715,12 @@ class BeamSearch:
         """Whether ``node`` lets the answer stand: it is written from a passage and not
         :func:`~selfrag_langchain.chains.declining.unfounded` (judged relevant and supported; quoted, judged
         relevant with a quote read as answering), it gives the kind of value the question asks for
-        (:func:`~selfrag_langchain.chains.answer_kinds.gives_asked_kind`), and the passage holds enough of the
+        (:func:`~selfrag_langchain.chains.answer_kinds.gives_asked_kind`), the passage holds enough of the
         question's names (or, when
         none found does, the passages found so far together do: :func:`~selfrag_langchain.chains.names.
-        names_enough`). A question with answer choices always gets one."""
+        names_enough`), and a quote speaks of what the question names
+        (:func:`~selfrag_langchain.chains.declining.quote_speaks_of_asked`). A question with answer choices always
+        gets one."""
         if node.passage is None:
             return False
         trace = self._trace(node)

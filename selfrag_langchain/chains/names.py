@@ -22,7 +22,7 @@ one threshold
   share (or, when no passage found holds it, from any of them);
 - a quoted answer is declined when it speaks of another thing than the question names: neither the quote, nor
   its passage's title, nor the passage's first sentence holds one of the question's names or rare terms
-  (:func:`speaks_of_asked`).
+  (:func:`speaks_of_asked`; a passage without a title is left to the rules above).
 
 All apply to open questions; a question with answer choices always gets one of them.
 """
@@ -489,19 +489,20 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
 
 def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) -> bool:
     """Whether a quote speaks of what the question names: the quote, its passage's ``title`` or the passage's
-    first sentence (which says what its article is about) holds one of the question's names or
-    :func:`rare_terms` (always, when the question names nothing), or that term written as one word with the
-    question's word beside it ("kiwi fruit" as "Kiwifruit"). ``passage``: as the models read it
-    (:func:`~selfrag_langchain.prompts.format_passage`). Dagestan's article names Chechnya among its neighbours,
-    so it holds enough of "What is the capital of Chechnya?", but "Makhachkala is the republic's capital" speaks
-    of Dagestan; Kabul's article opens "Kabul is the capital ... of Afghanistan", so its later sentences speak of
-    "the Afghan capital"."""
+    first sentence (an article's opening sentence, which says what it is about, when the passage opens it) holds
+    one of the question's names or :func:`rare_terms`, or that term written as one word with the question's word
+    beside it ("kiwi fruit" as "Kiwifruit"). Always, when the question names nothing, or the passage has no title:
+    an untitled chunk's first sentence need not say what it is about, and :func:`names_enough` reads it whole.
+    ``passage``: as the models read it (:func:`~selfrag_langchain.prompts.format_passage`). Dagestan's article
+    names Chechnya among its neighbours, so it holds enough of "What is the capital of Chechnya?", but
+    "Makhachkala is the republic's capital" speaks of Dagestan; Kabul's article opens "Kabul is the capital ...
+    of Afghanistan", so its later sentences speak of "the Afghan capital"."""
     terms = list(dict.fromkeys([*asked_names(question), *rare_terms(question)]))
-    if not terms:
+    if not terms or not title:
         return True
-    lead = next(iter(split_sentences(passage_body(passage, title))), "")
-    held = _held("\n".join((title or "", quote, lead)))
-    compounds = [(a, b) for a, b in itertools.pairwise(content_words(folded(question)))]
+    lead = (split_sentences(passage_body(passage, title)) or [""])[0]
+    held = _held("\n".join((title, quote, lead)))
+    compounds = list(itertools.pairwise(content_words(folded(question))))
     return any(held.holds(term) or any(term in pair and "".join(pair) in held.words for pair in compounds)
                for term in terms)
 

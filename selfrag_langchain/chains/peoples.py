@@ -24,6 +24,10 @@ class People:
     names: tuple[str, ...]
     language: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.language is not None and self.language not in self.names:
+            raise ValueError(f"{self.language!r} names no word of {self.names}")
+
 
 PEOPLES = (
     People(("earth", "world")),  # "Earth's longest mountain range" is "the longest in the world"
@@ -79,7 +83,8 @@ OTHER_LANGUAGES = ("latin", "arabic", "hebrew", "hindi", "urdu", "basque", "gael
                    "norse", "tamil", "bengali")
 """Languages that name no place of :data:`PEOPLES`."""
 LANGUAGES = frozenset((*(people.language for people in PEOPLES if people.language), *OTHER_LANGUAGES))
-"""The (lower-cased) names of languages."""
+"""The (lower-cased) languages the table and :data:`OTHER_LANGUAGES` name; not every people's language is
+among them ("icelandic", "slovak" are not)."""
 
 
 @functools.cache

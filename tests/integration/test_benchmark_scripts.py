@@ -166,6 +166,9 @@ SCRIPTS = (
     Script("short_form.py", ("--data", "{popqa}", "--questions", "1", "--k", "2", "--max-new-tokens", "8"),
            (rf"Self-RAG default \(calibrated judge\) / plain RAG: {NUMBER}x",
             rf"branches one by one / batched: {NUMBER}x"), within=(0.0, 1e3)),
+    Script("subject_rule.py", ("{eval_results}",),
+           tuple(rf"^{kind}: (\d+) questions, (\d+) answered, the rule declines (\d+) \[{NUMBER}, {NUMBER}%\]$"
+                 for kind in ("right", "wrong", "unanswerable"))),
     Script("squad_passages.py", ("--data", "{reader_data}", "--limit", "5", "--passages", "3", "--out", "{out}"),
            (rf'"questions": {NUMBER}', rf'"3": {NUMBER}'), within=(0.0, 5.0)),
     Script("support_claims.py", ("--train", "{groundedness}", "--heldout", "{groundedness}"),

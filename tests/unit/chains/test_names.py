@@ -530,7 +530,10 @@ CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a so
     # a question that names nothing asks of no subject
     ("What is the melting point of the metal?", "Caesium is a soft alkali metal with a melting point of 28.5 °C.",
      CAESIUM, "Caesium", True),
+    # an untitled chunk's first sentence need not say what it is about: the names rule reads it whole
+    ("What did Acme Corp sell?", "It sold anvils.", "The company was founded in Ohio. Acme Corp grew. It sold anvils.",
+     None, True),
 ])
 def test_a_quote_speaks_of_what_the_question_names_in_it_its_title_or_its_articles_first_sentence(
-        question: str, quote: str, passage: str, title: str, speaks_of_it: bool) -> None:
+        question: str, quote: str, passage: str, title: str | None, speaks_of_it: bool) -> None:
     assert speaks_of_asked(question, quote, passage, title) is speaks_of_it
