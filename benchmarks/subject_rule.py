@@ -1,6 +1,6 @@
 """What the rule that declines a quote speaking of another thing than the question names
-(:func:`selfrag_langchain.chains.names.speaks_of_asked`) does to answers already given: read from the traces of a
-`selfrag eval --methods selfrag` run made without it, which right answers, wrong answers and answers to
+(:func:`selfrag_langchain.chains.declining.quote_speaks_of_asked`) does to answers already given: read from the
+traces of a `selfrag eval --methods selfrag` run made without it, which right answers, wrong answers and answers to
 unanswerable questions (no gold) it would decline.
 
     python benchmarks/subject_rule.py selfrag-eval/s87/dev-q/selfrag.jsonl selfrag-eval/s87/dev-u/selfrag.jsonl
@@ -17,23 +17,24 @@ from typing import Any
 
 from common import read_jsonl, wilson
 
-from selfrag_langchain.chains.declining import DECLINED
-from selfrag_langchain.chains.names import speaks_of_asked
+from selfrag_langchain.chains.controls import LoopSettings
+from selfrag_langchain.chains.declining import DECLINED, quote_speaks_of_asked
 from selfrag_langchain.prompts import format_passage
+from selfrag_langchain.results import BranchTrace
 
 
 def declined_by_rule(row: dict[str, Any]) -> bool:
     """Whether the rule declines the answer of one evaluated question (False for an answer already declined, or
-    not quoted)."""
+    not quoted), with the run's own ``min_name_coverage``."""
     trace = row.get("trace") or {}
     if row["prediction"].startswith(DECLINED) or trace.get("selected") is None:
         return False
-    branch = trace["branches"][trace["selected"]]
-    if not branch.get("quote") or not branch.get("passage"):
+    branch = BranchTrace.model_validate(trace["branches"][trace["selected"]])
+    if branch.passage is None:
         return False
-    title = branch["passage"]["metadata"].get("title") or None
-    passage = format_passage(title, branch["passage"]["page_content"])
-    return not speaks_of_asked(row["question"], branch["quote"], passage, title)
+    passage = format_passage(branch.passage.metadata.get("title") or None, branch.passage.page_content)
+    coverage = (trace.get("settings") or {}).get("min_name_coverage", LoopSettings().min_name_coverage)
+    return not quote_speaks_of_asked(row["question"], branch, passage, coverage)
 
 
 def main() -> None:
