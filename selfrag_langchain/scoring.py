@@ -174,18 +174,23 @@ class HardConstraints:
     """Drop a branch whose most likely IsRel token is ``[Irrelevant]``."""
     min_name_coverage: float = 0.0
     """Drop a branch whose passage holds less than this share of the names the question names (given to
-    :meth:`violation` as ``name_coverage``); 0 drops none."""
+    :meth:`violation` as ``name_coverage``), or whose quote speaks of another thing than the question names
+    (``speaks_of_asked``); 0 drops none."""
 
     def violation(self, rel: Distribution | None, sup: Distribution | None,
-                  name_coverage: float | None = None) -> str | None:
+                  name_coverage: float | None = None, speaks_of_asked: bool | None = None) -> str | None:
         """The reason a branch is dropped, or None when it satisfies the constraints. ``name_coverage`` is the
-        share of the question's names its passage holds (None: not measured, never dropped for it)."""
+        share of the question's names its passage holds (None: not measured, never dropped for it);
+        ``speaks_of_asked`` whether its quote speaks of what the question names
+        (:func:`~selfrag_langchain.chains.names.speaks_of_asked`; None: not read, never dropped for it)."""
         if self.drop_irrelevant and rel and argmax(rel) == IRRELEVANT:
             return f"dropped: IsRel is {IRRELEVANT}"
         if self.drop_unsupported and sup and argmax(sup) == NO_SUPPORT:
             return f"dropped: IsSup is {NO_SUPPORT}"
         if name_coverage is not None and name_coverage < self.min_name_coverage:
             return f"dropped: the passage holds {name_coverage:.0%} of the question's names"
+        if speaks_of_asked is False and self.min_name_coverage > 0.0:
+            return "dropped: the quote speaks of another thing than the question names"
         return None
 
 

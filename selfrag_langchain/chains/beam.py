@@ -37,12 +37,13 @@ from selfrag_langchain.chains.declining import (
     ANSWER_UNHELD,
     answer_unheld,
     quote_speaks_of_asked,
+    quotes_speaking_of_asked,
     shown_answer,
     unfounded,
 )
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form_answer import LongFormAnswer
-from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough
+from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough, speaks_of_asked
 from selfrag_langchain.chains.prospects import beam_bound, out_of_reach, prospects_of
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.search_config import SearchConfig
@@ -407,7 +408,7 @@ class BeamSearch:
 
     def _generate(self, depth: int, plans: list[_Plan], beams: list[Node]) -> Generator[Effect, Any, None]:
         self._mark_moot(plans)
-        yield from self._mark_out_of_reach(plans, [b.score(self.config.beam_score) for b in beams
+        yield from self._mark_out_of_reach(depth, plans, [b.score(self.config.beam_score) for b in beams
                                                    if b.finished is not None and b.count])
         yield from self._mark_unheld(depth, plans)
         prompts: list[str] = []
@@ -457,7 +458,8 @@ class BeamSearch:
         if first and bool(evidence) and all(reason == NAMES_DECLINED for plan in plans for reason in plan.moot):
             self._declined_unwritten = NAMES_DECLINED
 
-    def _mark_out_of_reach(self, plans: list[_Plan], settled: list[float]) -> Generator[Effect, Any, None]:
+    def _mark_out_of_reach(self, depth: int, plans: list[_Plan], settled: list[float]
+                           ) -> Generator[Effect, Any, None]:
         """Leave unwritten each candidate whose beam could not score near the ``beam_width`` best even with its
         passage's best-read sentence (:func:`~selfrag_langchain.chains.prospects.out_of_reach`; ``settled``: the
         scores of the finished beams, which stay in the running). Only while quoting, with a quoter that reads
@@ -474,7 +476,8 @@ class BeamSearch:
         taken = [frozenset(filter(None, (self._trace(n).quote for n in plan.beam.path()))) for plan, _ in asked]
         relevance, best = yield ReadProspects([p.evidence for p in passages], [(p.body, p.title) for p in passages],
                                               taken)
-        prospects, sets_bar = prospects_of(relevance, best, self.config.weights, self.config.constraints)
+        could = None if depth else [speaks_of_asked(self.q.question, p.body, p.evidence, p.title) for p in passages]
+        prospects, sets_bar = prospects_of(relevance, best, self.config.weights, self.config.constraints, could)
         bounds = [beam_bound(p, plan.beam.score_sum, plan.beam.count, self.config.beam_score) if p is not None
                   else None for (plan, _), p in zip(asked, prospects, strict=True)]
         reasons = out_of_reach(bounds, margin, sets_bar, kept=self.config.beam_width, settled=settled, beams=True)
@@ -587,12 +590,14 @@ class BeamSearch:
             relevance = yield JudgeRelevance([b.evidence or "" for b in unread])
             judged.update((id(b), Critique(relevance=dist)) for b, dist in zip(unread, relevance, strict=True))
         coverage = self._name_coverage(plans)
+        subject = self._speaks_of_asked(depth, plans, quotes)
         for plan in plans:
             critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, i)}"])
                          for i, b in enumerate(plan.branches)]
             shares = [coverage.pop(0) for _ in plan.branches] if coverage is not None else None
+            speaks = [subject.pop(0) for _ in plan.branches] if subject is not None else None
             traces = select(plan.branches, critiques, weights=self.config.weights, constraints=self.config.constraints,
-                            name_coverage=shares, quotes=[quotes.get(cid) for cid in plan.ids],
+                            name_coverage=shares, speaks_of_asked=speaks, quotes=[quotes.get(cid) for cid in plan.ids],
                             written=[reason is None for reason in plan.moot]).traces
             for branch, cut, trace, cid in zip(plan.branches, plan.cuts, traces, plan.ids, strict=True):
                 self._evidence.append(branch.evidence)
@@ -607,6 +612,17 @@ class BeamSearch:
             return None
         passages = [b.evidence for plan in plans for b in plan.branches]
         return name_coverages(self.q.question, passages, self.config.min_name_coverage)
+
+    def _speaks_of_asked(self, depth: int, plans: list[_Plan], quotes: dict[str, Quote]) -> list[bool | None] | None:
+        """Whether each of the first step's quoted candidates speaks of what the question names, in order, for the
+        selection constraint (:func:`~selfrag_langchain.chains.declining.quotes_speaking_of_asked`); None at later
+        steps, whose segments go on from one that does and may speak of its subject without naming it."""
+        if depth or self.q.choices:
+            return None
+        candidates = [(b, quotes.get(cid)) for plan in plans for b, cid in zip(plan.branches, plan.ids, strict=True)]
+        return quotes_speaking_of_asked(
+            self.q.question, [quote.text if quote is not None else None for _, quote in candidates],
+            [b.passage for b, _ in candidates], [b.evidence for b, _ in candidates], self.config.min_name_coverage)
 
     def _segment_trace(self, plan: _Plan, branch: Branch, cut: CutSegment, trace: BranchTrace, cid: str,
                        depth: int) -> SegmentTrace:

@@ -116,9 +116,25 @@ def quote_speaks_of_asked(question: str, trace: BranchTrace, passage: str | None
     """Whether a quoted answer speaks of what the question names (:func:`~selfrag_langchain.chains.names.
     speaks_of_asked`); always for an answer that is not a quote, and when the names rules are off
     (``min_name_coverage`` 0). ``passage``: the trace's passage as the models read it."""
-    if trace.quote is None or trace.passage is None or passage is None or min_name_coverage <= 0.0:
-        return True
-    return speaks_of_asked(question, trace.quote, passage, trace.passage.metadata.get("title"))
+    return min_name_coverage <= 0.0 or _speaks_of_asked(question, trace.quote, trace.passage, passage) is not False
+
+
+def quotes_speaking_of_asked(question: str, quotes: Sequence[str | None], passages: Sequence[Document | None],
+                             evidence: Sequence[str | None], min_name_coverage: float) -> list[bool | None] | None:
+    """For each branch's quote (None: not quoted), its passage and that passage as the models read it, whether the
+    quote speaks of what the question names (None for a branch not quoted), for the selection constraint
+    (:meth:`~selfrag_langchain.scoring.HardConstraints.violation`); None, so that nothing is dropped for it, when
+    the names rules are off or no quote does (the answer is then declined whichever is chosen)."""
+    if min_name_coverage <= 0.0:
+        return None
+    checks = [_speaks_of_asked(question, *branch) for branch in zip(quotes, passages, evidence, strict=True)]
+    return checks if any(checks) else None
+
+
+def _speaks_of_asked(question: str, quote: str | None, passage: Document | None, text: str | None) -> bool | None:
+    if quote is None or passage is None or text is None:
+        return None
+    return speaks_of_asked(question, quote, text, passage.metadata.get("title"))
 
 
 def shown_answer(trace: BranchTrace) -> str:

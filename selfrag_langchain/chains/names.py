@@ -20,9 +20,10 @@ one threshold
   pieces, "Mahomes", "Brexit", "axolotl", not "English" or "Nintendo", among the question's names and its
   nouns, :func:`noun_words`), and unless a claim of it comes from a passage that holds that
   share (or, when no passage found holds it, from any of them);
-- a quoted answer is declined when it speaks of another thing than the question names: neither the quote, nor
-  its passage's title, nor the passage's first sentence holds one of the question's names or rare terms
-  (:func:`speaks_of_asked`; a passage without a title is left to the rules above).
+- a quoted answer speaks of another thing than the question names when the quote, its passage's title and the
+  passage's first sentence leave out one of the question's rare terms, or, for a question without one, hold
+  none of its names (:func:`speaks_of_asked`; a passage without a title is left to the rules above): selection
+  drops its branch, unless every branch's quote does, and such an answer is declined.
 
 All apply to open questions; a question with answer choices always gets one of them.
 """
@@ -488,23 +489,34 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
 
 
 def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) -> bool:
-    """Whether a quote speaks of what the question names: the quote, its passage's ``title`` or the passage's
-    first sentence (an article's opening sentence, which says what it is about, when the passage opens it) holds
-    one of the question's names or :func:`rare_terms`, or that term written as one word with the question's word
-    beside it ("kiwi fruit" as "Kiwifruit"). Always, when the question names nothing, or the passage has no title:
-    an untitled chunk's first sentence need not say what it is about, and :func:`names_enough` reads it whole.
-    ``passage``: as the models read it (:func:`~selfrag_langchain.prompts.format_passage`). Dagestan's article
-    names Chechnya among its neighbours, so it holds enough of "What is the capital of Chechnya?", but
-    "Makhachkala is the republic's capital" speaks of Dagestan; Kabul's article opens "Kabul is the capital ...
-    of Afghanistan", so its later sentences speak of "the Afghan capital"."""
-    terms = list(dict.fromkeys([*asked_names(question), *rare_terms(question)]))
+    """Whether a quote speaks of what the question names: the quote, its passage's ``title`` and the passage's
+    first sentence (an article's opening sentence, which says what it is about, when the passage opens it) hold
+    every one of the question's :func:`rare_terms`, or, when it has none, one of its names; a term counts as
+    well written as one word with the question's word beside it ("kiwi fruit" as "Kiwifruit") or at the end of a
+    longer word ("benzylpenicillin"). Always, when the
+    question names nothing, or the passage has no title: an untitled chunk's first sentence need not say what it
+    is about, and :func:`names_enough` reads it whole. ``passage``: as the models read it
+    (:func:`~selfrag_langchain.prompts.format_passage`). Dagestan's article names Chechnya among its
+    neighbours, so it holds enough of "What is the capital of Chechnya?", but "Makhachkala is the republic's
+    capital" speaks of Dagestan; Kabul's article opens "Kabul is the capital ... of Afghanistan", so its later
+    sentences speak of "the Afghan capital"."""
+    rare = rare_terms(question)
+    terms = rare or asked_names(question)
     if not terms or not title:
         return True
     lead = (split_sentences(passage_body(passage, title)) or [""])[0]
     held = _held("\n".join((title, quote, lead)))
     compounds = list(itertools.pairwise(content_words(folded(question))))
-    return any(held.holds(term) or any(term in pair and "".join(pair) in held.words for pair in compounds)
-               for term in terms)
+    found = (held.holds(term) or _written_as_one(term, compounds, held) for term in terms)
+    return all(found) if rare else any(found)
+
+
+def _written_as_one(term: str, pairs: Sequence[tuple[str, str]], held: _Held) -> bool:
+    """Whether ``held`` writes ``term`` as one word with a word beside it in the question ("kiwi fruit" as
+    "Kiwifruit", of ``pairs``), or as the end of a longer word ("penicillin" in "benzylpenicillin"; a term of more
+    than :data:`MIN_STEM` letters)."""
+    return (any(term in pair and "".join(pair) in held.words for pair in pairs)
+            or (len(term) > MIN_STEM and any(word.endswith(term) for word in held.words)))
 
 
 NAMES_DECLINED = "the passages found hold too few of the question's names: the answer is declined"

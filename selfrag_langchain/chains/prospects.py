@@ -33,12 +33,17 @@ def prospect(relevance: Distribution, best_answering: float, weights: ScoringWei
 
 
 def prospects_of(relevance: Sequence[Distribution], best: Sequence[float | None], weights: ScoringWeights,
-                 constraints: HardConstraints) -> tuple[list[float | None], list[bool]]:
+                 constraints: HardConstraints, could_speak_of_asked: Sequence[bool | None] | None = None
+                 ) -> tuple[list[float | None], list[bool]]:
     """Each branch's prospect from its IsRel and its passage's best reading (None where no sentence was read), and
-    whether it sets the bar: a branch a hard constraint will drop for its IsRel sets none."""
+    whether it sets the bar: a branch a hard constraint will drop for its IsRel sets none, nor, when
+    ``could_speak_of_asked`` says so, one whose passage gives no quote that speaks of what the question names
+    (the whole passage read as its quote: :func:`~selfrag_langchain.chains.names.speaks_of_asked`)."""
     prospects = [prospect(rel, answering, weights) if answering is not None else None
                  for rel, answering in zip(relevance, best, strict=True)]
-    return prospects, [constraints.violation(rel, QUOTE_SUPPORT) is None for rel in relevance]
+    speaks = could_speak_of_asked if could_speak_of_asked is not None else [None] * len(relevance)
+    return prospects, [constraints.violation(rel, QUOTE_SUPPORT, speaks_of_asked=could) is None
+                       for rel, could in zip(relevance, speaks, strict=True)]
 
 
 def beam_bound(prospect: float, score_sum: float, count: int, how: str) -> float:

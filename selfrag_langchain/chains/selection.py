@@ -73,6 +73,7 @@ def select(
     constraints: HardConstraints,
     choices: Mapping[str, str] | None = None,
     name_coverage: Sequence[float | None] | None = None,
+    speaks_of_asked: Sequence[bool | None] | None = None,
     quotes: Sequence[Quote | None] | None = None,
     retrieval_order_margin: float = 0.0,
     written: Sequence[bool] | None = None,
@@ -81,7 +82,9 @@ def select(
 
     ``name_coverage``: each branch's share of the question's names that its passage holds, for the
     constraint :attr:`~selfrag_langchain.scoring.HardConstraints.min_name_coverage` (see
-    :func:`~selfrag_langchain.chains.names.name_coverages`).
+    :func:`~selfrag_langchain.chains.names.name_coverages`); ``speaks_of_asked``: whether each branch's quote
+    speaks of what the question names, for the same constraint
+    (:func:`~selfrag_langchain.chains.names.quotes_speaking_of_asked`).
 
     ``quotes``: each branch's quote (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`), the answer it gives
     when chosen. A quoted branch is scored as what it shows: by :func:`quoted_critique`, without the sequence
@@ -113,7 +116,8 @@ def select(
             weights=weights,
         )
         dropped = constraints.violation(scored.relevance, scored.support,
-                                        name_coverage[i] if name_coverage is not None else None)
+                                        name_coverage[i] if name_coverage is not None else None,
+                                        speaks_of_asked[i] if speaks_of_asked is not None else None)
         option = extract_option(branch.answer, choices) if choices else None
         traces.append(
             BranchTrace(

@@ -23,9 +23,15 @@ from selfrag_langchain.chains.branches import (
     to_branches,
 )
 from selfrag_langchain.chains.controls import SelfRAGControls
-from selfrag_langchain.chains.declining import ANSWER_UNHELD, answer_unheld, declined_answer, declines
+from selfrag_langchain.chains.declining import (
+    ANSWER_UNHELD,
+    answer_unheld,
+    declined_answer,
+    declines,
+    quotes_speaking_of_asked,
+)
 from selfrag_langchain.chains.inputs import Question, to_question
-from selfrag_langchain.chains.names import moot_reasons, name_coverages
+from selfrag_langchain.chains.names import moot_reasons, name_coverages, speaks_of_asked
 from selfrag_langchain.chains.prospects import out_of_reach, prospects_of
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
@@ -169,15 +175,18 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         if len(open_) < 2:
             return None
         return _Prospected(open_, [passages[i].evidence for i in open_],
-                           [(passages[i].body, passages[i].title) for i in open_])
+                           [(passages[i].body, passages[i].title) for i in open_],
+                           [speaks_of_asked(q.question, passages[i].body, passages[i].evidence, passages[i].title)
+                            for i in open_])
 
     def _out_of_reach(self, moot: list[str | None], asked: _Prospected, relevance: list[dict[str, float]],
                       best: list[float | None]) -> tuple[list[str | None], dict[int, dict[str, float]]]:
         """``moot`` with each branch whose prospect is out of reach (:func:`out_of_reach`) left unwritten, and
         the IsRel read of each branch asked about. The margin is never narrower than
         :attr:`retrieval_order_margin`, within which a branch ranked earlier wins a near tie; a branch a hard
-        constraint will drop sets no bar."""
-        prospects, counted = prospects_of(relevance, best, self.weights(), self.constraints())
+        constraint will drop sets no bar, nor one whose passage gives no quote that speaks of what the question
+        names."""
+        prospects, counted = prospects_of(relevance, best, self.weights(), self.constraints(), asked.could_speak)
         margin = max(self.writing_margin or 0.0, self.retrieval_order_margin)
         placed = dict(zip(asked.indices, out_of_reach(prospects, margin, counted), strict=True))
         return ([placed.get(i, reason) for i, reason in enumerate(moot)],
@@ -208,7 +217,10 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                       choices=q.choices or None, quotes=quotes, retrieval_order_margin=self.retrieval_order_margin,
                       written=written,
                       name_coverage=None if q.choices else name_coverages(q.question, [b.evidence for b in branches],
-                                                                          self.min_name_coverage))
+                                                                          self.min_name_coverage),
+                      speaks_of_asked=None if q.choices or quotes is None else quotes_speaking_of_asked(
+                          q.question, [quote.text if quote is not None else None for quote in quotes],
+                          [b.passage for b in branches], [b.evidence for b in branches], self.min_name_coverage))
 
     # ------------------------------------------------------------------ sync
 
@@ -384,11 +396,14 @@ def _written_prompts(prompts: list[str], moot: list[str | None]) -> list[str]:
 @dataclass(frozen=True)
 class _Prospected:
     """The branches whose prospects are read: their indices, passages (as the judge reads them), (body, title)
-    pairs (as the reader reads their sentences)."""
+    pairs (as the reader reads their sentences), and whether each could give a quote that speaks of the asked."""
 
     indices: list[int]
     evidence: list[str]
     sources: list[tuple[str, str | None]]
+    could_speak: list[bool]
+    """Whether some quote of each passage could speak of what the question names (the whole passage read as its
+    quote, :func:`~selfrag_langchain.chains.names.speaks_of_asked`)."""
 
 
 def _unread(branches: list[Branch], moot: list[str | None], known: dict[int, dict[str, float]]) -> list[str]:

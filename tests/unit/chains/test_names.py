@@ -508,6 +508,7 @@ DAGESTAN = ("Dagestan\nDagestan, officially the Republic of Dagestan, is a repub
             "Makhachkala is the republic's capital and largest city.")
 KABUL = ("Kabul\nKabul is the capital and largest city of Afghanistan. Kabul is located high up in a narrow valley "
          "between the Hindu Kush mountains, on the Kabul River.")
+WOHLER = "Friedrich Wöhler\nFriedrich Wöhler was a German chemist known for his work."
 CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a soft alkali metal with a melting point "
            "of 28.5 °C.")
 
@@ -527,6 +528,18 @@ CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a so
      DAGESTAN, "Dagestan", True),
     ("what's another name for kiwi fruit", "Kiwifruit, or Chinese gooseberry, is the edible berry of a vine.",
      "Kiwifruit\nKiwifruit, or Chinese gooseberry, is the edible berry of a vine.", "Kiwifruit", True),
+    # every rare term of the question, not one of its names: a German chemist's article, for caffeine
+    ("Which German chemist first isolated caffeine?", "Friedrich Wöhler was a German chemist known for his work.",
+     WOHLER, "Friedrich Wöhler", False),
+    ("Which German chemist first isolated caffeine?", "Runge first isolated caffeine in 1819.",
+     "Friedlieb Ferdinand Runge\nFriedlieb Ferdinand Runge was a German chemist. Runge first isolated caffeine in "
+     "1819.",
+     "Friedlieb Ferdinand Runge", True),
+    # a rare term at the end of a longer word
+    ("In what year did Alexander Fleming discover penicillin?",
+     "Fleming's discovery in 1928 of what was later named benzylpenicillin changed medicine.",
+     "Alexander Fleming\nSir Alexander Fleming was a Scottish physician and microbiologist. Fleming's discovery in "
+     "1928 of what was later named benzylpenicillin changed medicine.", "Alexander Fleming", True),
     # a question that names nothing asks of no subject
     ("What is the melting point of the metal?", "Caesium is a soft alkali metal with a melting point of 28.5 °C.",
      CAESIUM, "Caesium", True),

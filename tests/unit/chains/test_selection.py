@@ -85,6 +85,31 @@ def test_a_branch_left_unwritten_is_not_chosen_while_a_written_one_remains() -> 
     assert alone.selected == 0  # none written: the rule has nothing to prefer
 
 
+def test_a_branch_whose_quote_speaks_of_another_thing_is_dropped_while_one_that_does_not_remains() -> None:
+    from selfrag_langchain.chains.declining import quotes_speaking_of_asked
+    from selfrag_langchain.chains.quotes import Quote
+
+    question = "Theodoric the Great was king of which Germanic people?"
+    docs = [Document("Otto I, known as Otto the Great, was East Frankish king.", metadata={"title": "Otto the Great"}),
+            Document("Theodoric the Great was king of the Ostrogoths.", metadata={"title": "Theodoric the Great"})]
+    evidence = [f"{d.metadata['title']}\n{d.page_content}" for d in docs]
+    branches = [Branch(passage=d, evidence=e, raw="x", answer="x", parsed=parse_generation("x"))
+                for d, e in zip(docs, evidence, strict=True)]
+    quotes = [Quote(d.page_content, 0.9) for d in docs]
+    speaks = quotes_speaking_of_asked(question, [q.text for q in quotes], docs, evidence, 0.6)
+    assert speaks == [False, True]
+    constraints = HardConstraints(min_name_coverage=0.6)
+    chosen = select(branches, [_critique(0.9), _critique(0.6)], weights=ScoringWeights(), constraints=constraints,
+                    quotes=quotes, speaks_of_asked=speaks)
+    assert chosen.selected == 1 and "another thing" in (chosen.traces[0].dropped or "")
+    unread = select(branches, [_critique(0.9), _critique(0.6)], weights=ScoringWeights(), constraints=constraints,
+                    quotes=quotes)
+    assert unread.selected == 0  # the IsRel alone prefers Otto's article
+    # no quote that does: nothing is dropped for it (the answer is declined whichever is chosen); names rules off
+    assert quotes_speaking_of_asked(question, [quotes[0].text], docs[:1], evidence[:1], 0.6) is None
+    assert quotes_speaking_of_asked(question, [q.text for q in quotes], docs, evidence, 0.0) is None
+
+
 class _SmallWindowLLM(ScriptedSelfRAGLLM):
     @property
     def context_window(self) -> int | None:

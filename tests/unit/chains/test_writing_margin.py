@@ -148,6 +148,18 @@ def test_a_branch_a_constraint_will_drop_sets_no_bar() -> None:
     assert out_of_reach([2.0, 1.7], 0.2, [False, False]) == [None, None]
 
 
+def test_a_branch_whose_passage_gives_no_quote_speaking_of_the_asked_sets_no_bar() -> None:
+    from selfrag_langchain.chains.prospects import prospects_of
+    from selfrag_langchain.scoring import HardConstraints, ScoringWeights
+
+    relevance = [{"[Relevant]": 0.95, "[Irrelevant]": 0.05}, {"[Relevant]": 0.6, "[Irrelevant]": 0.4}]
+    constraints = HardConstraints(min_name_coverage=0.6)
+    _, sets_bar = prospects_of(relevance, [0.9, 0.9], ScoringWeights(), constraints, [False, True])
+    assert sets_bar == [False, True]
+    assert prospects_of(relevance, [0.9, 0.9], ScoringWeights(), constraints)[1] == [True, True]
+    assert prospects_of(relevance, [0.9, 0.9], ScoringWeights(), HardConstraints(), [False, True])[1] == [True, True]
+
+
 def test_out_of_reach_leaves_the_best_and_those_within_the_margin_and_unknown_prospects() -> None:
     reasons = out_of_reach([1.9, None, 1.75, 1.6], 0.2)
     assert reasons[:3] == [None, None, None]
