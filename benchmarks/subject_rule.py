@@ -1,60 +1,81 @@
-"""What the rule that declines a quote speaking of another thing than the question names
-(:func:`selfrag_langchain.chains.declining.quote_speaks_of_asked`) does to answers already given: read from the
-traces of a `selfrag eval --methods selfrag` run made without it, which right answers, wrong answers and answers to
-unanswerable questions (no gold) it would decline.
+"""What the rule on quotes that speak of another thing than the question names
+(:func:`selfrag_langchain.chains.names.speaks_of_asked`: selection drops such a quote's branch, and declining
+declines such an answer) does to answers already given: each question of a `selfrag eval --methods selfrag` run
+is selected again from its trace with the library's selection and declining as they stand
+(:func:`selfrag_langchain.eval.rescoring.reselect`), and every answer that changes is counted and printed, by
+what it was (right, wrong, or an answer to an unanswerable question, which has no gold) and what it becomes.
 
     python benchmarks/subject_rule.py selfrag-eval/s87/dev-q/selfrag.jsonl selfrag-eval/s87/dev-u/selfrag.jsonl
 
-Each question counts once, however many files hold it. The rule only declines, after selection, so its effect on
-a run's answers is read exactly from the chosen branch of each trace.
+Each question counts once, however many files hold it. Selection reads only what the trace keeps, so the new
+answer is the one the run would have given, except where the run left unwritten a branch that the rule would now
+choose (it is never chosen here), or wrote one it would now leave unwritten.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from common import read_jsonl, wilson
 
 from selfrag_langchain.chains.controls import LoopSettings
-from selfrag_langchain.chains.declining import DECLINED, quote_speaks_of_asked
-from selfrag_langchain.prompts import format_passage
-from selfrag_langchain.results import BranchTrace
+from selfrag_langchain.chains.declining import DECLINED
+from selfrag_langchain.eval.examples import EvalExample
+from selfrag_langchain.eval.rescoring import reselect
+from selfrag_langchain.eval.tasks import get_task
+from selfrag_langchain.results import SelfRAGResult
+
+TASK = get_task("questions")
 
 
-def declined_by_rule(row: dict[str, Any]) -> bool:
-    """Whether the rule declines the answer of one evaluated question (False for an answer already declined, or
-    not quoted), with the run's own ``min_name_coverage``."""
-    trace = row.get("trace") or {}
-    if row["prediction"].startswith(DECLINED) or trace.get("selected") is None:
-        return False
-    branch = BranchTrace.model_validate(trace["branches"][trace["selected"]])
-    if branch.passage is None:
-        return False
-    passage = format_passage(branch.passage.metadata.get("title") or None, branch.passage.page_content)
-    coverage = (trace.get("settings") or {}).get("min_name_coverage", LoopSettings().min_name_coverage)
-    return not quote_speaks_of_asked(row["question"], branch, passage, coverage)
+def answered_again(row: dict[str, Any]) -> str:
+    """The answer the run's trace gives under the library's selection and declining, with the run's settings."""
+    result = SelfRAGResult.model_validate(row["trace"])
+    settings = LoopSettings.model_validate({k: v for k, v in result.settings.items() if k in LoopSettings.model_fields})
+    return reselect(result, TASK, _example(row), weights=settings.weights(), constraints=settings.constraints())
+
+
+def outcome(row: dict[str, Any], prediction: str) -> str:
+    """What an answer was: one of :data:`OUTCOMES`."""
+    if row.get("gold") is None:
+        return "unanswerable, declined" if prediction.startswith(DECLINED) else "unanswerable, answered"
+    if prediction.startswith(DECLINED):
+        return "declined"
+    return "right" if TASK.score(_example(row), prediction).correct else "wrong"
+
+
+OUTCOMES = ("right", "wrong", "declined", "unanswerable, answered", "unanswerable, declined")
+"""What an answer can be: an answerable question's answer, right or wrong, or declined; an unanswerable one's."""
+
+
+def _example(row: dict[str, Any]) -> EvalExample:
+    return EvalExample(key=row["key"], line=row["line"], question=row["question"], answers=tuple(row.get("gold") or ()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", type=Path, help="selfrag.jsonl files of `selfrag eval` runs")
     args = parser.parse_args()
-    rows = {row["question"]: row for path in args.runs for row in read_jsonl(path)}
-    groups: dict[str, list[dict[str, Any]]] = {"right": [], "wrong": [], "unanswerable": []}
+    rows = {row["question"]: row for path in args.runs for row in read_jsonl(path) if row.get("trace")}
+    before: Counter[str] = Counter()
+    changed: list[tuple[str, str, dict[str, Any], str]] = []
     for row in rows.values():
-        kind = "unanswerable" if row.get("gold") is None else "right" if row.get("correct") else "wrong"
-        groups[kind].append(row)
-    for kind, members in groups.items():
-        answered = [r for r in members if not r["prediction"].startswith(DECLINED)]
-        hit = [r for r in answered if declined_by_rule(r)]
-        low, high = wilson(len(hit), len(answered))
-        print(f"{kind}: {len(members)} questions, {len(answered)} answered, the rule declines {len(hit)} "
-              f"[{100 * low:.0f}, {100 * high:.0f}%]")
-        for r in hit:
-            branch = r["trace"]["branches"][r["trace"]["selected"]]
-            print(f"  {r['question']} | {branch['passage']['metadata'].get('title')} | {branch['quote'][:100]}")
+        was = outcome(row, row["prediction"])
+        again = answered_again(row)
+        before[was] += 1
+        if again != row["prediction"] and not (was == outcome(row, again) and again.startswith(DECLINED)):
+            changed.append((was, outcome(row, again), row, again))
+    for kind in OUTCOMES:
+        moved = Counter(now for was, now, _, _ in changed if was == kind)
+        low, high = wilson(sum(moved.values()), before[kind])
+        into = "".join(f"; {n} now {now}" for now, n in sorted(moved.items()))
+        print(f"{kind}: {before[kind]} questions, {sum(moved.values())} change [{100 * low:.0f}, {100 * high:.0f}%]"
+              f"{into}")
+    for was, now, row, again in changed:
+        print(f"  {was} -> {now} | {row['question']} | {row['prediction'][:70]} | {again[:70]}")
 
 
 if __name__ == "__main__":

@@ -167,8 +167,8 @@ SCRIPTS = (
            (rf"Self-RAG default \(calibrated judge\) / plain RAG: {NUMBER}x",
             rf"branches one by one / batched: {NUMBER}x"), within=(0.0, 1e3)),
     Script("subject_rule.py", ("{eval_results}",),
-           tuple(rf"^{kind}: (\d+) questions, (\d+) answered, the rule declines (\d+) \[{NUMBER}, {NUMBER}%\]$"
-                 for kind in ("right", "wrong", "unanswerable"))),
+           tuple(rf"^{kind}: (\d+) questions, (\d+) change \[{NUMBER}, {NUMBER}%\]"
+                 for kind in ("right", "wrong", "declined", "unanswerable, answered", "unanswerable, declined"))),
     Script("squad_passages.py", ("--data", "{reader_data}", "--limit", "5", "--passages", "3", "--out", "{out}"),
            (rf'"questions": {NUMBER}', rf'"3": {NUMBER}'), within=(0.0, 5.0)),
     Script("support_claims.py", ("--train", "{groundedness}", "--heldout", "{groundedness}"),
