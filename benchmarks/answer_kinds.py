@@ -19,11 +19,19 @@ from pathlib import Path
 
 from common import wilson
 
-from selfrag_langchain.chains.answer_kinds import asks_agent, asks_place, asks_relative, asks_year, gives_asked_kind
+from selfrag_langchain.chains.answer_kinds import (
+    asks_agent,
+    asks_birthplace,
+    asks_place,
+    asks_relative,
+    asks_year,
+    gives_asked_kind,
+)
 from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, paragraphs
 
-KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "place": asks_place, "agent": asks_agent,
-                                           "relative": asks_relative}
+KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "birthplace": asks_birthplace, "place": asks_place,
+                                           "agent": asks_agent, "relative": asks_relative}
+"""Each checked kind, in the order :func:`gives_asked_kind` reads them: a question is counted under the first."""
 
 
 def measure(squad: Path) -> dict[str, dict[str, float | int]]:
@@ -61,10 +69,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{'kind':<6} {'questions':>9}  {'answer sentence gives it':<30} other sentences give it")
+    print(f"{'kind':<10} {'questions':>9}  {'answer sentence gives it':<30} other sentences give it")
     for kind, row in result.items():
         low, high = row["answer_interval"]
-        print(f"{kind:<6} {row['questions']:>9}  {row['answer_gives']:>5} = {row['answer_share']:.1%} "
+        print(f"{kind:<10} {row['questions']:>9}  {row['answer_gives']:>5} = {row['answer_share']:.1%} "
               f"[{low:.1%}, {high:.1%}]      {row['other_gives']} of {row['others']} = {row['other_share']:.1%}")
 
 

@@ -14,9 +14,12 @@ planner."): the reader reads such a sentence as answering, since it is about exa
 
 The evidence, from SQuAD's training questions whose answer lies in one sentence of their paragraph (``python
 benchmarks/answer_kinds.py``): of the 2,366 that ask "what year" or "which year", the answer sentence holds a
-digit for all but one; of the 187 that open "In / At / Near / From which (or what) city, town, village, state,
-county, province, borough, municipality, suburb or port", it names a place for 185 (the other two ask a state
-of matter or of mind); of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names someone or something
+digit for all but one; of those that open "In / At / Near / From which (or what) city, town, village, state,
+county, province, borough, municipality, suburb or port" and do not ask a birthplace, it names a place for 177
+of 179 (the other two ask a state of matter or of mind); of the 32 that ask where someone was born ("Where was ... born?", "In which town ... born?"), it speaks of a birth
+("born", a birthplace, "a native of": :func:`speaks_of_birth`) for all 32, against 12% of the same paragraphs'
+other sentences (a lead that names where someone worked, "a lawyer at the parlement of Toulouse", names a place
+but does not say they were born there); of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names someone or something
 besides the question's names for 737; of the 166 that ask who (or the name of) someone's relative, it speaks of a
 family (:func:`speaks_of_family`: a relative, a marriage, a birth to someone) for 159, against 28% of the same
 paragraphs' other sentences (the other seven: a metaphor, "the father of ASCII", or a relative named without the
@@ -32,8 +35,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["asks_agent", "asks_place", "asks_relative", "asks_year", "gives_asked_kind", "names_beyond",
-           "speaks_of_family"]
+__all__ = ["asks_agent", "asks_birthplace", "asks_place", "asks_relative", "asks_year", "gives_asked_kind",
+           "names_beyond", "speaks_of_birth", "speaks_of_family"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
@@ -54,6 +57,13 @@ KINSHIP = ("father", "mother", "parent", "parents", "son", "sons", "daughter", "
            "grandfather", "grandmother", "grandson", "granddaughter", "uncle", "aunt", "nephew", "niece", "cousin")
 """The relatives a question can ask for by name ("Who was Franz Schubert's father?")."""
 _KIN = "|".join(KINSHIP)
+BIRTHPLACE_UNITS = (*PLACE_UNITS, "country", "place", "region", "area", "part")
+"""The places a question can ask someone was born in ("In which country was ... born?")."""
+_ASKS_BIRTHPLACE = re.compile(
+    r"^\W*(?:where\b|(?:in|at|near|from) (?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(BIRTHPLACE_UNITS)
+    + r")\b).*\bborn\b", re.IGNORECASE)
+_BIRTH = re.compile(r"\b(?:born|birth\w*|native|b\.)(?!\w)", re.IGNORECASE)
+"""A birth, in words ("was born in", "his birthplace", "a native of", "b. Netherlands 1659")."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
 _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|named)\b", re.IGNORECASE)
 _RELATIVE = re.compile(rf"['’]s? (?:[a-z-]+ )?(?:{_KIN})\b|\b(?:{_KIN}) of\b")
@@ -111,6 +121,17 @@ def asks_relative(question: str) -> bool:
     """Whether ``question`` asks who a relative of someone was ("Who was Franz Schubert's father?", "Who was the
     first wife of Edward I?", "What was Laplace's wife called?"), which a sentence speaking of that family answers."""
     return bool((_ASKS_WHO.search(question) or _ASKS_NAME.search(question)) and _RELATIVE.search(question))
+
+
+def asks_birthplace(question: str) -> bool:
+    """Whether ``question`` asks where someone was born ("Where was Gerolamo Cardano born?", "In which Scottish
+    village was David Livingstone born?"), which a sentence speaking of that birth answers."""
+    return bool(_ASKS_BIRTHPLACE.search(question))
+
+
+def speaks_of_birth(claim: str) -> bool:
+    """Whether ``claim`` speaks of a birth: "born", a birthplace, a native of somewhere, "b."."""
+    return bool(_BIRTH.search(claim))
 
 
 def speaks_of_family(claim: str) -> bool:
@@ -183,11 +204,14 @@ def names_beyond(question: str, claim: str) -> bool:
 
 def gives_asked_kind(question: str, claim: str) -> bool:
     """Whether ``claim`` gives the kind of value ``question`` asks for: a number ("1976", "the 1990s", "the 5th
-    century BC") when it asks for a year, a name besides the question's (:func:`names_beyond`) when it asks in
-    which town, city or state, or who wrote, founded, discovered or won something; True for a question of any
-    other kind."""
+    century BC") when it asks for a year, a birth (:func:`speaks_of_birth`) when it asks where someone was born, a
+    name besides the question's (:func:`names_beyond`) when it asks in which town, city or state, or who wrote,
+    founded, discovered or won something, a family (:func:`speaks_of_family`) when it asks who someone's relative
+    was; True for a question of any other kind."""
     if asks_year(question):
         return bool(_NUMBER.search(claim))
+    if asks_birthplace(question) and not speaks_of_birth(claim):
+        return False
     if asks_place(question) or asks_agent(question):
         return names_beyond(question, claim)
     if asks_relative(question):

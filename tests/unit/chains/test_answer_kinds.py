@@ -8,11 +8,13 @@ import pytest
 
 from selfrag_langchain.chains.answer_kinds import (
     asks_agent,
+    asks_birthplace,
     asks_place,
     asks_relative,
     asks_year,
     gives_asked_kind,
     names_beyond,
+    speaks_of_birth,
 )
 
 
@@ -81,8 +83,8 @@ def test_a_question_asks_for_a_place_when_it_opens_by_asking_in_which_town_city_
     ("In what city is the Passage located?", "In St. Petersburg The Passage has been popular since 1840.", True),
     ("In which city did the emperor reside?", "Milan also served as the capital of the western empire.", True),
     ("In which town was Leonardo da Vinci born?", "Leonardo da Vinci was born in Vinci.", True),
-    # Any other name counts (what the rule leaves to the reader).
-    ("In which city was Jiang Zemin born?", "Jiang Zemin led the Chinese Communist Party.", True),
+    # Any other name counts (what the rule leaves to the reader; a birthplace asks a birth as well).
+    ("In which city did Jiang Zemin study?", "Jiang Zemin led the Chinese Communist Party.", True),
 ])
 def test_a_claim_names_beyond_when_it_names_something_besides_the_asked_subject(question: str, claim: str,
                                                                                   names: bool) -> None:
@@ -148,3 +150,33 @@ def test_a_question_asks_for_a_relative_when_it_asks_who_someones_relative_was(q
 ])
 def test_a_relative_question_is_answered_only_by_a_claim_that_speaks_of_a_family(claim: str, gives: bool) -> None:
     assert gives_asked_kind("Who was Gian Lorenzo Bernini's father?", claim) is gives
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Where was Gerolamo Cardano born?", True),
+    ("where was w e b du bois born", True),  # as typed
+    ("In which Scottish village was David Livingstone born?", True),
+    ("In what country was John Lofting born?", True),
+    ("In what year was Jane Austen born?", False),  # a year, asked of a number
+    ("When was Jane Austen born?", False),
+    ("Where did Ibsen live?", False),
+    ("Who was born in Pisa?", False),
+])
+def test_a_question_asks_for_a_birthplace_when_it_asks_where_someone_was_born(question: str, asks: bool) -> None:
+    assert asks_birthplace(question) is asks
+
+
+@pytest.mark.parametrize(("question", "claim", "gives"), [
+    ("In which town was Pierre de Fermat born?", "Fermat was born in Beaumont-de-Lomagne, France.", True),
+    ("where was w e b du bois born", "Born in Great Barrington, Massachusetts, Du Bois grew up there.", True),
+    ("In what country was John Lofting born?", "The pump was invented by John Lofting (b. Netherlands 1659).", True),
+    ("In which city was Zaha Hadid born?", "Zaha Hadid was a Baghdad native who studied in Beirut.", True),
+    # a place the person is known for, not where they were born
+    ("In which town was Pierre de Fermat born?", "Fermat was also a lawyer at the parlement of Toulouse, France.",
+     False),
+    ("where was gerolamo cardano born", "Gerolamo Cardano was an Italian polymath and physician.", False),
+])
+def test_a_birthplace_question_is_answered_only_by_a_claim_that_speaks_of_a_birth(question: str, claim: str,
+                                                                                  gives: bool) -> None:
+    assert speaks_of_birth(claim) is gives
+    assert gives_asked_kind(question, claim) is gives
