@@ -13,22 +13,22 @@ planner."): the reader reads such a sentence as answering, since it is about exa
 (:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not answer.
 
 The evidence, from SQuAD's training questions whose answer lies in one sentence of their paragraph (``python
-benchmarks/answer_kinds.py``): of the 2,366 that ask "what year" or "which year", the answer sentence holds a
-digit for all but one; of those that open "In / At / Near / From which (or what) city, town, village, state,
-county, province, borough, municipality, suburb or port" and do not ask a birthplace, it names a place for 177
-of 179 (the other two ask a state of matter or of mind); of the 32 that ask where someone was born ("Where was ... born?", "In which town ... born?"), it speaks of a birth
-("born", a birthplace, "a native of": :func:`speaks_of_birth`) for all 32, against 12% of the same paragraphs'
-other sentences (a lead that names where someone worked, "a lawyer at the parlement of Toulouse", names a place
-but does not say they were born there); of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names someone or something
-besides the question's names for 737; of the 166 that ask who (or the name of) someone's relative, it speaks of a
-family (:func:`speaks_of_family`: a relative, a marriage, a birth to someone) for 159, against 28% of the same
-paragraphs' other sentences (the other seven: a metaphor, "the father of ASCII", or a relative named without the
-word). The place and agent rules are narrow: 87% and 82% of the same paragraphs' other
-sentences name something too, so they only catch a sentence naming nothing but its subject, which is what a
-lead section that does not state the asked detail gives. Questions of other kinds are not checked: "when" may
-be answered "in spring", "how many" by "every one of them", "which country" by a nationality ("a Norwegian
-playwright"), "where" by "at sea", and "who" with other verbs by "the innocent" or "its founder" (94% of
-SQuAD's "who" questions name someone, too few to decline on).
+benchmarks/answer_kinds.py``): of the 2,366 that ask "what year" or "which year", the answer sentence holds a digit
+for all but one; of the 32 that ask where someone was born ("Where was ... born?", "In which town ... born?"), it
+speaks of a birth ("born", a birthplace, "a native of": :func:`speaks_of_birth`) for all 32, against 12% of the same
+paragraphs' other sentences (a lead that names where someone worked, "a lawyer at the parlement of Toulouse", names
+a place but does not say they were born there); of the other 179 that open "In / At / Near / From which (or what)
+city, town, village, state, county, province, borough, municipality, suburb or port", it names a place for 177 (the
+other two ask a state of matter or of mind); of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names
+someone or something besides the question's names for 737; of the 201 that ask who (or the name of) someone's
+relative or whom someone married, it speaks of a family (:func:`speaks_of_family`: a relative, a marriage, a birth
+to someone) for 192, against 29% of the same paragraphs' other sentences (the others: a metaphor, "the father of
+ASCII", or a relative named without the word). The place and agent rules are narrow: 87% and 82% of the same
+paragraphs' other sentences name something too, so they only catch a sentence naming nothing but its subject, which
+is what a lead section that does not state the asked detail gives. Questions of other kinds are not checked: "when"
+may be answered "in spring", "how many" by "every one of them", "which country" by a nationality ("a Norwegian
+playwright"), "where" by "at sea", and "who" with other verbs by "the innocent" or "its founder" (94% of SQuAD's
+"who" questions name someone, too few to decline on).
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ BIRTHPLACE_UNITS = (*PLACE_UNITS, "country", "place", "region", "area", "part")
 _ASKS_BIRTHPLACE = re.compile(
     r"^\W*(?:where\b|(?:in|at|near|from) (?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(BIRTHPLACE_UNITS)
     + r")\b).*\bborn\b", re.IGNORECASE)
+_ASKS_MARRIAGE = re.compile(r"\b(?:married|marry|marries|wed)\b", re.IGNORECASE)
 _BIRTH = re.compile(r"\b(?:born|birth\w*|native|b\.)(?!\w)", re.IGNORECASE)
 """A birth, in words ("was born in", "his birthplace", "a native of", "b. Netherlands 1659")."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
@@ -119,13 +120,16 @@ def asks_agent(question: str) -> bool:
 
 def asks_relative(question: str) -> bool:
     """Whether ``question`` asks who a relative of someone was ("Who was Franz Schubert's father?", "Who was the
-    first wife of Edward I?", "What was Laplace's wife called?"), which a sentence speaking of that family answers."""
-    return bool((_ASKS_WHO.search(question) or _ASKS_NAME.search(question)) and _RELATIVE.search(question))
+    first wife of Edward I?", "What was Laplace's wife called?", "Who was Augusto Pinochet married to?"), which a
+    sentence speaking of that family answers."""
+    return bool((_ASKS_WHO.search(question) or _ASKS_NAME.search(question))
+                and (_RELATIVE.search(question) or _ASKS_MARRIAGE.search(question)))
 
 
 def asks_birthplace(question: str) -> bool:
     """Whether ``question`` asks where someone was born ("Where was Gerolamo Cardano born?", "In which Scottish
-    village was David Livingstone born?"), which a sentence speaking of that birth answers."""
+    village was David Livingstone born?"), which a sentence speaking of that birth answers. Not the name someone
+    was born with: a lead gives it without saying "born" ("John Griffith London, better known as Jack London")."""
     return bool(_ASKS_BIRTHPLACE.search(question))
 
 
