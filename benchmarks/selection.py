@@ -37,7 +37,7 @@ from judge_spec import judge_named
 from langchain_core.documents import Document
 
 from selfrag_langchain.chains.controls import LoopSettings
-from selfrag_langchain.chains.declining import declines, grounded
+from selfrag_langchain.chains.declining import declines, grounded, quotes_speaking_of_asked
 from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.chains.windows import PassageWindow
@@ -290,8 +290,11 @@ def main() -> None:
                         chosen = with_rank_prior(branches, crit, weights, args.rank_prior)
                         traces = None
                     else:
+                        subject = None if shown is None else quotes_speaking_of_asked(
+                            r["question"], [q.text if q is not None else None for q in shown],
+                            [b.passage for b in branches], evidence, args.min_name_coverage)
                         selection = select(branches, crit, weights=weights, constraints=constraints,
-                                           name_coverage=coverage, quotes=shown,
+                                           name_coverage=coverage, speaks_of_asked=subject, quotes=shown,
                                            retrieval_order_margin=args.retrieval_order_margin)
                         chosen, traces = selection.selected, selection.traces
                     hits.append(bool(chosen is not None and rs_shown[chosen]))

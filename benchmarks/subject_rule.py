@@ -1,14 +1,16 @@
-"""What the rule on quotes that speak of another thing than the question names
-(:func:`selfrag_langchain.chains.names.speaks_of_asked`: selection drops such a quote's branch, and declining
-declines such an answer) does to answers already given: each question of a `selfrag eval --methods selfrag` run
-is selected again from its trace with the library's selection and declining as they stand
-(:func:`selfrag_langchain.eval.rescoring.reselect`), and every answer that changes is counted and printed, by
-what it was (right, wrong, or an answer to an unanswerable question, which has no gold) and what it becomes.
+"""What the library's selection and declining, as they stand, do to answers already given: each question of a
+`selfrag eval --methods selfrag` run is selected again from its trace (:func:`selfrag_langchain.eval.rescoring.
+reselect`), and every answer that changes is counted and printed, by what it was (right, wrong, declined, or an
+answer to an unanswerable question, which has no gold) and what it becomes. Written for the rule on quotes that
+speak of another thing than the question names (:func:`selfrag_langchain.chains.names.speaks_of_asked`:
+selection drops such a quote's branch, and declining declines such an answer): run on traces made before a change
+to selection or declining, it shows what that change does, and run with the code before the change (from its own
+checkout) as well, it tells the change's part from that of earlier ones.
 
     python benchmarks/subject_rule.py selfrag-eval/s87/dev-q/selfrag.jsonl selfrag-eval/s87/dev-u/selfrag.jsonl
 
 Each question counts once, however many files hold it. Selection reads only what the trace keeps, so the new
-answer is the one the run would have given, except where the run left unwritten a branch that the rule would now
+answer is the one the run would have given, except where the run left unwritten a branch that the code would now
 choose (it is never chosen here), or wrote one it would now leave unwritten.
 """
 

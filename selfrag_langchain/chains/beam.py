@@ -36,6 +36,7 @@ from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages,
 from selfrag_langchain.chains.declining import (
     ANSWER_UNHELD,
     answer_unheld,
+    passage_could_speak_of_asked,
     quote_speaks_of_asked,
     quotes_speaking_of_asked,
     shown_answer,
@@ -43,7 +44,7 @@ from selfrag_langchain.chains.declining import (
 )
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.long_form_answer import LongFormAnswer
-from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough, speaks_of_asked
+from selfrag_langchain.chains.names import NAMES_DECLINED, moot_reasons, name_coverages, names_enough
 from selfrag_langchain.chains.prospects import beam_bound, out_of_reach, prospects_of
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.search_config import SearchConfig
@@ -464,7 +465,8 @@ class BeamSearch:
         passage's best-read sentence (:func:`~selfrag_langchain.chains.prospects.out_of_reach`; ``settled``: the
         scores of the finished beams, which stay in the running). Only while quoting, with a quoter that reads
         sentences and :attr:`~selfrag_langchain.chains.search_config.SearchConfig.writing_margin` set; a
-        candidate a hard constraint will drop sets no bar."""
+        candidate a hard constraint will drop sets no bar, nor, at the first step, one whose passage gives no quote
+        that speaks of what the question names."""
         margin = self.config.writing_margin
         if margin is None or not self._quoting():
             return
@@ -476,7 +478,7 @@ class BeamSearch:
         taken = [frozenset(filter(None, (self._trace(n).quote for n in plan.beam.path()))) for plan, _ in asked]
         relevance, best = yield ReadProspects([p.evidence for p in passages], [(p.body, p.title) for p in passages],
                                               taken)
-        could = None if depth else [speaks_of_asked(self.q.question, p.body, p.evidence, p.title) for p in passages]
+        could = None if depth else [passage_could_speak_of_asked(self.q.question, p) for p in passages]
         prospects, sets_bar = prospects_of(relevance, best, self.config.weights, self.config.constraints, could)
         bounds = [beam_bound(p, plan.beam.score_sum, plan.beam.count, self.config.beam_score) if p is not None
                   else None for (plan, _), p in zip(asked, prospects, strict=True)]
@@ -590,7 +592,7 @@ class BeamSearch:
             relevance = yield JudgeRelevance([b.evidence or "" for b in unread])
             judged.update((id(b), Critique(relevance=dist)) for b, dist in zip(unread, relevance, strict=True))
         coverage = self._name_coverage(plans)
-        subject = self._speaks_of_asked(depth, plans, quotes)
+        subject = self._subject_checks(depth, plans, quotes)
         for plan in plans:
             critiques = [judged.get(id(b)) or Critique(notes=[f"not judged: {self._invalid(plan, i)}"])
                          for i, b in enumerate(plan.branches)]
@@ -613,7 +615,7 @@ class BeamSearch:
         passages = [b.evidence for plan in plans for b in plan.branches]
         return name_coverages(self.q.question, passages, self.config.min_name_coverage)
 
-    def _speaks_of_asked(self, depth: int, plans: list[_Plan], quotes: dict[str, Quote]) -> list[bool | None] | None:
+    def _subject_checks(self, depth: int, plans: list[_Plan], quotes: dict[str, Quote]) -> list[bool | None] | None:
         """Whether each of the first step's quoted candidates speaks of what the question names, in order, for the
         selection constraint (:func:`~selfrag_langchain.chains.declining.quotes_speaking_of_asked`); None at later
         steps, whose segments go on from one that does and may speak of its subject without naming it."""

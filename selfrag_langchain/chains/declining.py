@@ -23,6 +23,7 @@ from typing import Literal
 from langchain_core.documents import Document
 
 from selfrag_langchain.chains.answer_kinds import gives_asked_kind
+from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.chains.citations import passage_key
 from selfrag_langchain.chains.names import names_enough, speaks_of_asked
 from selfrag_langchain.chains.quotes import QUOTE_SUPPORT
@@ -116,7 +117,7 @@ def quote_speaks_of_asked(question: str, trace: BranchTrace, passage: str | None
     """Whether a quoted answer speaks of what the question names (:func:`~selfrag_langchain.chains.names.
     speaks_of_asked`); always for an answer that is not a quote, and when the names rules are off
     (``min_name_coverage`` 0). ``passage``: the trace's passage as the models read it."""
-    return min_name_coverage <= 0.0 or _speaks_of_asked(question, trace.quote, trace.passage, passage) is not False
+    return min_name_coverage <= 0.0 or _quote_of_asked(question, trace.quote, trace.passage, passage) is not False
 
 
 def quotes_speaking_of_asked(question: str, quotes: Sequence[str | None], passages: Sequence[Document | None],
@@ -124,17 +125,26 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str | None], passag
     """For each branch's quote (None: not quoted), its passage and that passage as the models read it, whether the
     quote speaks of what the question names (None for a branch not quoted), for the selection constraint
     (:meth:`~selfrag_langchain.scoring.HardConstraints.violation`); None, so that nothing is dropped for it, when
-    the names rules are off or no quote does (the answer is then declined whichever is chosen)."""
+    the names rules are off or no quote does (a quoted answer is then declined whichever is chosen)."""
     if min_name_coverage <= 0.0:
         return None
-    checks = [_speaks_of_asked(question, *branch) for branch in zip(quotes, passages, evidence, strict=True)]
+    checks = [_quote_of_asked(question, *branch) for branch in zip(quotes, passages, evidence, strict=True)]
     return checks if any(checks) else None
 
 
-def _speaks_of_asked(question: str, quote: str | None, passage: Document | None, text: str | None) -> bool | None:
-    if quote is None or passage is None or text is None:
+def _quote_of_asked(question: str, quote: str | None, document: Document | None, text: str | None) -> bool | None:
+    """Whether ``quote``, from ``document`` read as ``text``, speaks of what the question names; None without one."""
+    if quote is None or document is None or text is None:
         return None
-    return speaks_of_asked(question, quote, text, passage.metadata.get("title"))
+    return speaks_of_asked(question, quote, text, document.metadata.get("title"))
+
+
+def passage_could_speak_of_asked(question: str, passage: PreparedPassage) -> bool:
+    """Whether some quote of ``passage`` could speak of what the question names: the whole passage, read as its
+    quote, does (:func:`~selfrag_langchain.chains.names.speaks_of_asked`), for the prospects' bar
+    (:func:`~selfrag_langchain.chains.prospects.prospects_of`). A bound, not the quote: a passage that names the
+    asked thing only after its first sentence passes, though its best-read sentence may not."""
+    return speaks_of_asked(question, passage.body, passage.evidence, passage.title)
 
 
 def shown_answer(trace: BranchTrace) -> str:

@@ -23,7 +23,8 @@ one threshold
 - a quoted answer speaks of another thing than the question names when the quote, its passage's title and the
   passage's first sentence leave out one of the question's rare terms, or, for a question without one, hold
   none of its names (:func:`speaks_of_asked`; a passage without a title is left to the rules above): selection
-  drops its branch, unless every branch's quote does, and such an answer is declined.
+  drops its branch, unless every branch's quote does (long form at its first step), and such an answer is
+  declined.
 
 All apply to open questions; a question with answer choices always gets one of them.
 """
@@ -491,7 +492,8 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
 def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) -> bool:
     """Whether a quote speaks of what the question names: the quote, its passage's ``title`` and the passage's
     first sentence (an article's opening sentence, which says what it is about, when the passage opens it) hold
-    every one of the question's :func:`rare_terms`, or, when it has none, one of its names; a term counts as
+    every one of the question's :func:`rare_terms` (one of them, when the question offers alternatives: "... or
+    ..."), or, when it has none, one of its names; a term counts as
     well written as one word with the question's word beside it ("kiwi fruit" as "Kiwifruit") or at the end of a
     longer word ("benzylpenicillin"). Always, when the
     question names nothing, or the passage has no title: an untitled chunk's first sentence need not say what it
@@ -507,16 +509,23 @@ def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) 
     lead = (split_sentences(passage_body(passage, title)) or [""])[0]
     held = _held("\n".join((title, quote, lead)))
     compounds = list(itertools.pairwise(content_words(folded(question))))
-    found = (held.holds(term) or _written_as_one(term, compounds, held) for term in terms)
-    return all(found) if rare else any(found)
+    found = (held.holds(term) or _written_as_one(term, compounds, held, rare=bool(rare)) for term in terms)
+    return all(found) if rare and not _ALTERNATIVES.search(question) else any(found)
 
 
-def _written_as_one(term: str, pairs: Sequence[tuple[str, str]], held: _Held) -> bool:
+_ALTERNATIVES = re.compile(r"\bor\b", re.IGNORECASE)
+"""A question that offers alternatives ("Which is older, Tashkent or Samarkand?"), each of which one passage may
+speak of alone: :func:`speaks_of_asked` then asks one of its terms, not every one."""
+MIN_ENDING = 5
+"""The fewest letters a rare term has to count at the end of a longer word ("penicillin" in "benzylpenicillin")."""
+
+
+def _written_as_one(term: str, pairs: Sequence[tuple[str, str]], held: _Held, *, rare: bool) -> bool:
     """Whether ``held`` writes ``term`` as one word with a word beside it in the question ("kiwi fruit" as
-    "Kiwifruit", of ``pairs``), or as the end of a longer word ("penicillin" in "benzylpenicillin"; a term of more
-    than :data:`MIN_STEM` letters)."""
+    "Kiwifruit", of ``pairs``), or, a ``rare`` term of at least :data:`MIN_ENDING` letters, as the end of a longer
+    word ("penicillin" in "benzylpenicillin"; not a name: "milton" in "Hamilton")."""
     return (any(term in pair and "".join(pair) in held.words for pair in pairs)
-            or (len(term) > MIN_STEM and any(word.endswith(term) for word in held.words)))
+            or (rare and len(term) >= MIN_ENDING and any(word.endswith(term) for word in held.words)))
 
 
 NAMES_DECLINED = "the passages found hold too few of the question's names: the answer is declined"

@@ -28,10 +28,11 @@ from selfrag_langchain.chains.declining import (
     answer_unheld,
     declined_answer,
     declines,
+    passage_could_speak_of_asked,
     quotes_speaking_of_asked,
 )
 from selfrag_langchain.chains.inputs import Question, to_question
-from selfrag_langchain.chains.names import moot_reasons, name_coverages, speaks_of_asked
+from selfrag_langchain.chains.names import moot_reasons, name_coverages
 from selfrag_langchain.chains.prospects import out_of_reach, prospects_of
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
@@ -176,8 +177,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             return None
         return _Prospected(open_, [passages[i].evidence for i in open_],
                            [(passages[i].body, passages[i].title) for i in open_],
-                           [speaks_of_asked(q.question, passages[i].body, passages[i].evidence, passages[i].title)
-                            for i in open_])
+                           [passage_could_speak_of_asked(q.question, passages[i]) for i in open_])
 
     def _out_of_reach(self, moot: list[str | None], asked: _Prospected, relevance: list[dict[str, float]],
                       best: list[float | None]) -> tuple[list[str | None], dict[int, dict[str, float]]]:
@@ -402,8 +402,8 @@ class _Prospected:
     evidence: list[str]
     sources: list[tuple[str, str | None]]
     could_speak: list[bool]
-    """Whether some quote of each passage could speak of what the question names (the whole passage read as its
-    quote, :func:`~selfrag_langchain.chains.names.speaks_of_asked`)."""
+    """Whether some quote of each passage could speak of what the question names
+    (:func:`~selfrag_langchain.chains.declining.passage_could_speak_of_asked`)."""
 
 
 def _unread(branches: list[Branch], moot: list[str | None], known: dict[int, dict[str, float]]) -> list[str]:

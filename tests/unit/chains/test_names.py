@@ -540,6 +540,15 @@ CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a so
      "Fleming's discovery in 1928 of what was later named benzylpenicillin changed medicine.",
      "Alexander Fleming\nSir Alexander Fleming was a Scottish physician and microbiologist. Fleming's discovery in "
      "1928 of what was later named benzylpenicillin changed medicine.", "Alexander Fleming", True),
+    # every rare term: a passage about one of two named places does not speak of both, unless the question offers
+    # them as alternatives
+    ("What river flows through both Tashkent and Samarkand?", "Tashkent lies on the Chirchiq River.",
+     "Tashkent\nTashkent is the capital of Uzbekistan. Tashkent lies on the Chirchiq River.", "Tashkent", False),
+    ("Which is older, Tashkent or Samarkand?", "Tashkent was founded in the 3rd century BC.",
+     "Tashkent\nTashkent is the capital of Uzbekistan. Tashkent was founded in the 3rd century BC.", "Tashkent", True),
+    # a name is not found at the end of a longer word, as a rare term is
+    ("Which poet wrote about Milton?", "Alexander Hamilton was a statesman.",
+     "Alexander Hamilton\nAlexander Hamilton was a statesman.", "Alexander Hamilton", False),
     # a question that names nothing asks of no subject
     ("What is the melting point of the metal?", "Caesium is a soft alkali metal with a melting point of 28.5 °C.",
      CAESIUM, "Caesium", True),
