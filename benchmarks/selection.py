@@ -37,7 +37,7 @@ from judge_spec import judge_named
 from langchain_core.documents import Document
 
 from selfrag_langchain.chains.controls import LoopSettings
-from selfrag_langchain.chains.declining import declines, grounded, quotes_speaking_of_asked
+from selfrag_langchain.chains.declining import branch_subject_checks, declines, grounded
 from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.selection import select
 from selfrag_langchain.chains.windows import PassageWindow
@@ -290,7 +290,7 @@ def main() -> None:
                         chosen = with_rank_prior(branches, crit, weights, args.rank_prior)
                         traces = None
                     else:
-                        subject = None if shown is None else quotes_speaking_of_asked(
+                        subject = None if shown is None else branch_subject_checks(
                             r["question"], [q.text if q is not None else None for q in shown],
                             [b.passage for b in branches], evidence, args.min_name_coverage)
                         selection = select(branches, crit, weights=weights, constraints=constraints,

@@ -36,10 +36,10 @@ from selfrag_langchain.chains.branches import PreparedPassage, prepare_passages,
 from selfrag_langchain.chains.declining import (
     ANSWER_UNHELD,
     answer_unheld,
+    branch_subject_checks,
     passage_could_speak_of_asked,
-    quote_speaks_of_asked,
-    quotes_speaking_of_asked,
     shown_answer,
+    trace_speaks_of_asked,
     unfounded,
 )
 from selfrag_langchain.chains.inputs import Question
@@ -617,12 +617,12 @@ class BeamSearch:
 
     def _subject_checks(self, depth: int, plans: list[_Plan], quotes: dict[str, Quote]) -> list[bool | None] | None:
         """Whether each of the first step's quoted candidates speaks of what the question names, in order, for the
-        selection constraint (:func:`~selfrag_langchain.chains.declining.quotes_speaking_of_asked`); None at later
+        selection constraint (:func:`~selfrag_langchain.chains.declining.branch_subject_checks`); None at later
         steps, whose segments go on from one that does and may speak of its subject without naming it."""
         if depth or self.q.choices:
             return None
         candidates = [(b, quotes.get(cid)) for plan in plans for b, cid in zip(plan.branches, plan.ids, strict=True)]
-        return quotes_speaking_of_asked(
+        return branch_subject_checks(
             self.q.question, [quote.text if quote is not None else None for _, quote in candidates],
             [b.passage for b, _ in candidates], [b.evidence for b, _ in candidates], self.config.min_name_coverage)
 
@@ -737,7 +737,7 @@ class BeamSearch:
         question's names (or, when
         none found does, the passages found so far together do: :func:`~selfrag_langchain.chains.names.
         names_enough`), and a quote speaks of what the question names
-        (:func:`~selfrag_langchain.chains.declining.quote_speaks_of_asked`). A question with answer choices always
+        (:func:`~selfrag_langchain.chains.declining.trace_speaks_of_asked`). A question with answer choices always
         gets one."""
         if node.passage is None:
             return False
@@ -747,7 +747,7 @@ class BeamSearch:
         return bool(self.q.choices) or (
             gives_asked_kind(self.q.question, shown_answer(trace))
             and names_enough(self.q.question, node.passage.evidence, self._evidence, self.config.min_name_coverage)
-            and quote_speaks_of_asked(self.q.question, trace, node.passage.evidence, self.config.min_name_coverage))
+            and trace_speaks_of_asked(self.q.question, trace, node.passage.evidence, self.config.min_name_coverage))
 
     def _cite(self, nodes: list[Node]) -> list[CitedSegment]:
         """``nodes`` as the answer's segments (:meth:`LongFormAnswer.cite

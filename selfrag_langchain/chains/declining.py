@@ -103,24 +103,24 @@ def declines(question: str, chosen: BranchTrace | None, evidence: Sequence[str |
     value the question asks for (:func:`~selfrag_langchain.chains.answer_kinds.gives_asked_kind`: no number for
     a year, no name besides the subject's for a place or an agent), its passage holds too few of the question's names
     (:func:`~selfrag_langchain.chains.names.names_enough`), or its quote speaks of another thing than the question
-    names (:func:`quote_speaks_of_asked`). ``evidence``: each branch's passage as the models
+    names (:func:`trace_speaks_of_asked`). ``evidence``: each branch's passage as the models
     read it, in the order of the traces (``chosen.index``)."""
     if chosen is None or chosen.passage is None:
         return False
     return (unfounded(chosen, min_quote_answering, min_quote_holds_answer)
             or not gives_asked_kind(question, shown_answer(chosen))
             or not names_enough(question, evidence[chosen.index], evidence, min_name_coverage)
-            or not quote_speaks_of_asked(question, chosen, evidence[chosen.index], min_name_coverage))
+            or not trace_speaks_of_asked(question, chosen, evidence[chosen.index], min_name_coverage))
 
 
-def quote_speaks_of_asked(question: str, trace: BranchTrace, passage: str | None, min_name_coverage: float) -> bool:
+def trace_speaks_of_asked(question: str, trace: BranchTrace, passage: str | None, min_name_coverage: float) -> bool:
     """Whether a quoted answer speaks of what the question names (:func:`~selfrag_langchain.chains.names.
     speaks_of_asked`); always for an answer that is not a quote, and when the names rules are off
     (``min_name_coverage`` 0). ``passage``: the trace's passage as the models read it."""
     return min_name_coverage <= 0.0 or _quote_of_asked(question, trace.quote, trace.passage, passage) is not False
 
 
-def quotes_speaking_of_asked(question: str, quotes: Sequence[str | None], passages: Sequence[Document | None],
+def branch_subject_checks(question: str, quotes: Sequence[str | None], passages: Sequence[Document | None],
                              evidence: Sequence[str | None], min_name_coverage: float) -> list[bool | None] | None:
     """For each branch's quote (None: not quoted), its passage and that passage as the models read it, whether the
     quote speaks of what the question names (None for a branch not quoted), for the selection constraint

@@ -84,7 +84,7 @@ def select(
     constraint :attr:`~selfrag_langchain.scoring.HardConstraints.min_name_coverage` (see
     :func:`~selfrag_langchain.chains.names.name_coverages`); ``speaks_of_asked``: whether each branch's quote
     speaks of what the question names, for the same constraint
-    (:func:`~selfrag_langchain.chains.declining.quotes_speaking_of_asked`).
+    (:func:`~selfrag_langchain.chains.declining.branch_subject_checks`).
 
     ``quotes``: each branch's quote (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`), the answer it gives
     when chosen. A quoted branch is scored as what it shows: by :func:`quoted_critique`, without the sequence

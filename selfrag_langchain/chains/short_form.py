@@ -26,10 +26,10 @@ from selfrag_langchain.chains.controls import SelfRAGControls
 from selfrag_langchain.chains.declining import (
     ANSWER_UNHELD,
     answer_unheld,
+    branch_subject_checks,
     declined_answer,
     declines,
     passage_could_speak_of_asked,
-    quotes_speaking_of_asked,
 )
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.names import moot_reasons, name_coverages
@@ -218,7 +218,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                       written=written,
                       name_coverage=None if q.choices else name_coverages(q.question, [b.evidence for b in branches],
                                                                           self.min_name_coverage),
-                      speaks_of_asked=None if q.choices or quotes is None else quotes_speaking_of_asked(
+                      speaks_of_asked=None if q.choices or quotes is None else branch_subject_checks(
                           q.question, [quote.text if quote is not None else None for quote in quotes],
                           [b.passage for b in branches], [b.evidence for b in branches], self.min_name_coverage))
 

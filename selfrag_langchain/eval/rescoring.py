@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from selfrag_langchain.chains.declining import DECLINED, declines, quotes_speaking_of_asked, shown_answer
+from selfrag_langchain.chains.declining import DECLINED, branch_subject_checks, declines, shown_answer
 from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.quotes import Quote
 from selfrag_langchain.chains.selection import select
@@ -68,7 +68,7 @@ def reselect(
                                    if t.quote is not None else None for t in result.branches]
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
                        choices=choices, name_coverage=coverage, quotes=quotes,
-                       speaks_of_asked=None if choices else quotes_speaking_of_asked(
+                       speaks_of_asked=None if choices else branch_subject_checks(
                            result.question, [t.quote for t in result.branches], [t.passage for t in result.branches],
                            evidence, constraints.min_name_coverage),
                        retrieval_order_margin=result.settings.get("retrieval_order_margin", 0.0),

@@ -166,7 +166,7 @@ SCRIPTS = (
     Script("short_form.py", ("--data", "{popqa}", "--questions", "1", "--k", "2", "--max-new-tokens", "8"),
            (rf"Self-RAG default \(calibrated judge\) / plain RAG: {NUMBER}x",
             rf"branches one by one / batched: {NUMBER}x"), within=(0.0, 1e3)),
-    Script("subject_rule.py", ("{eval_results}",),
+    Script("reselection.py", ("{eval_results}",),
            tuple(rf"^{kind}: (\d+) questions, (\d+) change \[{NUMBER}, {NUMBER}%\]"
                  for kind in ("right", "wrong", "declined", "unanswerable, answered", "unanswerable, declined"))),
     Script("squad_passages.py", ("--data", "{reader_data}", "--limit", "5", "--passages", "3", "--out", "{out}"),

@@ -86,7 +86,7 @@ def test_a_branch_left_unwritten_is_not_chosen_while_a_written_one_remains() -> 
 
 
 def test_a_branch_whose_quote_speaks_of_another_thing_is_dropped_while_one_that_does_not_remains() -> None:
-    from selfrag_langchain.chains.declining import quotes_speaking_of_asked
+    from selfrag_langchain.chains.declining import branch_subject_checks
     from selfrag_langchain.chains.quotes import Quote
 
     question = "Theodoric the Great was king of which Germanic people?"
@@ -96,7 +96,7 @@ def test_a_branch_whose_quote_speaks_of_another_thing_is_dropped_while_one_that_
     branches = [Branch(passage=d, evidence=e, raw="x", answer="x", parsed=parse_generation("x"))
                 for d, e in zip(docs, evidence, strict=True)]
     quotes = [Quote(d.page_content, 0.9) for d in docs]
-    speaks = quotes_speaking_of_asked(question, [q.text for q in quotes], docs, evidence, 0.6)
+    speaks = branch_subject_checks(question, [q.text for q in quotes], docs, evidence, 0.6)
     assert speaks == [False, True]
     constraints = HardConstraints(min_name_coverage=0.6)
     chosen = select(branches, [_critique(0.9), _critique(0.6)], weights=ScoringWeights(), constraints=constraints,
@@ -106,8 +106,8 @@ def test_a_branch_whose_quote_speaks_of_another_thing_is_dropped_while_one_that_
                     quotes=quotes)
     assert unread.selected == 0  # the IsRel alone prefers Otto's article
     # no quote that does: nothing is dropped for it (the answer is declined whichever is chosen); names rules off
-    assert quotes_speaking_of_asked(question, [quotes[0].text], docs[:1], evidence[:1], 0.6) is None
-    assert quotes_speaking_of_asked(question, [q.text for q in quotes], docs, evidence, 0.0) is None
+    assert branch_subject_checks(question, [quotes[0].text], docs[:1], evidence[:1], 0.6) is None
+    assert branch_subject_checks(question, [q.text for q in quotes], docs, evidence, 0.0) is None
 
 
 class _SmallWindowLLM(ScriptedSelfRAGLLM):

@@ -7,7 +7,7 @@ selection drops such a quote's branch, and declining declines such an answer): r
 to selection or declining, it shows what that change does, and run with the code before the change (from its own
 checkout) as well, it tells the change's part from that of earlier ones.
 
-    python benchmarks/subject_rule.py selfrag-eval/s87/dev-q/selfrag.jsonl selfrag-eval/s87/dev-u/selfrag.jsonl
+    python benchmarks/reselection.py selfrag-eval/s87/dev-q/selfrag.jsonl selfrag-eval/s87/dev-u/selfrag.jsonl
 
 Each question counts once, however many files hold it. Selection reads only what the trace keeps, so the new
 answer is the one the run would have given, except where the run left unwritten a branch that the code would now
