@@ -37,7 +37,7 @@ from selfrag_langchain.chains.declining import (
     ANSWER_UNHELD,
     answer_unheld,
     branch_subject_checks,
-    passage_could_speak_of_asked,
+    off_subject_quotes,
     shown_answer,
     trace_speaks_of_asked,
     unfounded,
@@ -140,12 +140,14 @@ class JudgeRelevance:
 class ReadProspects:
     """Read what each candidate could score before it is written (:mod:`~selfrag_langchain.chains.prospects`): the
     IsRel of each passage (as the models read it) and the sentence reader's best reading of each passage (body,
-    title) among the sentences its beam may still quote (``taken``); the reply is (IsRel distributions, best
-    readings), one of each per passage."""
+    title) among the sentences its beam may still quote (``taken``), and among those whose quote also speaks of
+    what the question names (``off_subject``: each passage's quotes that do not; None: not asked); the reply is
+    :class:`~selfrag_langchain.chains.prospects.Prospects`, one of each per passage."""
 
     evidence: list[str]
     sources: list[tuple[str, str | None]]
     taken: list[frozenset[str]]
+    off_subject: list[frozenset[str]] | None = None
     run_name = "prospects"
 
 
@@ -476,18 +478,26 @@ class BeamSearch:
             return
         passages = [plan.passages[i] for plan, i in asked if plan.passages is not None]
         taken = [frozenset(filter(None, (self._trace(n).quote for n in plan.beam.path()))) for plan, _ in asked]
-        relevance, best = yield ReadProspects([p.evidence for p in passages], [(p.body, p.title) for p in passages],
-                                              taken)
-        could = None if depth else [passage_could_speak_of_asked(self.q.question, p) for p in passages]
-        prospects, sets_bar = prospects_of(relevance, best, self.config.weights, self.config.constraints, could)
-        bounds = [beam_bound(p, plan.beam.score_sum, plan.beam.count, self.config.beam_score) if p is not None
-                  else None for (plan, _), p in zip(asked, prospects, strict=True)]
-        reasons = out_of_reach(bounds, margin, sets_bar, kept=self.config.beam_width, settled=settled, beams=True)
-        for (plan, i), rel, reason in zip(asked, relevance, reasons, strict=True):
+        off_subject = (None if depth or self.config.constraints.min_name_coverage <= 0.0
+                       else [off_subject_quotes(self.q.question, p) for p in passages])
+        read = yield ReadProspects([p.evidence for p in passages], [(p.body, p.title) for p in passages], taken,
+                                   off_subject)
+        prospects, bars = prospects_of(read.relevance, read.best, self.config.weights, self.config.constraints,
+                                       read.best_on_subject)
+        bounds = [self._bound(plan, p) for (plan, _), p in zip(asked, prospects, strict=True)]
+        bar_bounds = [self._bound(plan, p) for (plan, _), p in zip(asked, bars, strict=True)]
+        reasons = out_of_reach(bounds, margin, bar_bounds, kept=self.config.beam_width, settled=settled, beams=True)
+        for (plan, i), rel, reason in zip(asked, read.relevance, reasons, strict=True):
             plan.relevance[i] = rel
             if reason is not None:
                 plan.moot[i] = reason
                 plan.unreached.add(i)
+
+    def _bound(self, plan: _Plan, prospect: float | None) -> float | None:
+        """The score the beam of ``plan`` would have with one more segment scoring ``prospect`` (None: unknown)."""
+        if prospect is None:
+            return None
+        return beam_bound(prospect, plan.beam.score_sum, plan.beam.count, self.config.beam_score)
 
     def _mark_unheld(self, depth: int, plans: list[_Plan]) -> Generator[Effect, Any, None]:
         """At the first step of a search that declines, leave every candidate unwritten, and decline, when no

@@ -16,6 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from selfrag_langchain.chains.inputs import Question
+from selfrag_langchain.chains.prospects import Prospects, also_barred
 from selfrag_langchain.chains.quotes import PassageQuoter, Quote, QuoteRequest
 from selfrag_langchain.chains.windows import PassageWindow
 from selfrag_langchain.errors import ConfigurationError
@@ -255,26 +256,33 @@ class SelfRAGControls(LoopSettings):
         return await self.quoter.afind(question, request.pairs, titles=request.titles, taken=request.taken)
 
     def read_prospects(self, instruction: str, question: str, evidence: list[str],
-                       sources: list[tuple[str, str | None]], taken: list[frozenset[str]] | None = None
-                       ) -> tuple[list[dict[str, float]], list[float | None]]:
+                       sources: list[tuple[str, str | None]], taken: list[frozenset[str]] | None = None,
+                       off_subject: list[frozenset[str]] | None = None) -> Prospects:
         """What each branch could score before it is written (:mod:`~selfrag_langchain.chains.prospects`): the IsRel
         of each passage (``evidence``, as the models read it) and the quoter's best reading of each (body, title)
-        of ``sources``, of the sentences it may still quote (``taken``). Only with a :attr:`quoter`."""
+        of ``sources``, of the sentences it may still quote (``taken``), and of those whose quote also speaks of
+        what the question names (``off_subject``: each passage's quotes that do not). Only with a
+        :attr:`quoter`."""
         if self.quoter is None:
             msg = "prospects are read only with a quoter"
             raise ConfigurationError(msg)
-        return (self.reflector.relevance_distributions(instruction, evidence),
-                self.quoter.best_answering(question, sources, taken))
+        best = self.quoter.best_answering(question, sources, taken)
+        barred = also_barred(taken, off_subject, len(sources))
+        return Prospects(self.reflector.relevance_distributions(instruction, evidence), best,
+                         best if barred is None else self.quoter.best_answering(question, sources, barred))
 
     async def aread_prospects(self, instruction: str, question: str, evidence: list[str],
-                              sources: list[tuple[str, str | None]], taken: list[frozenset[str]] | None = None
-                              ) -> tuple[list[dict[str, float]], list[float | None]]:
+                              sources: list[tuple[str, str | None]], taken: list[frozenset[str]] | None = None,
+                              off_subject: list[frozenset[str]] | None = None) -> Prospects:
         """:meth:`read_prospects` with the judge's and the quoter's async calls."""
         if self.quoter is None:
             msg = "prospects are read only with a quoter"
             raise ConfigurationError(msg)
-        return (await self.reflector.arelevance_distributions(instruction, evidence),
-                await self.quoter.abest_answering(question, sources, taken))
+        relevance = await self.reflector.arelevance_distributions(instruction, evidence)
+        best = await self.quoter.abest_answering(question, sources, taken)
+        barred = also_barred(taken, off_subject, len(sources))
+        return Prospects(relevance, best,
+                         best if barred is None else await self.quoter.abest_answering(question, sources, barred))
 
     def bounds_holding(self) -> bool:
         """Whether an answer can be declined before any branch is written for what its quotes could hold

@@ -25,10 +25,12 @@ from langchain_core.documents import Document
 from selfrag_langchain.chains.answer_kinds import gives_asked_kind
 from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.chains.citations import passage_key
-from selfrag_langchain.chains.names import names_enough, speaks_of_asked
+from selfrag_langchain.chains.names import names_enough, quotes_speaking_of_asked, speaks_of_asked
 from selfrag_langchain.chains.quotes import QUOTE_SUPPORT
+from selfrag_langchain.judging.claims import named
 from selfrag_langchain.results import BranchTrace, CitedSegment, join_segments
 from selfrag_langchain.scoring import argmax
+from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.tokens import FULLY_SUPPORTED, IRRELEVANT, NO_SUPPORT, PARTIALLY_SUPPORTED, Group
 
 Verdict = Literal["supported", "partially supported", "not supported"]
@@ -139,12 +141,18 @@ def _quote_of_asked(question: str, quote: str | None, document: Document | None,
     return speaks_of_asked(question, quote, text, document.metadata.get("title"))
 
 
-def passage_could_speak_of_asked(question: str, passage: PreparedPassage) -> bool:
-    """Whether some quote of ``passage`` could speak of what the question names: the whole passage, read as its
-    quote, does (:func:`~selfrag_langchain.chains.names.speaks_of_asked`), for the prospects' bar
-    (:func:`~selfrag_langchain.chains.prospects.prospects_of`). A bound, not the quote: a passage that names the
-    asked thing only after its first sentence passes, though its best-read sentence may not."""
-    return speaks_of_asked(question, passage.body, passage.evidence, passage.title)
+def off_subject_quotes(question: str, passage: PreparedPassage) -> frozenset[str]:
+    """The quotes ``passage``'s sentences would give (each opening pronoun named, as the quoter names it) that
+    speak of another thing than the question names (:func:`~selfrag_langchain.chains.names.speaks_of_asked`):
+    selection drops such a quote's branch while another's quote passes, so none of them may set the prospects'
+    bar (:func:`~selfrag_langchain.chains.prospects.prospects_of`). Dagestan's article names Chechnya, but its
+    best-read sentence for "What is the capital of Chechnya?" speaks of Dagestan."""
+    parts = split_sentences(passage.body)
+    if not parts:
+        return frozenset()
+    quotes = [named(sentence, passage.title, parts[0]) for sentence in parts]
+    speaking = quotes_speaking_of_asked(question, quotes, passage.evidence, passage.title)
+    return frozenset(quote for quote, speaks in zip(quotes, speaking, strict=True) if not speaks)
 
 
 def shown_answer(trace: BranchTrace) -> str:

@@ -29,6 +29,7 @@ from selfrag_langchain.chains.beam import (
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.controls import BeamSettings, SelfRAGControls
 from selfrag_langchain.chains.inputs import Question, to_question
+from selfrag_langchain.chains.prospects import Prospects
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.search_config import SearchConfig
 from selfrag_langchain.chains.segments import raw_continuation
@@ -194,9 +195,9 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
             return RunnableLambda(quote, name=effect.run_name).invoke(effect.request, config)
         if isinstance(effect, ReadProspects):
-            def read(asked: ReadProspects) -> tuple[list[dict[str, float]], list[float | None]]:
+            def read(asked: ReadProspects) -> Prospects:
                 return self.read_prospects(search.instruction, search.q.question, asked.evidence, asked.sources,
-                                           asked.taken)
+                                           asked.taken, asked.off_subject)
 
             return RunnableLambda(read, name=effect.run_name).invoke(effect, config)
         if isinstance(effect, ReadHolding):
@@ -272,9 +273,9 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
             return await RunnableLambda(aquote, name=effect.run_name).ainvoke(effect.request, config)
         if isinstance(effect, ReadProspects):
-            async def aread(asked: ReadProspects) -> tuple[list[dict[str, float]], list[float | None]]:
+            async def aread(asked: ReadProspects) -> Prospects:
                 return await self.aread_prospects(search.instruction, search.q.question, asked.evidence,
-                                                  asked.sources, asked.taken)
+                                                  asked.sources, asked.taken, asked.off_subject)
 
             return await RunnableLambda(aread, name=effect.run_name).ainvoke(effect, config)
         if isinstance(effect, ReadHolding):

@@ -502,15 +502,24 @@ def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) 
     neighbours, so it holds enough of "What is the capital of Chechnya?", but "Makhachkala is the republic's
     capital" speaks of Dagestan; Kabul's article opens "Kabul is the capital ... of Afghanistan", so its later
     sentences speak of "the Afghan capital"."""
+    return quotes_speaking_of_asked(question, [quote], passage, title)[0]
+
+
+def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str, title: str | None) -> list[bool]:
+    """:func:`speaks_of_asked` for each of one passage's ``quotes``, its first sentence split once."""
     rare = rare_terms(question)
     terms = rare or asked_names(question)
     if not terms or not title:
-        return True
+        return [True] * len(quotes)
     lead = (split_sentences(passage_body(passage, title)) or [""])[0]
-    held = _held("\n".join((title, quote, lead)))
     compounds = list(itertools.pairwise(content_words(folded(question))))
-    found = (held.holds(term) or _written_as_one(term, compounds, held, rare=bool(rare)) for term in terms)
-    return all(found) if rare and not _ALTERNATIVES.search(question) else any(found)
+    every = bool(rare) and not _ALTERNATIVES.search(question)
+    speaking = []
+    for quote in quotes:
+        held = _held("\n".join((title, quote, lead)))
+        found = (held.holds(term) or _written_as_one(term, compounds, held, rare=bool(rare)) for term in terms)
+        speaking.append(all(found) if every else any(found))
+    return speaking
 
 
 _ALTERNATIVES = re.compile(r"\bor\b", re.IGNORECASE)

@@ -18,11 +18,32 @@ margin below the ``beam_width``-th best of the bounds and of the finished beams'
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from selfrag_langchain.chains.quotes import QUOTE_SUPPORT
 from selfrag_langchain.chains.selection import quoted_critique
 from selfrag_langchain.judging import Critique
 from selfrag_langchain.scoring import Distribution, HardConstraints, ScoringWeights, score_branch
+
+
+class Prospects(NamedTuple):
+    """What is read of each passage before its branch is written: its IsRel, its best reading (of the sentences
+    it may still quote), and its best reading of those whose quote speaks of what the question names (None where
+    none does; the best reading when that is not asked)."""
+
+    relevance: list[Distribution]
+    best: list[float | None]
+    best_on_subject: list[float | None]
+
+
+def also_barred(taken: Sequence[frozenset[str]] | None, off_subject: Sequence[frozenset[str]] | None,
+                count: int) -> list[frozenset[str]] | None:
+    """For each of ``count`` passages, the quotes it may not give (``taken``) with those that speak of another
+    thing than the question names (``off_subject``); None when no passage has such a quote."""
+    if off_subject is None or not any(off_subject):
+        return None
+    earlier = list(taken) if taken is not None else [frozenset()] * count
+    return [t | o for t, o in zip(earlier, off_subject, strict=True)]
 
 
 def prospect(relevance: Distribution, best_answering: float, weights: ScoringWeights) -> float:
@@ -33,17 +54,24 @@ def prospect(relevance: Distribution, best_answering: float, weights: ScoringWei
 
 
 def prospects_of(relevance: Sequence[Distribution], best: Sequence[float | None], weights: ScoringWeights,
-                 constraints: HardConstraints, could_speak_of_asked: Sequence[bool | None] | None = None
-                 ) -> tuple[list[float | None], list[bool]]:
+                 constraints: HardConstraints, best_on_subject: Sequence[float | None] | None = None
+                 ) -> tuple[list[float | None], list[float | None]]:
     """Each branch's prospect from its IsRel and its passage's best reading (None where no sentence was read), and
-    whether it sets the bar: a branch a hard constraint will drop for its IsRel sets none, nor, when
-    ``could_speak_of_asked`` says so, one whose passage gives no quote that speaks of what the question names
-    (the whole passage read as its quote: :func:`~selfrag_langchain.chains.names.speaks_of_asked`)."""
+    what it counts towards the bar (None: nothing). A branch a hard constraint will drop for its IsRel counts
+    nothing. ``best_on_subject``, when given, is each passage's best reading among the sentences whose quote
+    speaks of what the question names (None where none does: :func:`~selfrag_langchain.chains.declining.
+    off_subject_quotes`): selection drops a branch whose quote speaks of another thing while another branch's
+    quote passes, so a branch counts only what its passing quotes could score, unless no passage has one (then
+    selection drops none for it, and every branch counts its prospect)."""
     prospects = [prospect(rel, answering, weights) if answering is not None else None
                  for rel, answering in zip(relevance, best, strict=True)]
-    speaks = could_speak_of_asked if could_speak_of_asked is not None else [None] * len(relevance)
-    return prospects, [constraints.violation(rel, QUOTE_SUPPORT, speaks_of_asked=could) is None
-                       for rel, could in zip(relevance, speaks, strict=True)]
+    counted = prospects
+    if (best_on_subject is not None and constraints.min_name_coverage > 0.0
+            and any(b is not None for b in best_on_subject)):
+        counted = [prospect(rel, answering, weights) if answering is not None else None
+                   for rel, answering in zip(relevance, best_on_subject, strict=True)]
+    return prospects, [p if constraints.violation(rel, QUOTE_SUPPORT) is None else None
+                       for rel, p in zip(relevance, counted, strict=True)]
 
 
 def beam_bound(prospect: float, score_sum: float, count: int, how: str) -> float:
@@ -53,15 +81,16 @@ def beam_bound(prospect: float, score_sum: float, count: int, how: str) -> float
     return total if how == "sum" else total / (count + 1)
 
 
-def out_of_reach(prospects: Sequence[float | None], margin: float, sets_bar: Sequence[bool] | None = None, *,
+def out_of_reach(prospects: Sequence[float | None], margin: float, bars: Sequence[float | None] | None = None, *,
                  kept: int = 1, settled: Sequence[float] = (), beams: bool = False) -> list[str | None]:
     """For each branch's prospect (None: unknown, and so written), why it need not be written, or None where it
-    must: a prospect more than ``margin`` below the bar, the ``kept``-th best of the prospects that ``sets_bar``
-    (None: all; a branch a hard constraint will drop sets none) and of the ``settled`` scores (long form's
-    finished beams, which stay in the running as they are). ``beams``: the prospects are the bounds of the beams
-    long-form candidates would make (:func:`beam_bound`), and the notes say so."""
-    counted = sorted([p for i, p in enumerate(prospects) if p is not None and (sets_bar is None or sets_bar[i])]
-                     + list(settled), reverse=True)
+    must: a prospect more than ``margin`` below the bar, the ``kept``-th best of what each branch counts towards it
+    (``bars``, from :func:`prospects_of`; None: its prospect; a branch counting None counts nothing) and of the
+    ``settled`` scores (long form's finished beams, which stay in the running as they are). ``beams``: the
+    prospects are the bounds of the beams long-form candidates would make (:func:`beam_bound`), and the notes say
+    so."""
+    counted = sorted([p for p in (bars if bars is not None else prospects) if p is not None] + list(settled),
+                     reverse=True)
     if len(counted) < kept:
         return [None] * len(prospects)
     bar = counted[kept - 1]

@@ -29,11 +29,11 @@ from selfrag_langchain.chains.declining import (
     branch_subject_checks,
     declined_answer,
     declines,
-    passage_could_speak_of_asked,
+    off_subject_quotes,
 )
 from selfrag_langchain.chains.inputs import Question, to_question
 from selfrag_langchain.chains.names import moot_reasons, name_coverages
-from selfrag_langchain.chains.prospects import out_of_reach, prospects_of
+from selfrag_langchain.chains.prospects import Prospects, out_of_reach, prospects_of
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
 from selfrag_langchain.judging import Branch, Critique
@@ -177,20 +177,22 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             return None
         return _Prospected(open_, [passages[i].evidence for i in open_],
                            [(passages[i].body, passages[i].title) for i in open_],
-                           [passage_could_speak_of_asked(q.question, passages[i]) for i in open_])
+                           [off_subject_quotes(q.question, passages[i]) for i in open_]
+                           if self.min_name_coverage > 0.0 else None)
 
-    def _out_of_reach(self, moot: list[str | None], asked: _Prospected, relevance: list[dict[str, float]],
-                      best: list[float | None]) -> tuple[list[str | None], dict[int, dict[str, float]]]:
+    def _out_of_reach(self, moot: list[str | None], asked: _Prospected, read: Prospects
+                      ) -> tuple[list[str | None], dict[int, dict[str, float]]]:
         """``moot`` with each branch whose prospect is out of reach (:func:`out_of_reach`) left unwritten, and
         the IsRel read of each branch asked about. The margin is never narrower than
         :attr:`retrieval_order_margin`, within which a branch ranked earlier wins a near tie; a branch a hard
-        constraint will drop sets no bar, nor one whose passage gives no quote that speaks of what the question
-        names."""
-        prospects, counted = prospects_of(relevance, best, self.weights(), self.constraints(), asked.could_speak)
+        constraint will drop sets no bar, and a branch sets it only with the quotes that speak of what the question
+        names (:func:`~selfrag_langchain.chains.prospects.prospects_of`)."""
+        prospects, bars = prospects_of(read.relevance, read.best, self.weights(), self.constraints(),
+                                       read.best_on_subject)
         margin = max(self.writing_margin or 0.0, self.retrieval_order_margin)
-        placed = dict(zip(asked.indices, out_of_reach(prospects, margin, counted), strict=True))
+        placed = dict(zip(asked.indices, out_of_reach(prospects, margin, bars), strict=True))
         return ([placed.get(i, reason) for i, reason in enumerate(moot)],
-                dict(zip(asked.indices, relevance, strict=True)))
+                dict(zip(asked.indices, read.relevance, strict=True)))
 
     def _bounded(self, q: Question, passages: list[PreparedPassage] | None, moot: list[str | None]
                  ) -> list[tuple[str, str | None]] | None:
@@ -252,11 +254,11 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         moot = self._moot(q, passages)
         known: dict[int, dict[str, float]] = {}
         if (asked := self._prospected(q, passages, moot)) is not None:
-            def read(asked: _Prospected) -> tuple[list[dict[str, float]], list[float | None]]:
-                return self.read_prospects(instruction, q.question, asked.evidence, asked.sources)
+            def read(asked: _Prospected) -> Prospects:
+                return self.read_prospects(instruction, q.question, asked.evidence, asked.sources,
+                                           off_subject=asked.off_subject)
 
-            moot, known = self._out_of_reach(moot, asked,
-                                             *RunnableLambda(read, name="prospects").invoke(asked, child))
+            moot, known = self._out_of_reach(moot, asked, RunnableLambda(read, name="prospects").invoke(asked, child))
         if (bounded := self._bounded(q, passages, moot)) is not None:
             def hold(sources: list[tuple[str, str | None]]) -> list[float | None]:
                 return self.read_holding(q.question, sources)
@@ -325,11 +327,12 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         moot = self._moot(q, passages)
         known: dict[int, dict[str, float]] = {}
         if (asked := self._prospected(q, passages, moot)) is not None:
-            async def aread(asked: _Prospected) -> tuple[list[dict[str, float]], list[float | None]]:
-                return await self.aread_prospects(instruction, q.question, asked.evidence, asked.sources)
+            async def aread(asked: _Prospected) -> Prospects:
+                return await self.aread_prospects(instruction, q.question, asked.evidence, asked.sources,
+                                                  off_subject=asked.off_subject)
 
             moot, known = self._out_of_reach(moot, asked,
-                                             *await RunnableLambda(aread, name="prospects").ainvoke(asked, child))
+                                             await RunnableLambda(aread, name="prospects").ainvoke(asked, child))
         if (bounded := self._bounded(q, passages, moot)) is not None:
             async def ahold(sources: list[tuple[str, str | None]]) -> list[float | None]:
                 return await self.aread_holding(q.question, sources)
@@ -396,14 +399,14 @@ def _written_prompts(prompts: list[str], moot: list[str | None]) -> list[str]:
 @dataclass(frozen=True)
 class _Prospected:
     """The branches whose prospects are read: their indices, passages (as the judge reads them), (body, title)
-    pairs (as the reader reads their sentences), and whether each could give a quote that speaks of the asked."""
+    pairs (as the reader reads their sentences), and the quotes of each that speak of another thing than the
+    question names (None: the names rules are off)."""
 
     indices: list[int]
     evidence: list[str]
     sources: list[tuple[str, str | None]]
-    could_speak: list[bool]
-    """Whether some quote of each passage could speak of what the question names
-    (:func:`~selfrag_langchain.chains.declining.passage_could_speak_of_asked`)."""
+    off_subject: list[frozenset[str]] | None
+    """(:func:`~selfrag_langchain.chains.declining.off_subject_quotes`)"""
 
 
 def _unread(branches: list[Branch], moot: list[str | None], known: dict[int, dict[str, float]]) -> list[str]:

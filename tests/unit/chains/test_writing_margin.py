@@ -143,21 +143,69 @@ def test_a_prospect_is_the_score_of_the_branch_quoting_its_best_sentence() -> No
 
 
 def test_a_branch_a_constraint_will_drop_sets_no_bar() -> None:
-    assert out_of_reach([2.0, 1.7], 0.2, [False, True]) == [None, None]
+    assert out_of_reach([2.0, 1.7], 0.2, [None, 1.7]) == [None, None]
     assert out_of_reach([2.0, 1.7], 0.2)[1] is not None
-    assert out_of_reach([2.0, 1.7], 0.2, [False, False]) == [None, None]
+    assert out_of_reach([2.0, 1.7], 0.2, [None, None]) == [None, None]
+    assert out_of_reach([2.0, 1.7], 0.2, [1.95, 1.7])[1] is not None  # the bar is what a branch counts
 
 
-def test_a_branch_whose_passage_gives_no_quote_speaking_of_the_asked_sets_no_bar() -> None:
+def test_a_branch_counts_towards_the_bar_only_what_its_quotes_speaking_of_the_asked_could_score() -> None:
     from selfrag_langchain.chains.prospects import prospects_of
-    from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 
     relevance = [{"[Relevant]": 0.95, "[Irrelevant]": 0.05}, {"[Relevant]": 0.6, "[Irrelevant]": 0.4}]
-    constraints = HardConstraints(min_name_coverage=0.6)
-    _, sets_bar = prospects_of(relevance, [0.9, 0.9], ScoringWeights(), constraints, [False, True])
-    assert sets_bar == [False, True]
-    assert prospects_of(relevance, [0.9, 0.9], ScoringWeights(), constraints)[1] == [True, True]
-    assert prospects_of(relevance, [0.9, 0.9], ScoringWeights(), HardConstraints(), [False, True])[1] == [True, True]
+    on = HardConstraints(min_name_coverage=0.6)
+    weights = ScoringWeights()
+    prospects, bars = prospects_of(relevance, [0.9, 0.5], weights, on, [0.2, 0.5])
+    assert prospects == [prospect(relevance[0], 0.9, weights), prospect(relevance[1], 0.5, weights)]
+    assert bars == [prospect(relevance[0], 0.2, weights), prospects[1]]
+    assert prospects_of(relevance, [0.9, 0.5], weights, on, [None, 0.5])[1] == [None, prospects[1]]
+    # Not asked, the names rules off, or no passage with a quote that passes (selection then drops none for it):
+    # every branch counts its prospect.
+    assert prospects_of(relevance, [0.9, 0.5], weights, on)[1] == prospects
+    assert prospects_of(relevance, [0.9, 0.5], weights, HardConstraints(), [None, 0.5])[1] == prospects
+    assert prospects_of(relevance, [0.9, 0.5], weights, on, [None, None])[1] == prospects
+
+
+DAGESTAN = Document(page_content="Dagestan is a republic of Russia in the North Caucasus. Makhachkala is the "
+                                 "republic's capital and largest city. Dagestan borders Chechnya to the west.",
+                    metadata={"title": "Dagestan"})
+CHECHNYA = Document(page_content="Chechnya is a republic of Russia in the North Caucasus. Grozny is the seat of "
+                                 "its government.", metadata={"title": "Chechnya"})
+
+
+def _chechnya(best_read: str, *, asynchronous: bool = False, long: bool = False
+              ) -> tuple[SelfRAGResult | LongFormResult, PromptLLM]:
+    readings = TableReader(answering=lambda q, s: 0.95 if best_read in s else 0.4 if "Grozny" in s else 0.05)
+    llm = PromptLLM(responses=["The capital is Makhachkala.", "The capital is Grozny."])
+    common: dict[str, Any] = {"generator": llm, "reflector": CalibratedReflector(embeddings=BagOfWords()),
+                              "mode": "always", "k": 2, "decline": False,
+                              "quoter": PassageQuoter(embeddings=BagOfWords(), reader=readings)}
+    rag = SelfRAGLongForm(beam_width=1, max_depth=1, **common) if long else SelfRAG(**common)
+    request = {"question": "What is the capital of Chechnya?", "passages": [DAGESTAN, CHECHNYA]}
+    return (asyncio.run(rag.ainvoke(request)) if asynchronous else rag.invoke(request)), llm
+
+
+def test_off_subject_quotes_are_the_sentences_speaking_of_another_thing() -> None:
+    from selfrag_langchain.chains.declining import off_subject_quotes
+
+    dagestan = SelfRAG(generator=PromptLLM(responses=[]), reflector=CalibratedReflector(embeddings=BagOfWords()),
+                       mode="always")._prepare(to_question("What is the capital of Chechnya?"), [DAGESTAN])[0]
+    off = off_subject_quotes("What is the capital of Chechnya?", dagestan)
+    assert len(off) == 2 and any("Makhachkala" in quote for quote in off)
+    assert not any("borders Chechnya" in quote for quote in off)
+    assert off_subject_quotes("What is the capital of Dagestan?", dagestan) == frozenset()
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+@pytest.mark.parametrize("long", [False, True])
+def test_a_passage_naming_the_asked_thing_sets_the_bar_only_with_a_sentence_that_speaks_of_it(
+        asynchronous: bool, long: bool) -> None:
+    # Dagestan's best-read sentence speaks of Dagestan: it sets no bar, so Chechnya's branch is written and chosen.
+    result, llm = _chechnya("Makhachkala", asynchronous=asynchronous, long=long)
+    assert len(llm.prompts) == 2 and "Grozny" in result.answer
+    # Read best, the sentence that speaks of Chechnya sets the bar, and Chechnya's branch is out of reach.
+    result, llm = _chechnya("borders Chechnya", asynchronous=asynchronous, long=long)
+    assert len(llm.prompts) == 1 and "Grozny" not in result.answer
 
 
 def test_out_of_reach_leaves_the_best_and_those_within_the_margin_and_unknown_prospects() -> None:
