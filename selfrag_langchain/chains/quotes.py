@@ -165,7 +165,7 @@ class PassageQuoter(BaseModel):
         pair, or None): quotes a pair may not give, so that it gives the best of its passage's other sentences
         (None when its passage has no other)."""
         found = _Found(question, pairs, titles, taken)
-        answering = self._sentence_readings(question, found.groups())
+        answering = self.sentence_readings(question, found.groups())
         quotes = found.quotes(self.embeddings.embed_documents(found.texts), answering, self.reader_weight)
         return self._with_finder(question, quotes, found.titles)
 
@@ -174,7 +174,7 @@ class PassageQuoter(BaseModel):
                     taken: Sequence[Collection[str]] | None = None) -> list[Quote | None]:
         """:meth:`find` with the embeddings' async call."""
         found = _Found(question, pairs, titles, taken)
-        answering = await asyncio.to_thread(self._sentence_readings, question, found.groups())
+        answering = await asyncio.to_thread(self.sentence_readings, question, found.groups())
         quotes = found.quotes(await self.embeddings.aembed_documents(found.texts), answering, self.reader_weight)
         return await asyncio.to_thread(self._with_finder, question, quotes, found.titles)
 
@@ -192,7 +192,7 @@ class PassageQuoter(BaseModel):
             raise ValueError(msg)
         sentences = [split_sentences(passage) for passage, _ in passages]
         groups = [(parts, title) for parts, (_, title) in zip(sentences, passages, strict=True)]
-        readings = iter(self._sentence_readings(question, groups) or [])
+        readings = iter(self.sentence_readings(question, groups) or [])
         best: list[float | None] = []
         for i, (parts, (_, title)) in enumerate(zip(sentences, passages, strict=True)):
             read = [next(readings) for _ in parts]
@@ -238,8 +238,8 @@ class PassageQuoter(BaseModel):
             read = [(1.0 - share) * r + share * f for r, f in zip(read, self.finder.holds_answer(pairs), strict=True)]
         return _ruled(pairs, read)
 
-    def _sentence_readings(self, question: str, groups: Sequence[tuple[Sequence[str], str | None]]
-                           ) -> list[float] | None:
+    def sentence_readings(self, question: str, groups: Sequence[tuple[Sequence[str], str | None]]
+                          ) -> list[float] | None:
         """:meth:`readings` of each (passage's sentences, title) group's sentences in order, read after the title
         and, with :attr:`read_alone`, alone too (the lower of the two); None without a reader."""
         after_title = [pair for parts, title in groups for pair in _reading_pairs(question, parts, title)]
