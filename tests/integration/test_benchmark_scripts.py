@@ -169,6 +169,9 @@ SCRIPTS = (
     Script("reselection.py", ("{eval_results}",),
            tuple(rf"^{kind}: (\d+) questions, (\d+) change \[{NUMBER}, {NUMBER}%\]"
                  for kind in ("right", "wrong", "declined", "unanswerable, answered", "unanswerable, declined"))),
+    Script("settled_quotes.py", ("{eval_results}",),
+           tuple(rf"^{label}: (\d+)/(\d+) = {NUMBER}% \[{NUMBER}%, {NUMBER}%\]$"
+                 for label in ("settled before writing", r"the quote is the best-read sentence \(baseline\)"))),
     Script("squad_passages.py", ("--data", "{reader_data}", "--limit", "5", "--passages", "3", "--out", "{out}"),
            (rf'"questions": {NUMBER}', rf'"3": {NUMBER}'), within=(0.0, 5.0)),
     Script("support_claims.py", ("--train", "{groundedness}", "--heldout", "{groundedness}"),
