@@ -54,9 +54,11 @@ class BranchTrace(BaseModel):
     """With a quoter that has an answer finder: the probability that :attr:`quote` holds a phrase answering the
     question (what declining reads)."""
     written: bool = True
-    """False when this branch was settled before anything was generated for it: by the names rule
-    (:func:`~selfrag_langchain.chains.names.moot_reasons`) or, quoting, by its prospect
-    (:func:`~selfrag_langchain.chains.prospects.out_of_reach`); its notes say why."""
+    """Whether this branch was in the running to be chosen. False when it was settled out of it before anything
+    was generated for it: by the names rule (:func:`~selfrag_langchain.chains.names.moot_reasons`) or, quoting, by
+    its prospect (:func:`~selfrag_langchain.chains.prospects.out_of_reach`); its notes say why. A branch whose
+    quote its passage's readings settled before writing (``settle_quotes``) is in the running with no generation
+    (:attr:`raw_generation` empty), answered and scored by that quote; its notes say so too."""
     notes: list[str] = Field(default_factory=list)
 
 

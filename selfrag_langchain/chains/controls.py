@@ -152,6 +152,12 @@ class LoopSettings(BaseModel):
     (2.04 instead of 2.48 on PopQA, 0.68 instead of 1.05 on unanswerable lists; 0.1 changed one answer); leaving
     each of the 16 sources out in turn (15 pairs of lists and PopQA), the rest chose 0.15 for 14 and 0.2 is one
     step wider."""
+    settle_quotes: bool = True
+    """Short form with a quoter that reads sentences, for a question without answer choices: a branch whose
+    passage's sentence readings settle its quote before a word is written (:func:`~selfrag_langchain.chains.
+    quotes.settled`: its best-read sentence is ahead of every other by more than any generation can move the
+    choice) is not generated; it is answered and scored by that quote, as it would have been. Long form writes
+    every candidate still."""
 
     _threshold = field_validator("threshold", "min_name_coverage", "min_quote_answering",
                                  "min_quote_holds_answer", "retrieval_order_margin")(in_unit_interval)
@@ -355,6 +361,7 @@ class SelfRAGControls(LoopSettings):
             "max_new_tokens": self.max_new_tokens,
             "max_quoted_branch_tokens": self.max_quoted_branch_tokens,
             "writing_margin": self.writing_margin,
+            "settle_quotes": self.settle_quotes,
             "max_passage_tokens": self.max_passage_tokens,
             "prompt_format": self.resolved_prompt_format(),
             "reflector": self.reflector.name,

@@ -46,6 +46,7 @@ km2, it is the second-smallest ..." from the Southern Ocean's article: the quote
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
@@ -201,6 +202,31 @@ class PassageQuoter(BaseModel):
                              if not barred or named(s, title, parts[0]) not in barred), default=None))
         return best
 
+    def settled_quotes(self, question: str, passages: Sequence[tuple[str, str | None]]) -> list[Quote | None]:
+        """For each (body, title), the quote any generation from it would be given, when its sentences' readings
+        settle it before a word is written (:func:`settled`: its best-read sentence, the reading ahead of every
+        other sentence's by more than the generation can move the choice); None where they do not, or for every
+        passage without a reader. A generation that comes out empty is not quoted at all: that is assumed not to
+        happen."""
+        if self.reader is None:
+            return [None] * len(passages)
+        sentences = [split_sentences(body) for body, _ in passages]
+        titles = [title for _, title in passages]
+        readings = iter(self.sentence_readings(question, list(zip(sentences, titles, strict=True))) or [])
+        vectors = iter(self.embeddings.embed_documents([s for parts in sentences for s in parts]))
+        quotes: list[Quote | None] = []
+        for parts, title in zip(sentences, titles, strict=True):
+            read, embedded = [next(readings) for _ in parts], [next(vectors) for _ in parts]
+            best = max(range(len(parts)), key=read.__getitem__, default=None)
+            quotes.append(Quote(named(parts[best], title, parts[0]), read[best])
+                          if best is not None and settled(read, embedded, self.reader_weight) else None)
+        return self._with_finder(question, quotes, titles)
+
+    async def asettled_quotes(self, question: str, passages: Sequence[tuple[str, str | None]]
+                              ) -> list[Quote | None]:
+        """:meth:`settled_quotes` off the event loop."""
+        return await asyncio.to_thread(self.settled_quotes, question, passages)
+
     def best_holding(self, question: str, passages: Sequence[tuple[str, str | None]],
                      taken: Sequence[Collection[str]] | None = None) -> list[float | None]:
         """For each (passage, title), the highest probability, read by the answer finder as a quote of it is read
@@ -320,6 +346,26 @@ class _Found:
                     best, best_score = Quote(shown, reads), score
             found.append(best)
         return found
+
+
+def settled(readings: Sequence[float], vectors: Sequence[Sequence[float]], reader_weight: float) -> bool:
+    """Whether a passage's best-read sentence is its quote whatever is generated from it. A sentence's standing in
+    the choice (:meth:`_Found.quotes`) is its cosine with the generation, plus the share of the generation's new
+    words it holds (0 to 1), plus ``reader_weight`` times its reading; two unit vectors' cosines with any third
+    differ by at most their distance, so the best-read sentence wins when, for every other sentence,
+    ``reader_weight`` times the difference of readings exceeds the two sentences' distance plus 1. Never for
+    embeddings that are not unit length (one per sentence, ``vectors``): the choice's dot product is then no
+    cosine, and nothing bounds it."""
+    if any(abs(math.sqrt(sum(x * x for x in v)) - 1.0) > UNIT_TOLERANCE for v in vectors):
+        return False
+    best = max(range(len(readings)), key=readings.__getitem__, default=None)
+    return best is not None and all(
+        reader_weight * (readings[best] - readings[i]) > math.dist(vectors[i], vectors[best]) + 1.0
+        for i in range(len(readings)) if i != best)
+
+
+UNIT_TOLERANCE = 1e-3
+"""How far from 1 a sentence vector's length may be for :func:`settled` to read dot products as cosines."""
 
 
 def _holdings(finder: AnswerFinder, pairs: Sequence[tuple[str, str]]) -> list[float]:

@@ -213,6 +213,17 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             return moot
         return [ANSWER_UNHELD if reason is None else reason for reason in moot]
 
+    def _settling(self, q: Question, passages: list[PreparedPassage] | None, moot: list[str | None]
+                  ) -> _Settling | None:
+        """The branches still to be written whose quotes their passages' readings may settle before generating
+        (:attr:`settle_quotes`): with a quoter that reads sentences, for a question without answer choices; None
+        when none is asked."""
+        if (not self.settle_quotes or passages is None or not self._quotes(q, passages) or self.quoter is None
+                or self.quoter.reader is None):
+            return None
+        open_ = [i for i, reason in enumerate(moot) if reason is None]
+        return _Settling(open_, [(passages[i].body, passages[i].title) for i in open_]) if open_ else None
+
     def _select(self, q: Question, branches: list[Branch], critiques: list[Critique],
                 quotes: list[Quote | None] | None = None, written: list[bool] | None = None) -> Selection:
         return select(branches, critiques, weights=self.weights(), constraints=self.constraints(),
@@ -264,22 +275,29 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 return self.read_holding(q.question, sources)
 
             moot = self._unheld(moot, RunnableLambda(hold, name="answer_bound").invoke(bounded, child))
+        ungenerated, settled = moot, dict[int, Quote]()
+        if (settling := self._settling(q, passages, moot)) is not None:
+            def settle(asked: _Settling) -> list[Quote | None]:
+                return self.quoter.settled_quotes(q.question, asked.sources) if self.quoter else []
+
+            ungenerated, settled = _settled(moot, settling, RunnableLambda(settle, name="settle").invoke(settling,
+                                                                                                         child))
         budget, budget_setting = self._budget(q, passages)
 
         def generate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
-            written = _written_prompts(prompts, moot)
+            written = _written_prompts(prompts, ungenerated)
             result = self.generator.generate(
                 generation_inputs(self.generator, written), callbacks=config.get("callbacks"),
                 **generation_kwargs(self.generator, budget),
             ) if written else LLMResult(generations=[])
-            return to_branches(result, passages, moot, budget=budget_setting)
+            return to_branches(result, passages, ungenerated, budget=budget_setting)
 
         def critique(branches: list[Branch]) -> list[Critique]:
-            written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
-            unread = _unread(branches, moot, known)
-            return _critiques(moot, self.reflector.critique(instruction, written) if written else [],
-                              _relevance(moot, known, self.reflector.relevance_distributions(instruction, unread)
-                                         if unread else []))
+            written = [b for b, reason in zip(branches, ungenerated, strict=True) if reason is None]
+            unread = _unread(branches, ungenerated, known)
+            return _critiques(ungenerated, self.reflector.critique(instruction, written) if written else [],
+                              _relevance(ungenerated, known, self.reflector.relevance_distributions(
+                                  instruction, unread) if unread else []))
 
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
         branches = RunnableLambda(generate, name="generate_branches").invoke(prompts, child)
@@ -290,7 +308,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             read, request = wanted
             found = RunnableLambda(lambda r: self.quotes_for(q.question, r), name="quote").invoke(
                 request, child)
-            quotes = _placed(len(branches), read, found)
+            quotes = _placed(len(branches), read, found, settled)
         selection = RunnableLambda(lambda c: self._select(q, branches, c, quotes, _written(moot, notes)),
                                    name="select").invoke(critiques, child)
         return self._result(q, decision, passages, selection, notes)
@@ -338,22 +356,29 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 return await self.aread_holding(q.question, sources)
 
             moot = self._unheld(moot, await RunnableLambda(ahold, name="answer_bound").ainvoke(bounded, child))
+        ungenerated, settled = moot, dict[int, Quote]()
+        if (settling := self._settling(q, passages, moot)) is not None:
+            async def asettle(asked: _Settling) -> list[Quote | None]:
+                return await self.quoter.asettled_quotes(q.question, asked.sources) if self.quoter else []
+
+            ungenerated, settled = _settled(moot, settling,
+                                            await RunnableLambda(asettle, name="settle").ainvoke(settling, child))
         budget, budget_setting = self._budget(q, passages)
 
         async def agenerate(prompts: list[str], config: RunnableConfig) -> list[Branch]:
-            written = _written_prompts(prompts, moot)
+            written = _written_prompts(prompts, ungenerated)
             result = await self.generator.agenerate(
                 generation_inputs(self.generator, written), callbacks=config.get("callbacks"),
                 **generation_kwargs(self.generator, budget),
             ) if written else LLMResult(generations=[])
-            return to_branches(result, passages, moot, budget=budget_setting)
+            return to_branches(result, passages, ungenerated, budget=budget_setting)
 
         async def critique(branches: list[Branch]) -> list[Critique]:
-            written = [b for b, reason in zip(branches, moot, strict=True) if reason is None]
-            unread = _unread(branches, moot, known)
+            written = [b for b, reason in zip(branches, ungenerated, strict=True) if reason is None]
+            unread = _unread(branches, ungenerated, known)
             return _critiques(
-                moot, await self.reflector.acritique(instruction, written) if written else [],
-                _relevance(moot, known, await self.reflector.arelevance_distributions(instruction, unread)
+                ungenerated, await self.reflector.acritique(instruction, written) if written else [],
+                _relevance(ungenerated, known, await self.reflector.arelevance_distributions(instruction, unread)
                            if unread else []))
 
         prompts = branch_prompts(instruction, passages, self.resolved_prompt_format())
@@ -368,16 +393,20 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
                 return await self.aquotes_for(q.question, r)
 
             found = await RunnableLambda(aquote, name="quote").ainvoke(request, child)
-            quotes = _placed(len(branches), read, found)
+            quotes = _placed(len(branches), read, found, settled)
         selection = await RunnableLambda(lambda c: self._select(q, branches, c, quotes, _written(moot, notes)),
                                          name="select").ainvoke(critiques, child)
         return self._result(q, decision, passages, selection, notes)
 
 
-def _placed(count: int, read: list[int], found: list[Quote | None]) -> list[Quote | None]:
-    """One quote (or None) per branch, from the quotes of the branches ``read`` from a passage."""
+def _placed(count: int, read: list[int], found: list[Quote | None], settled: dict[int, Quote]
+            ) -> list[Quote | None]:
+    """One quote (or None) per branch, from the quotes of the branches ``read`` from a passage and the
+    ``settled`` ones."""
     quotes: list[Quote | None] = [None] * count
     for i, quote in zip(read, found, strict=True):
+        quotes[i] = quote
+    for i, quote in settled.items():
         quotes[i] = quote
     return quotes
 
@@ -407,6 +436,28 @@ class _Prospected:
     sources: list[tuple[str, str | None]]
     off_subject: list[frozenset[str]] | None
     """(:func:`~selfrag_langchain.chains.declining.off_subject_quotes`)"""
+
+
+@dataclass(frozen=True)
+class _Settling:
+    """The branches whose quotes are asked whether they are settled before writing: their indices and (body,
+    title) pairs."""
+
+    indices: list[int]
+    sources: list[tuple[str, str | None]]
+
+
+QUOTE_SETTLED = ("its quote was settled before writing: its passage's best-read sentence is ahead of every other "
+                 "by more than a generation could move the choice (settle_quotes)")
+"""Why a branch in the running was not generated: it is answered and scored by the quote it would have been."""
+
+
+def _settled(moot: list[str | None], asked: _Settling, found: list[Quote | None]
+             ) -> tuple[list[str | None], dict[int, Quote]]:
+    """Why each branch is not generated (``moot``, and :data:`QUOTE_SETTLED` for each settled one), and the
+    settled branches' quotes by index."""
+    settled = {i: quote for i, quote in zip(asked.indices, found, strict=True) if quote is not None}
+    return [QUOTE_SETTLED if i in settled else reason for i, reason in enumerate(moot)], settled
 
 
 def _unread(branches: list[Branch], moot: list[str | None], known: dict[int, dict[str, float]]) -> list[str]:

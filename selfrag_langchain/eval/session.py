@@ -56,9 +56,10 @@ class EvalSession:
 
     def selfrag(self) -> Any:
         if self._selfrag is None:
-            # Options summed from the trace need every branch (a prospect reads the quote, not the option).
-            settings = self.settings.with_changes(writing_margin=None) if self.task.options_from_trace \
-                else self.settings
+            # Options summed from the trace need every branch generated (a prospect and a settled quote read the
+            # quote, not the option).
+            settings = self.settings.with_changes(writing_margin=None, settle_quotes=False) \
+                if self.task.options_from_trace else self.settings
             self._selfrag = build_selfrag(settings, generator=self.generator,
                                           reflector=build_reflector(self.settings, self.generator),
                                           retriever=self.retriever if self.retrieves else None)

@@ -50,7 +50,7 @@ def _rag(fichte_reads: float, *, reader: bool = True, k: int = 2, **knobs: Any
     readings = TableReader(answering=lambda q, s: 0.9 if "Königsberg" in s else fichte_reads if "Fichte" in s
                            else 0.05)
     llm = PromptLLM(responses=["Kant was born in Königsberg.", "Fichte studied Kant.", "Kant was German."])
-    knobs = {"min_name_coverage": 0.0, **knobs}
+    knobs = {"min_name_coverage": 0.0, "settle_quotes": False, **knobs}
     rag = SelfRAG(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always", k=k,
                   quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings if reader else None),
                   decline=False, **knobs)
@@ -178,7 +178,7 @@ def _chechnya(best_read: str, *, asynchronous: bool = False, long: bool = False
     readings = TableReader(answering=lambda q, s: 0.95 if best_read in s else 0.4 if "Grozny" in s else 0.05)
     llm = PromptLLM(responses=["The capital is Makhachkala.", "The capital is Grozny."])
     common: dict[str, Any] = {"generator": llm, "reflector": CalibratedReflector(embeddings=BagOfWords()),
-                              "mode": "always", "k": 2, "decline": False,
+                              "mode": "always", "k": 2, "decline": False, "settle_quotes": False,
                               "quoter": PassageQuoter(embeddings=BagOfWords(), reader=readings)}
     rag = SelfRAGLongForm(beam_width=1, max_depth=1, **common) if long else SelfRAG(**common)
     request = {"question": "What is the capital of Chechnya?", "passages": [DAGESTAN, CHECHNYA]}

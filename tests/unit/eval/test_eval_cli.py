@@ -60,7 +60,10 @@ def test_every_method_writes_its_lines_and_summary(popqa_file: Path, tmp_path: P
     selfrag = read_lines(out / "selfrag.jsonl")[0]
     # Quoted (the pipeline's default): the passage's sentence that states "Gustave Eiffel's company built it."
     assert selfrag["prediction"] == "The Eiffel Tower was built by Gustave Eiffel's company." and selfrag["correct"]
-    assert selfrag["retrieved"] is True and selfrag["trace"]["branches"][1]["distributions"]["IsSup"]
+    # Its passage's readings settled the quote before writing (settle_quotes): judged by its IsRel and its quote.
+    eiffel = selfrag["trace"]["branches"][1]
+    assert selfrag["retrieved"] is True and eiffel["distributions"]["IsRel"] and eiffel["written"]
+    assert eiffel["raw_generation"] == "" and any("(settle_quotes)" in note for note in eiffel["notes"])
     no_retrieval = read_lines(out / "no_retrieval.jsonl")[0]
     assert no_retrieval["prediction"] == "Nobody knows." and no_retrieval["retrieved"] is False
     top1 = read_lines(out / "rag_top1.jsonl")[0]
