@@ -154,10 +154,9 @@ class LoopSettings(BaseModel):
     step wider."""
     settle_quotes: bool = True
     """Short form with a quoter that reads sentences, for a question without answer choices: a branch whose
-    passage's sentence readings settle its quote before a word is written (:func:`~selfrag_langchain.chains.
-    quotes.settled`: its best-read sentence is ahead of every other by more than any generation can move the
-    choice) is not generated; it is answered and scored by that quote, as it would have been. Long form writes
-    every candidate still."""
+    passage's sentence readings settle its quote before a word is written (its best-read sentence is ahead of
+    every other by more than any generation can move the choice; chains/quotes.py, settled) is not generated; it
+    is answered and scored by that quote, as it would have been. Long form writes every candidate still."""
 
     _threshold = field_validator("threshold", "min_name_coverage", "min_quote_answering",
                                  "min_quote_holds_answer", "retrieval_order_margin")(in_unit_interval)
