@@ -8,13 +8,12 @@ from typing import Any
 
 import pytest
 from langchain_core.documents import Document
-from langchain_core.language_models import FakeListLLM
-from pydantic import Field
 
 from selfrag_langchain.chains.quotes import PassageQuoter, settled
 from selfrag_langchain.chains.short_form import QUOTE_SETTLED, SelfRAG
 from selfrag_langchain.judging import CalibratedReflector
 from tests.fakes.bag_of_words import BagOfWords
+from tests.fakes.prompt_llm import PromptLLM
 from tests.fakes.table_reader import TableReader
 
 KANT = Document(page_content="Immanuel Kant was a German philosopher. Königsberg was the city where he taught all his "
@@ -22,19 +21,6 @@ KANT = Document(page_content="Immanuel Kant was a German philosopher. Königsber
 FICHTE = Document(page_content="Johann Gottlieb Fichte was a German philosopher who studied the writings of "
                                "Immanuel Kant.", metadata={"title": "Johann Gottlieb Fichte"})
 QUESTION = "In which city did the philosopher Immanuel Kant teach?"
-
-
-class PromptLLM(FakeListLLM):
-    """Answers from its list and keeps every prompt it was asked to write from."""
-
-    prompts: list[str] = Field(default_factory=list)
-
-    def _call(self, prompt: str, *args: Any, **kwargs: Any) -> str:
-        self.prompts.append(prompt)
-        return super()._call(prompt, *args, **kwargs)
-
-    async def _acall(self, prompt: str, *args: Any, **kwargs: Any) -> str:
-        return self._call(prompt, *args, **kwargs)
 
 
 def _unit(*xs: float) -> list[float]:

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from langchain_core.documents import Document
-from langchain_core.language_models import FakeListLLM
 from pydantic import Field, ValidationError
 
 from selfrag_langchain.chains.inputs import to_question
@@ -22,6 +21,7 @@ from selfrag_langchain.results import LongFormResult, SelfRAGResult
 from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 from selfrag_langchain.tokens import IRRELEVANT, RELEVANT, ParsedGeneration
 from tests.fakes.bag_of_words import BagOfWords
+from tests.fakes.prompt_llm import PromptLLM
 from tests.fakes.scripted_long_form import RecordingRetriever
 from tests.fakes.table_reader import TableReader
 
@@ -30,19 +30,6 @@ KANT = Document(page_content="Immanuel Kant was a German philosopher. Königsber
 FICHTE = Document(page_content="Johann Gottlieb Fichte was a German philosopher who studied the writings of "
                                "Immanuel Kant.", metadata={"title": "Johann Gottlieb Fichte"})
 QUESTION = "In which city was the philosopher Immanuel Kant born?"
-
-
-class PromptLLM(FakeListLLM):
-    """Answers from its list and keeps every prompt it was asked to write from."""
-
-    prompts: list[str] = Field(default_factory=list)
-
-    def _call(self, prompt: str, *args: Any, **kwargs: Any) -> str:
-        self.prompts.append(prompt)
-        return super()._call(prompt, *args, **kwargs)
-
-    async def _acall(self, prompt: str, *args: Any, **kwargs: Any) -> str:
-        return self._call(prompt, *args, **kwargs)
 
 
 def _rag(fichte_reads: float, *, reader: bool = True, k: int = 2, **knobs: Any
