@@ -197,18 +197,27 @@ def names_beyond(question: str, claim: str) -> bool:
         named = {_bare(words[i].group()) for i in name if words[i].group()[0].isupper()}
         if not located and named & heads:
             continue  # the asked subject's name, however long
-        for i in name:
-            word = words[i].group()
-            if not word[0].isupper():
-                continue
-            rest = claim[words[i].end():]
-            after = re.match(r"\s+([a-z]+)", rest)
-            parts = word.split("-")
-            compound = len(parts) > 1 and parts[-1].islower()  # "Belgian-born", "London-based"
-            adjective = (compound or (after is not None and after.group(1) not in _NOT_A_NOUN)
-                         or (not located and _coordinated_adjective(rest)))  # "in Milan and Turin" is a place
-            if adjective and all(_DEMONYM.search(part) for part in parts if not part.islower()):
-                continue  # "a Norwegian playwright", "a Russian-American choreographer", "a Belgian-born director"
+        if _names_something(claim, words, name, located):
+            return True
+    return False
+
+
+def _names_something(claim: str, words: list[re.Match[str]], name: list[int], located: bool) -> bool:
+    """Whether the name ``name`` (indices into ``words``, the word matches of ``claim``) holds a capitalised word
+    that is not a nationality used as an adjective ("a Norwegian playwright", "a Russian-American choreographer",
+    "a Belgian-born director"); ``located``: it follows "in", "at", "near" or "from" ("in Milan and Turin" is a
+    place)."""
+    for i in name:
+        word = words[i].group()
+        if not word[0].isupper():
+            continue
+        rest = claim[words[i].end():]
+        after = re.match(r"\s+([a-z]+)", rest)
+        parts = word.split("-")
+        compound = len(parts) > 1 and parts[-1].islower()  # "Belgian-born", "London-based"
+        adjective = (compound or (after is not None and after.group(1) not in _NOT_A_NOUN)
+                     or (not located and _coordinated_adjective(rest)))
+        if not (adjective and all(_DEMONYM.search(part) for part in parts if not part.islower())):
             return True
     return False
 
