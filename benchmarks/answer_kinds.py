@@ -21,6 +21,7 @@ from common import wilson
 
 from selfrag_langchain.chains.answer_kinds import (
     asks_agent,
+    asks_birth_name,
     asks_birthplace,
     asks_place,
     asks_relative,
@@ -29,8 +30,9 @@ from selfrag_langchain.chains.answer_kinds import (
 )
 from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, paragraphs
 
-KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "birthplace": asks_birthplace, "place": asks_place,
-                                           "agent": asks_agent, "relative": asks_relative}
+KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "birthplace": asks_birthplace,
+                                           "birth_name": asks_birth_name, "place": asks_place, "agent": asks_agent,
+                                           "relative": asks_relative}
 """Each checked kind, in the order :func:`gives_asked_kind` reads them: a question is counted under the first."""
 
 

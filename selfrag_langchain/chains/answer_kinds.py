@@ -9,7 +9,9 @@ something ("Who succeeded Eisaku Sato as prime minister of Japan?") by a sentenc
 subject ("Eisaku Sato was a Japanese politician who served as prime minister of Japan."), or one that asks who
 someone's father, wife or other relative was ("Who was Gian Lorenzo Bernini's father?") by a sentence that
 says nothing of a family ("Gian Lorenzo Bernini was an Italian sculptor, architect, painter and city
-planner."): the reader reads such a sentence as answering, since it is about exactly what was asked. Declining
+planner."), or one that asks the name someone was born with ("Under what name was Charles Aznavour born?") by a
+sentence that names no one but them ("Charles Aznavour was a French and Armenian singer-songwriter."): the reader
+reads such a sentence as answering, since it is about exactly what was asked. Declining
 (:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not answer.
 
 The evidence, from SQuAD's training questions whose answer lies in one sentence of their paragraph (``python
@@ -20,10 +22,13 @@ paragraphs' other sentences (a lead that names where someone worked, "a lawyer a
 a place but does not say they were born there); of the other 180 that open "In / At / Near / From which (or what)
 city, town, village, state, county, province, borough, municipality, suburb or port", it names a place for 178 (the
 other two ask a state of matter or of mind); of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names
-someone or something besides the question's names for 737; of the 195 that ask who (or the name of) someone's
-relative or whom someone married, it speaks of a family (:func:`speaks_of_family`: a relative, a marriage, a birth
-to someone) for 187, against 30% of the same paragraphs' other sentences (the others: a metaphor, "the father of
-ASCII", or a relative named without the word). The place and agent rules are narrow: 87% and 82% of the same
+someone or something besides the question's names for 737; of the 193 that ask who (or the name of) someone's
+relative or whom someone married (a birth name asked of a relative counted as a birth name), it speaks of a family
+(:func:`speaks_of_family`: a relative, a marriage, a birth to someone) for 185, against 30% of the same paragraphs'
+other sentences (the others: a metaphor, "the father of ASCII", or a relative named without the word); of the 41
+that ask a birth, real, original or maiden name, it holds a name the question lacks (:func:`names_another`) for 39
+(the other two's names are the question's own words, "SPECTRE" for Spectre's original name), against 86% of the same
+paragraphs' other sentences. The place, agent and birth-name rules are narrow: 87%, 82% and 86% of the same
 paragraphs' other sentences name something too, so they only catch a sentence naming nothing but its subject, which
 is what a lead section that does not state the asked detail gives. Questions of other kinds are not checked: "when"
 may be answered "in spring", "how many" by "every one of them", "which country" by a nationality ("a Norwegian
@@ -35,8 +40,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["asks_agent", "asks_birthplace", "asks_place", "asks_relative", "asks_year", "gives_asked_kind",
-           "names_beyond", "speaks_of_birth", "speaks_of_family"]
+__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_place", "asks_relative", "asks_year",
+           "gives_asked_kind", "names_another", "names_beyond", "speaks_of_birth", "speaks_of_family"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
@@ -68,6 +73,12 @@ _ASKS_MARRIAGE = re.compile(
 """A question asking whom someone married ("Who was Augusto Pinochet married to?", "Whom did Kanye West marry?",
 "To whom was Marie Antoinette married?", "Who married Prince Albert?"); not one asking another person at a wedding
 ("Who officiated when Charles married Diana?", "Who was the priest who married them?")."""
+_ASKS_BIRTH_NAME = re.compile(
+    r"\b(?:birth|real|original|maiden) (?:sur)?name\b|\b(?:sur)?name at birth\b|\bwhat (?:sur)?name\b[^?]*\bborn\b"
+    r"|\bborn (?:with|as|under)\b", re.IGNORECASE)
+"""A question asking the name someone or something had first, or has behind another ("What was Jack London's birth
+name?", "Under what name was Charles Aznavour born?", "What was the real name of George Eliot?", "What was the
+original name of the Korean alphabet?")."""
 _BIRTH = re.compile(r"\b(?:born|birth\w*|natives? (?:of|to))\b|(?-i:\bb\.\s)|(?-i:\b[A-Z][\w-]* native\b)",
                     re.IGNORECASE)
 """A birth, in words ("was born in", "his birthplace", "a native of", "a Baghdad native", "b. Netherlands 1659"; not
@@ -138,6 +149,13 @@ def asks_birthplace(question: str) -> bool:
     village was David Livingstone born?"), which a sentence speaking of that birth answers. Not the name someone
     was born with: a lead gives it without saying "born" ("John Griffith London, better known as Jack London")."""
     return bool(_ASKS_BIRTHPLACE.search(question))
+
+
+def asks_birth_name(question: str) -> bool:
+    """Whether ``question`` asks the name something had at birth, first, or behind another (a birth, real,
+    original or maiden name), which a sentence naming nothing but what the question names does not give ("Charles
+    Aznavour was a French and Armenian singer-songwriter." for the name Aznavour was born with)."""
+    return bool(_ASKS_BIRTH_NAME.search(question))
 
 
 def speaks_of_birth(claim: str) -> bool:
@@ -222,15 +240,34 @@ def _names_something(claim: str, words: list[re.Match[str]], name: list[int], lo
     return False
 
 
+def names_another(question: str, claim: str) -> bool:
+    """Whether ``claim`` holds a name that is not one of ``question``'s: a name with a capitalised word the
+    question lacks ("John Griffith London" for "What was Jack London's birth name?"), not a nationality used as an
+    adjective. Unlike :func:`names_beyond`, a name sharing the subject's surname counts: a name someone was born
+    with often does."""
+    asked = {_bare(w.group()) for w in _WORD.finditer(question)}
+    words = list(_WORD.finditer(claim))
+    for name in _names(claim, words):
+        if {_bare(words[i].group()) for i in name if words[i].group()[0].isupper()} <= asked:
+            continue  # the question's own name, however arranged
+        located = name[0] > 0 and words[name[0] - 1].group().lower() in _LOCATING
+        if _names_something(claim, words, name, located):
+            return True
+    return False
+
+
 def gives_asked_kind(question: str, claim: str) -> bool:
     """Whether ``claim`` gives the kind of value ``question`` asks for: a number ("1976", "the 1990s", "the 5th
     century BC") when it asks for a year, a birth (:func:`speaks_of_birth`) when it asks where someone was born, a
+    name that is not the question's (:func:`names_another`) when it asks a birth, real or original name, a
     name besides the question's (:func:`names_beyond`) when it asks in which town, city or state, or who wrote,
     founded, discovered or won something, a family (:func:`speaks_of_family`) when it asks who someone's relative
     was; True for a question of any other kind."""
     if asks_year(question):
         return bool(_NUMBER.search(claim))
     if asks_birthplace(question) and not speaks_of_birth(claim):
+        return False
+    if asks_birth_name(question) and not names_another(question, claim):
         return False
     if asks_place(question) or asks_agent(question):
         return names_beyond(question, claim)

@@ -1,6 +1,6 @@
 """A question that asks for a year is answered only by a claim that gives a number, one that asks in which town,
 city or state, or who wrote, founded or discovered something, only by a claim that names something besides the
-question's names."""
+question's names, one that asks a birth or real name only by a claim that holds a name the question lacks."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import pytest
 
 from selfrag_langchain.chains.answer_kinds import (
     asks_agent,
+    asks_birth_name,
     asks_birthplace,
     asks_place,
     asks_relative,
     asks_year,
     gives_asked_kind,
+    names_another,
     names_beyond,
     speaks_of_birth,
 )
@@ -193,3 +195,40 @@ def test_a_birthplace_question_is_answered_only_by_a_claim_that_speaks_of_a_birt
                                                                                   gives: bool) -> None:
     assert speaks_of_birth(claim) is gives
     assert gives_asked_kind(question, claim) is gives
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What was the writer Jack London's birth name?", True),
+    ("Under what name was the singer Charles Aznavour born?", True),
+    ("What surname was Alfred Tarski born with?", True),
+    ("What was Cary Grant's name at birth?", True),
+    ("what was george orwells real name", True),  # as typed
+    ("What was the original name of the Korean alphabet?", True),
+    ("What was Marie Curie's maiden name?", True),
+    ("Where was Jack London born?", False),  # a birthplace
+    ("What is the name of Jack London's best-known novel?", False),
+    ("Who was born in Paris in 1802?", False),
+    ("What is Lady Gaga's nickname?", False),  # another name, not the first one
+])
+def test_a_question_asks_for_a_birth_name_when_it_asks_the_name_someone_had_first(question: str, asks: bool) -> None:
+    assert asks_birth_name(question) is asks
+
+
+@pytest.mark.parametrize(("question", "claim", "gives"), [
+    ("What was the writer Jack London's birth name?",
+     "John Griffith London, better known as Jack London, was an American novelist.", True),  # the surname shared
+    ("what was george orwells real name",
+     "Eric Arthur Blair, better known by his pen name George Orwell, was an English novelist.", True),
+    ("What was the original name of the Korean alphabet?", "The alphabet was first called Hunminjeongeum.", True),
+    # nothing named but the question's own names and nationalities
+    ("Under what name was the singer Charles Aznavour born?",
+     "Charles Aznavour was a French and Armenian singer-songwriter, actor, and diplomat.", False),
+    ("What surname was Alfred Tarski born with?", "Alfred Tarski was a Polish-American logician and mathematician.",
+     False),
+    ("What was Cary Grant's name at birth?", "Grant was an English-American actor.", False),
+])
+def test_a_birth_name_question_is_answered_only_by_a_claim_holding_a_name_the_question_lacks(
+        question: str, claim: str, gives: bool) -> None:
+    assert names_another(question, claim) is gives
+    assert gives_asked_kind(question, claim) is gives
+    assert gives_asked_kind("Who was Charles Aznavour?", claim)  # other kinds of question are not checked
