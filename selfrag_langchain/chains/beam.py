@@ -468,7 +468,9 @@ class BeamSearch:
         scores of the finished beams, which stay in the running). Only while quoting, with a quoter that reads
         sentences and :attr:`~selfrag_langchain.chains.search_config.SearchConfig.writing_margin` set; a
         candidate a hard constraint will drop sets no bar, nor, at the first step, one whose passage gives no quote
-        that speaks of what the question names."""
+        that speaks of what the question names. When fewer than ``beam_width`` candidates (and finished beams) set
+        one, the bar is the last of them: the places after it would go to candidates selection drops for one that
+        passes."""
         margin = self.config.writing_margin
         if margin is None or not self._quoting():
             return
@@ -486,7 +488,10 @@ class BeamSearch:
                                        read.best_on_subject)
         bounds = [self._bound(plan, p) for (plan, _), p in zip(asked, prospects, strict=True)]
         bar_bounds = [self._bound(plan, p) for (plan, _), p in zip(asked, bars, strict=True)]
-        reasons = out_of_reach(bounds, margin, bar_bounds, kept=self.config.beam_width, settled=settled, beams=True)
+        # A candidate counting nothing towards the bar is one selection drops while another passes its checks, so
+        # it cannot take a place among the kept beams beside one that counts: the bar is the last counted place.
+        kept = max(1, min(self.config.beam_width, sum(b is not None for b in bar_bounds) + len(settled)))
+        reasons = out_of_reach(bounds, margin, bar_bounds, kept=kept, settled=settled, beams=True)
         for (plan, i), rel, reason in zip(asked, read.relevance, reasons, strict=True):
             plan.relevance[i] = rel
             if reason is not None:
