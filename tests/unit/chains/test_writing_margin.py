@@ -377,3 +377,32 @@ def test_a_beam_outranked_by_candidates_that_do_not_survive_ends_the_search_rath
     (second,) = (s for s in result.steps if s.depth == 1)
     assert any("repeats an earlier segment" in (c.dropped or "") for c in result.candidates if c.depth == 1)
     assert any("not continued" in note for note in second.notes)
+
+
+
+INGUSHETIA = Document(page_content="Ingushetia is a republic of Russia in the North Caucasus. Magas is the "
+                                   "republic's capital.", metadata={"title": "Ingushetia"})
+ADYGEA = Document(page_content="Adygea is a republic of Russia in the North Caucasus. Maykop is its capital.",
+                  metadata={"title": "Adygea"})
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_long_form_sets_the_bar_at_the_last_candidate_that_counts_when_fewer_count_than_it_keeps(
+        asynchronous: bool) -> None:
+    # The three passages hold enough of the question's names, but only Chechnya's has a sentence that speaks of
+    # Chechnya: the other two count nothing towards the bar, and selection drops them while Chechnya's quote
+    # passes, so a second kept beam could only be theirs. They are read against Chechnya's prospect, not written
+    # for a second place.
+    readings = TableReader(answering=lambda q, s: 0.95 if "Grozny" in s else 0.05)
+    llm = PromptLLM(responses=["Grozny is the seat of its government."])
+    rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
+                          k=3, beam_width=2, max_depth=1, decline=False,
+                          quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings))
+    request = {"question": "What is the capital of Chechnya, a republic of Russia in the North Caucasus?",
+               "passages": [INGUSHETIA, CHECHNYA, ADYGEA]}
+    result = asyncio.run(rag.ainvoke(request)) if asynchronous else rag.invoke(request)
+    assert len(llm.prompts) == 1 and "Grozny" in llm.prompts[0]
+    assert "Grozny" in result.answer
+    unwritten = [c for c in result.candidates if not c.written]
+    assert {c.passage.metadata["title"] for c in unwritten if c.passage is not None} == {"Ingushetia", "Adygea"}
+    assert all("below the best beam's" in (c.dropped or "") for c in unwritten)
