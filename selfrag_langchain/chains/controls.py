@@ -146,7 +146,8 @@ class LoopSettings(BaseModel):
     prospect (its IsRel with its passage's best-read sentence, the most its quote can score; chains/prospects.py)
     is more than this (and more than retrieval_order_margin) below the best branch's; in long form, a candidate
     segment whose beam, with its prospect, would score more than this below the beam_width-th best (of the other
-    candidates' beams so bounded and the finished beams). None, or w_rel + 2 w_use or more, writes every branch.
+    candidates' beams so bounded and the finished beams; when fewer count, the last that does). None, or
+    w_rel + 2 w_use or more, writes every branch.
     On the branches of 29 lists already run (1,040 questions), 0.2 and above gave every question the same short
     answer as writing every branch, while 1.13 branches a question were written instead of 2.15 on answerable lists
     (2.04 instead of 2.48 on PopQA, 0.68 instead of 1.05 on unanswerable lists; 0.1 changed one answer); leaving
