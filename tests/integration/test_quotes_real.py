@@ -1,5 +1,6 @@
 """Quoted answers on the real models: all-MiniLM-L6-v2 finds the sentence that states a generation (worded
-differently, or garbled), and the default pipeline answers with a sentence of the passage it cites."""
+differently, or garbled), the default pipeline answers with a sentence of the passage it cites, and a quote that
+does not give the kind of value asked is declined."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from langchain_core.documents import Document
 from selfrag_langchain import CalibratedReflector, SelfRAG
 from selfrag_langchain.chains.quotes import PassageQuoter
 from selfrag_langchain.embeddings import MiniLMEmbeddings
+from selfrag_langchain.judging.claims import named
 from selfrag_langchain.llms.transformers import TransformersLLM
 from selfrag_langchain.text.sentences import split_sentences
 
@@ -44,15 +46,33 @@ def test_minilm_finds_the_sentence_a_generation_states(quoter: PassageQuoter, qu
     assert quoter.quote(question, generation, passage) == stated
 
 
-def test_the_answer_is_a_sentence_of_the_cited_passage(smollm2: TransformersLLM, quoter: PassageQuoter) -> None:
-    rag = SelfRAG(generator=smollm2, reflector=CalibratedReflector(), mode="always", k=2, quoter=quoter,
-                  max_new_tokens=24)
+def test_the_default_quoter_answers_with_the_cited_passages_sentence_that_gives_the_name_asked(
+        smollm2: TransformersLLM) -> None:
+    from selfrag_langchain.pipeline import PipelineSettings, build_quoter
+
+    rag = SelfRAG(generator=smollm2, reflector=CalibratedReflector(), mode="always", k=2,
+                  quoter=build_quoter(PipelineSettings()), max_new_tokens=24)
     passages = [Document(page_content=DANUBE, metadata={"title": "Danube"}),
                 Document(page_content=ORWELL, metadata={"title": "George Orwell"})]
     result = rag.invoke({"question": "What was George Orwell's real name?", "passages": passages})
     assert result.quoted and not result.declined
     assert result.citations[0].metadata["title"] == "George Orwell"
-    assert result.answer in split_sentences(ORWELL)
+    sentences = split_sentences(ORWELL)
+    assert result.answer == named(sentences[1], "George Orwell", sentences[0])  # "His real name was ...", named
+
+
+def test_a_quote_that_does_not_give_the_name_asked_is_declined_not_given(smollm2: TransformersLLM,
+                                                                         quoter: PassageQuoter) -> None:
+    """MiniLM alone quotes the sentence nearest the generation; SmolLM2 writes of who Orwell was, and that sentence
+    names no one but him."""
+    rag = SelfRAG(generator=smollm2, reflector=CalibratedReflector(), mode="always", k=2, quoter=quoter,
+                  max_new_tokens=24)
+    passages = [Document(page_content=DANUBE, metadata={"title": "Danube"}),
+                Document(page_content=ORWELL, metadata={"title": "George Orwell"})]
+    result = rag.invoke({"question": "What was George Orwell's real name?", "passages": passages})
+    chosen = result.branches[result.selected]
+    assert chosen.quote is not None and "Blair" not in chosen.quote
+    assert result.declined and "Blair" not in result.answer
 
 
 ENCELADUS = ("Enceladus is the sixth-largest moon of Saturn. It is about 500 kilometres in diameter. It is covered by "
