@@ -6,8 +6,9 @@ relevant. Names are the question's capitalised words and numbers (a sentence's f
 lexicon does not know it; not a nationality that describes what is asked for, "In which European state ...":
 :func:`describing_words`), or, in a question that capitalises none, its numbers and the words the lexicon does
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
-derived from it included, and the place for its people's word where they share no stem ("France" for
-"French": :mod:`~selfrag_langchain.chains.peoples`; :func:`holds`). Three rules read them, with
+derived from it included, the place for its people's word where they share no stem ("France" for
+"French": :mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765" for "the 1760s":
+:func:`decade_years`; :func:`holds`). Three rules read them, with
 one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
@@ -258,6 +259,20 @@ def number_forms(word: str) -> frozenset[str]:
     return frozenset({_suffixed(n), f"no-{n}"} | ({ROMAN[n - 1]} if len(ROMAN[n - 1]) > 1 else set()))
 
 
+_DECADE = re.compile(r"(\d{2})(\d)0s")
+
+
+def decade_years(word: str) -> re.Pattern[str] | None:
+    """The years a decade or century in figures spans ("1760s": 1760 to 1769; "1800s", as people use it, 1800 to
+    1899), as a pattern a word of a text matches, so that "the 1760s" is held by "between 1765 and 1769"; None
+    for any other word."""
+    decade = _DECADE.fullmatch(word)
+    if decade is None:
+        return None
+    century, tens = decade.groups()
+    return re.compile(rf"{century}\d\d" if tens == "0" else rf"{century}{tens}\d")
+
+
 class _Held:
     """The content words of a text and the acronyms it spells, read once for every word looked up in it, with its
     words by their first letter: another form of a word starts as the word does (a noun's dictionary form with
@@ -283,6 +298,9 @@ class _Held:
         """:func:`holds` against this text."""
         if word in self.words or not self.words.isdisjoint(number_forms(word)):
             return True
+        years = decade_years(word)
+        if years is not None:
+            return any(years.fullmatch(w) for w in self._starting(word[:2]))
         lemma = noun_lemma(word)
         if any(noun_lemma(w) == lemma for w in self._starting(lemma[:1])):
             return True

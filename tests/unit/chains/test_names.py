@@ -227,6 +227,16 @@ def test_a_number_is_held_written_another_way() -> None:
     assert not holds("21", "the twenty-first") and not holds("1066", "the Norman conquest")
 
 
+def test_a_decade_is_held_by_a_year_within_it() -> None:
+    burma = ("Sino-Burmese War\nThe Qing under the Qianlong Emperor launched four invasions of Burma between 1765 "
+             "and 1769.")
+    assert holds("1760s", burma) and holds("1760s", "in the 1760s")
+    assert names_found("Which Chinese emperor launched the Qing invasions of Burma in the 1760s?", [burma], 0.6)
+    assert holds("1800s", "It was built in 1850.")  # the hundreds span their century, as people use them
+    assert not holds("1760s", "It was founded in 1775.") and not holds("1760s", "It was 1,765 metres long.")
+    assert not holds("1800s", "It was rebuilt in 1905.") and not holds("1760s", "the 176th")
+
+
 def test_a_rare_lower_case_subject_no_passage_holds_means_the_sources_do_not_answer() -> None:
     question = "In the wild, where does the axolotl live?"
     salamander = "Salamander\nSalamanders are amphibians that live in the wild near water."
