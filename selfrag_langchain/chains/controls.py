@@ -191,14 +191,15 @@ class BeamSettings(BaseModel):
     max_segment_tokens: int = 48
     """Generation budget of one segment (max_new_tokens caps the whole answer); a generation that reaches it
     without ending a segment is cut there."""
-    later_k: int | None = 3
+    later_k: int | None = 2
     """Passages judged for each segment after the first: the first this many of those its retrieval found, or of
     the passages given with the question (the first segment, which answers the question, judges all ``k``). A
     later segment's query holds the answer so far, so its evidence is nearer the top: on six pairs of question
     lists already run, 5 against all ten kept 230 of 231 right answers and every decline, and the slowest answer
     took 13.7 s against 22.3; on five more, 3 against 5 gave 348 of 350 answers the same (as many right and
-    declined), 2.87 s a question against 2.98 and 15.9 s at worst against 19.4 (benchmarks/log.md). None judges
-    all ``k`` at every segment."""
+    declined), 2.87 s a question against 2.98 and 15.9 s at worst against 19.4; on four more, 2 against 3 gave 277
+    of 280 the same (the others differ in a later segment, all right either way), 2.60 s a question against 2.73
+    and 13.1 s at worst against 18.0 (benchmarks/log.md). None judges all ``k`` at every segment."""
     beam_score: Literal["sum", "mean"] = "mean"
     """Rank beams by the mean of their segment scores (length-neutral: a beam grows only while its new segments
     score as well as its earlier ones) or by the sum (every segment's score is positive, so longer answers win,

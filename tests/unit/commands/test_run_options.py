@@ -74,7 +74,7 @@ def test_the_calibration_flag_and_setting_keep_their_former_name(tmp_path: Path)
 @pytest.mark.parametrize("command", [["ask", "Who?", "--long"], ["chat"], ["serve"]])
 def test_a_setting_that_takes_none_is_set_to_none_by_its_flag(command: list[str]) -> None:
     defaults = settings_from_args(build_parser().parse_args(command))
-    assert (defaults.later_k, defaults.writing_margin) == (3, 0.2)  # the library's, when no flag is given
+    assert (defaults.later_k, defaults.writing_margin) == (2, 0.2)  # the library's, when no flag is given
     given = settings_from_args(build_parser().parse_args([*command, "--later-k", "None", "--writing-margin", "none"]))
     assert (given.later_k, given.writing_margin) == (None, None)
     given = settings_from_args(build_parser().parse_args([*command, "--later-k", "3", "--writing-margin", "0.5"]))
