@@ -16,24 +16,24 @@ reads such a sentence as answering, since it is about exactly what was asked. De
 
 The evidence, from SQuAD's training questions whose answer lies in one sentence of their paragraph (``python
 benchmarks/answer_kinds.py``): of the 2,366 that ask "what year" or "which year", the answer sentence holds a digit
-for all but one; of the 28 that ask where someone was born ("Where was ... born?", "In which town ... born?"), it
-speaks of a birth ("born", a birthplace, "a native of": :func:`speaks_of_birth`) for all 28, against 9% of the same
-paragraphs' other sentences (a lead that names where someone worked, "a lawyer at the parlement of Toulouse", names
-a place but does not say they were born there); of the other 180 that open "In / At / Near / From which (or what)
-city, town, village, state, county, province, borough, municipality, suburb or port", it names a place for 178 (the
-other two ask a state of matter or of mind); of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names
-someone or something besides the question's names for 737; of the 193 that ask who (or the name of) someone's
-relative or whom someone married (a birth name asked of a relative counted as a birth name), it speaks of a family
-(:func:`speaks_of_family`: a relative, a marriage, a birth to someone) for 185, against 30% of the same paragraphs'
-other sentences (the others: a metaphor, "the father of ASCII", or a relative named without the word); of the 41
-that ask a birth, real, original or maiden name, it holds a name the question lacks (:func:`names_another`) for 39
-(the other two's names are the question's own words, "SPECTRE" for Spectre's original name), against 86% of the same
-paragraphs' other sentences. The place, agent and birth-name rules are narrow: 87%, 82% and 86% of the same
-paragraphs' other sentences name something too, so they only catch a sentence naming nothing but its subject, which
-is what a lead section that does not state the asked detail gives. Questions of other kinds are not checked: "when"
-may be answered "in spring", "how many" by "every one of them", "which country" by a nationality ("a Norwegian
-playwright"), "where" by "at sea", and "who" with other verbs by "the innocent" or "its founder" (94% of SQuAD's
-"who" questions name someone, too few to decline on).
+for all but one; of the 30 that ask where someone was born ("Where was ... born?", "In which town ... born?", "Which
+city ... born in?"), it speaks of a birth ("born", a birthplace, "a native of": :func:`speaks_of_birth`) for all 30,
+against 11% of the same paragraphs' other sentences (a lead that names where someone worked, "a lawyer at the
+parlement of Toulouse", names a place but does not say they were born there); of the other 180 that open "In / At /
+Near / From which (or what) city, town, village, state, county, province, borough, municipality, suburb or port", it
+names a place for 178 (the other two ask a state of matter or of mind); of the 742 that open "Who" and one of
+:data:`AGENT_VERBS`, it names someone or something besides the question's names for 737; of the 193 that ask who (or
+the name of) someone's relative or whom someone married (a birth name asked of a relative counted as a birth name),
+it speaks of a family (:func:`speaks_of_family`: a relative, a marriage, a birth to someone) for 185, against 30% of
+the same paragraphs' other sentences (the others: a metaphor, "the father of ASCII", or a relative named without the
+word); of the 41 that ask a birth, real, original or maiden name, it holds a name the question lacks
+(:func:`names_another`) for 39 (the other two's names are the question's own words, "SPECTRE" for Spectre's original
+name), against 86% of the same paragraphs' other sentences. The place, agent and birth-name rules are narrow: 87%,
+82% and 86% of the same paragraphs' other sentences name something too, so they only catch a sentence naming nothing
+but its subject, which is what a lead section that does not state the asked detail gives. Questions of other kinds
+are not checked: "when" may be answered "in spring", "how many" by "every one of them", "which country" by a
+nationality ("a Norwegian playwright"), "where" by "at sea", and "who" with other verbs by "the innocent" or "its
+founder" (94% of SQuAD's "who" questions name someone, too few to decline on).
 """
 
 from __future__ import annotations
@@ -64,9 +64,12 @@ KINSHIP = ("father", "mother", "parent", "parents", "son", "sons", "daughter", "
 _KIN = "|".join(KINSHIP)
 BIRTHPLACE_UNITS = (*PLACE_UNITS, "country", "place", "region", "area", "part")
 """The places a question can ask someone was born in ("In which country was ... born?")."""
+_PLACE_ASKED = r"(?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(BIRTHPLACE_UNITS) + r")\b"
 _ASKS_BIRTHPLACE = re.compile(
-    r"^\W*(?:where\b|(?:in|at|near|from) (?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(BIRTHPLACE_UNITS)
-    + r")\b)[^?]*\b(?:was|were)\b[^?]*(?<![\w-])born\W*$", re.IGNORECASE)
+    r"^\W*(?:(?:where\b|(?:in|at|near|from) " + _PLACE_ASKED + r")[^?]*\b(?:was|were)\b[^?]*(?<![\w-])born"
+    r"|" + _PLACE_ASKED + r"[^?]*\b(?:was|were)\b[^?]*(?<![\w-])born (?:in|at|near))\W*$", re.IGNORECASE)
+"""A question asking where someone was born, its preposition first or last ("In which town was ... born?",
+"Which city was C. S. Lewis born in?")."""
 _ASKS_MARRIAGE = re.compile(
     r"^\W*(?:to )?(?:who|whom) (?:(?:was|were|is|are|did|does|had|has) (?:(?!\bwho\b)[^?])*?\b)?"
     r"(?:married|marry|marries|wed)\b", re.IGNORECASE)

@@ -167,6 +167,10 @@ def test_a_relative_question_is_answered_only_by_a_claim_that_speaks_of_a_family
     ("In what country was John Lofting born?", True),
     ("What was the writer Jack London's birth name?", False),  # a lead gives it without saying "born"
     ("In what year was Jane Austen born?", False),  # a year, asked of a number
+    ("Which city was C. S. Lewis born in?", True),  # the preposition last
+    ("what country was she born in", True),
+    ("Which city was the festival born in the 1960s held in?", False),
+    ("Which city was C. S. Lewis born?", False),
     ("When was Jane Austen born?", False),
     ("Where did Ibsen live?", False),
     ("Who was born in Pisa?", False),
