@@ -65,9 +65,10 @@ _KIN = "|".join(KINSHIP)
 BIRTHPLACE_UNITS = (*PLACE_UNITS, "country", "place", "region", "area", "part")
 """The places a question can ask someone was born in ("In which country was ... born?")."""
 _PLACE_ASKED = r"(?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(BIRTHPLACE_UNITS) + r")\b"
+_WAS_BORN = r"[^?]*\b(?:was|were)\b[^?]*(?<![\w-])born"
 _ASKS_BIRTHPLACE = re.compile(
-    r"^\W*(?:(?:where\b|(?:in|at|near|from) " + _PLACE_ASKED + r")[^?]*\b(?:was|were)\b[^?]*(?<![\w-])born"
-    r"|" + _PLACE_ASKED + r"[^?]*\b(?:was|were)\b[^?]*(?<![\w-])born (?:in|at|near))\W*$", re.IGNORECASE)
+    rf"^\W*(?:(?:where\b|(?:in|at|near|from) {_PLACE_ASKED}){_WAS_BORN}|{_PLACE_ASKED}{_WAS_BORN} (?:in|at|near))\W*$",
+    re.IGNORECASE)
 """A question asking where someone was born, its preposition first or last ("In which town was ... born?",
 "Which city was C. S. Lewis born in?")."""
 _ASKS_MARRIAGE = re.compile(

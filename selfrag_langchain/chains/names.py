@@ -8,7 +8,7 @@ lexicon does not know it; not a nationality that describes what is asked for, "I
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
 derived from it included, the place for its people's word where they share no stem ("France" for
 "French": :mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765" for "the 1760s":
-:func:`decade_years`; :func:`holds`). Three rules read them, with
+:func:`decade_prefix`; :func:`holds`). Three rules read them, with
 one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
@@ -262,15 +262,15 @@ def number_forms(word: str) -> frozenset[str]:
 _DECADE = re.compile(r"(\d{2})(\d)0s")
 
 
-def decade_years(word: str) -> re.Pattern[str] | None:
-    """The years a decade or century in figures spans ("1760s": 1760 to 1769; "1800s", as people use it, 1800 to
-    1899), as a pattern a word of a text matches, so that "the 1760s" is held by "between 1765 and 1769"; None
-    for any other word."""
+def decade_prefix(word: str) -> str | None:
+    """What the years a decade or century in figures spans begin with ("1760s": "176", 1760 to 1769; "1800s", as
+    people use it, "18", 1800 to 1899), so that "the 1760s" is held by "between 1765 and 1769"; None for any other
+    word."""
     decade = _DECADE.fullmatch(word)
     if decade is None:
         return None
     century, tens = decade.groups()
-    return re.compile(rf"{century}\d\d" if tens == "0" else rf"{century}{tens}\d")
+    return century if tens == "0" else century + tens
 
 
 class _Held:
@@ -298,9 +298,9 @@ class _Held:
         """:func:`holds` against this text."""
         if word in self.words or not self.words.isdisjoint(number_forms(word)):
             return True
-        years = decade_years(word)
-        if years is not None:
-            return any(years.fullmatch(w) for w in self._starting(word[:2]))
+        prefix = decade_prefix(word)
+        if prefix is not None:
+            return any(len(w) == 4 and w.isdigit() for w in self._starting(prefix))
         lemma = noun_lemma(word)
         if any(noun_lemma(w) == lemma for w in self._starting(lemma[:1])):
             return True
