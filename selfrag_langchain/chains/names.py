@@ -126,8 +126,41 @@ def _plain_words() -> frozenset[str]:
 
 def _unknown(word: str) -> bool:
     """Whether a (lower-cased) word reads as a name: the lexicon can speak to it and does not know it, and it is
-    no function or number word (:func:`_plain_words`: "What three-letter abbreviation ..." names nothing)."""
-    return _lexical(word) and not _parts_of_speech(word) and word not in _plain_words()
+    no function or number word (:func:`_plain_words`: "What three-letter abbreviation ..." names nothing), nor one
+    typed a letter wrong (:func:`_mistyped`)."""
+    return _lexical(word) and not _parts_of_speech(word) and word not in _plain_words() and not _mistyped(word)
+
+
+MIN_MISTYPED = 4
+"""The fewest letters of a word :func:`_mistyped` reads as mistyped: a shorter one is as often a name ("Hoi An")."""
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _one_edit(word: str) -> set[str]:
+    """The words one letter away from ``word``: one dropped, added, changed, or two neighbours swapped."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    dropped = {a + b[1:] for a, b in splits if b}
+    swapped = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    changed = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    added = {a + c + b for a, b in splits for c in _LETTERS}
+    return dropped | swapped | changed | added
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _mistyped(word: str) -> bool:
+    """Whether a (lower-cased) word the lexicon does not know is a function or naming word typed a letter wrong
+    ("wich", "anothr", "calld" in "what is the study of puzzles calld"), not a name a passage must hold: it is
+    rare (:func:`rare`), of :data:`MIN_MISTYPED` letters or more, and one letter from a stop word or a word of
+    naming. Names one letter from a content word ("shrek", "rolex", "saiga") stay names."""
+    if len(word) < MIN_MISTYPED or _parts_of_speech(word) or not rare(word):
+        return False
+    return not _one_edit(word).isdisjoint(_typed_words())
+
+
+@functools.cache
+def _typed_words() -> frozenset[str]:
+    """The words :func:`_mistyped` reads a typo as: stop words and the words that ask for a name."""
+    return STOPWORDS | _plain_words() | _NAMING_VERBS | {"name", "names"}
 
 
 def asked_names(question: str) -> list[str]:
@@ -361,7 +394,7 @@ def noun_words(question: str) -> list[str]:
     or a modifier ("overthrew", "ageing", "corkscrew") is left out: it may describe rather than name."""
     names = set(asked_names(question))
     return [word for word in content_words(folded(question))
-            if word not in names and _lexical(word) and _parts_of_speech(word) <= {"NOUN"}]
+            if word not in names and _lexical(word) and _parts_of_speech(word) <= {"NOUN"} and not _mistyped(word)]
 
 
 _ASKING = frozenset({"which", "what"})

@@ -155,6 +155,20 @@ def test_a_question_typed_without_capitals_still_names_what_it_asks_about() -> N
     assert names_found("which church is based on martin luthers beliefs", [luther], 0.6)
 
 
+def test_a_function_or_naming_word_typed_a_letter_wrong_is_no_name() -> None:
+    ketchup = "Ketchup\nKetchup or catsup is a table condiment with a sweet and sour flavor."
+    assert asked_names("whats anothr name for ketchup") == []
+    assert rare_terms("whats anothr name for ketchup") == ["ketchup"]
+    assert names_found("whats anothr name for ketchup", [ketchup], 0.6)
+    assert asked_names("what were the three kingdoms of korea caled") == ["korea"]
+    assert rare_terms("what is the study of puzzles calld") == []
+    assert asked_names("wich country borders guinea-bissau to the north") == ["bissau"]
+    # A name one letter from a content word is still a name, and so is a short one one letter from a stop word.
+    assert asked_names("who voices shrek") == ["shrek"]
+    assert asked_names("who founded rolex") == ["rolex"]
+    assert "hoi" in asked_names("whats the old japanese covered bridge in hoi an called")
+
+
 def test_the_noun_that_says_what_kind_of_thing_is_asked_need_not_be_held() -> None:
     question = "Which landmasses were named after the navigator Amerigo Vespucci?"
     assert kind_nouns(question) == ["landmasses"]
