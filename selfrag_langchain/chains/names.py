@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import string
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -133,7 +134,6 @@ def _unknown(word: str) -> bool:
 
 MIN_MISTYPED = 4
 """The fewest letters of a word :func:`_mistyped` reads as mistyped: a shorter one is as often a name ("Hoi An")."""
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def _one_edit(word: str) -> set[str]:
@@ -141,8 +141,8 @@ def _one_edit(word: str) -> set[str]:
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     dropped = {a + b[1:] for a, b in splits if b}
     swapped = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    changed = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
-    added = {a + c + b for a, b in splits for c in _LETTERS}
+    changed = {a + c + b[1:] for a, b in splits if b for c in string.ascii_lowercase}
+    added = {a + c + b for a, b in splits for c in string.ascii_lowercase}
     return dropped | swapped | changed | added
 
 
