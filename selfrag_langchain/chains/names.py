@@ -6,10 +6,10 @@ relevant. Names are the question's capitalised words and numbers (a sentence's f
 lexicon does not know it; not a nationality that describes what is asked for, "In which European state ...":
 :func:`describing_words`), or, in a question that capitalises none, its numbers and the words the lexicon does
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
-derived from it included, the place for its people's word where they share no stem ("France" for
-"French": :mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765" for "the 1760s":
-:func:`decade_prefix`; :func:`holds`). Three rules read them, with
-one threshold
+derived from it included (a collective in "-ry" too, "Freemasonry" for "freemasons"), the place for its
+people's word where they share no stem ("France" for "French": :mod:`~selfrag_langchain.chains.peoples`), and
+a decade by a year within it ("1765" for "the 1760s": :func:`decade_prefix`; :func:`holds`). Three rules read
+them, with one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
@@ -89,6 +89,16 @@ def root(word: str) -> str:
     :data:`MIN_ROOT`."""
     stem = str(_stemmer().stemWord(word))
     return stem if len(stem) >= MIN_ROOT else ""
+
+
+COLLECTIVE_ENDING = "ri"
+"""What Snowball leaves of "-ry", an ending it keeps, which makes a collective or practice of a noun
+("freemason" and "freemasonry", "forest" and "forestry")."""
+
+
+def _same_root(one: str, other: str) -> bool:
+    """Whether two roots of :func:`root` are the same word, or one is the other with "-ry" after it."""
+    return one == other or COLLECTIVE_ENDING in (one.removeprefix(other), other.removeprefix(one))
 
 
 def _parts_of_speech(word: str) -> frozenset[str]:
@@ -343,7 +353,7 @@ class _Held:
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
             return True
         derived = root(word)
-        if derived and any(root(w) == derived for w in self._starting(word[:MIN_ROOT - 1])):
+        if derived and any(_same_root(root(w), derived) for w in self._starting(word[:MIN_ROOT - 1])):
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 

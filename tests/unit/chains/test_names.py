@@ -230,6 +230,14 @@ def test_a_passage_holds_a_word_derived_from_the_question_s_and_short_roots_join
     assert not holds("romania", "The Roman Empire.")
 
 
+def test_a_noun_and_its_collective_in_ry_meet_by_their_roots() -> None:
+    freemasonry = "Freemasonry\nFreemasonry consists of fraternal groups that trace their origins to medieval guilds."
+    assert holds("freemasons", freemasonry) and holds("forestry", "The forests of Finland")
+    assert names_found("where do freemasons trace there origins back to", [freemasonry], 0.6)
+    assert not holds("poets", "Poetry is an art.")  # "poet" is shorter than MIN_ROOT
+    assert not holds("chemistry", "The chemical elements")  # "chemic" and "chemistri": not an ending of "-ry"
+
+
 def test_a_number_is_held_written_another_way() -> None:
     ninth = "Symphony No. 9 (Beethoven)\nThe Symphony No. 9 in D minor is a choral symphony by Ludwig van Beethoven."
     assert holds("ninth", ninth) and holds("ninth", "his symphony no.9") and holds("ninth", "The 9th Symphony")
