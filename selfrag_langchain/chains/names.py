@@ -6,10 +6,10 @@ relevant. Names are the question's capitalised words and numbers (a sentence's f
 lexicon does not know it; not a nationality that describes what is asked for, "In which European state ...":
 :func:`describing_words`), or, in a question that capitalises none, its numbers and the words the lexicon does
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
-derived from it included (a collective in "-ry" too, "Freemasonry" for "freemasons"), the place for its
-people's word where they share no stem ("France" for "French": :mod:`~selfrag_langchain.chains.peoples`), and
-a decade by a year within it ("1765" for "the 1760s": :func:`decade_prefix`; :func:`holds`). Three rules read
-them, with one threshold
+derived from it included (a collective in "-ry" too, "Freemasonry" for "freemasons", and a long word with another
+ending, "hypothermia" for "hypothermic"), the place for its people's word where they share no stem ("France" for
+"French": :mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765" for "the 1760s":
+:func:`decade_prefix`; :func:`holds`). Three rules read them, with one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
@@ -99,6 +99,21 @@ COLLECTIVE_ENDING = "ri"
 def _same_root(one: str, other: str) -> bool:
     """Whether two roots of :func:`root` are the same word, or one is the other with "-ry" after it."""
     return one == other or COLLECTIVE_ENDING in (one.removeprefix(other), other.removeprefix(one))
+
+
+MIN_ENDED = 8
+"""The fewest letters two words need to be read as one word with another ending (:func:`_other_ending`)."""
+MAX_ENDING = 3
+"""The most letters the longer of two such words has after what they share."""
+
+
+def _other_ending(one: str, other: str) -> bool:
+    """Whether two long words are one word with another ending, where Snowball's roots leave them apart: they share
+    all but the last letter of the shorter, and the longer ends at most :data:`MAX_ENDING` letters later
+    ("hypothermic" and "hypothermia", "prehistory" and "prehistoric"; not "Alexander" and "Alexandria")."""
+    shorter, longer = sorted((one, other), key=len)
+    shared = next((i for i, (a, b) in enumerate(zip(shorter, longer, strict=False)) if a != b), len(shorter))
+    return len(shorter) >= MIN_ENDED and shared >= len(shorter) - 1 and len(longer) - shared <= MAX_ENDING
 
 
 def _parts_of_speech(word: str) -> frozenset[str]:
@@ -354,6 +369,8 @@ class _Held:
             return True
         derived = root(word)
         if derived and any(_same_root(root(w), derived) for w in self._starting(word[:MIN_ROOT - 1])):
+            return True
+        if len(word) >= MIN_ENDED and any(_other_ending(w, word) for w in self._starting(word[:MIN_ROOT - 1])):
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 

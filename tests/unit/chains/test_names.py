@@ -238,6 +238,14 @@ def test_a_noun_and_its_collective_in_ry_meet_by_their_roots() -> None:
     assert not holds("chemistry", "The chemical elements")  # "chemic" and "chemistri": not an ending of "-ry"
 
 
+def test_a_long_word_is_held_by_the_same_word_with_another_ending() -> None:
+    hypothermia = "Hypothermia\nHypothermia is defined as a body core temperature below 35.0 °C."
+    assert holds("hypothermic", hypothermia) and holds("prehistory", "The prehistoric period")
+    assert names_found("Below what core body temperature is a person considered hypothermic?", [hypothermia], 0.6)
+    assert not holds("alexander", "Alexandria is a city in Egypt.")  # they share "alexand", two short of "alexander"
+    assert not holds("mexican", "Mexicali is a city.")  # shorter than MIN_ENDED
+
+
 def test_a_number_is_held_written_another_way() -> None:
     ninth = "Symphony No. 9 (Beethoven)\nThe Symphony No. 9 in D minor is a choral symphony by Ludwig van Beethoven."
     assert holds("ninth", ninth) and holds("ninth", "his symphony no.9") and holds("ninth", "The 9th Symphony")
