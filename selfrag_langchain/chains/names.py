@@ -569,7 +569,8 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
 
 def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) -> bool:
     """Whether a quote speaks of what the question names: the quote, its passage's ``title`` and the passage's
-    first sentence (an article's opening sentence, which says what it is about, when the passage opens it) hold
+    first sentence (an article's opening sentence, which says what it is about, when the passage opens it), with any
+    later sentence that gives the subject's other names (:data:`_GIVES_NAMES`), hold
     every one of the question's :func:`rare_terms` (one of them, when the question offers alternatives: "... or
     ..."), or, when it has none, one of its names; a term counts as
     well written as one word with the question's word beside it ("kiwi fruit" as "Kiwifruit") or at the end of a
@@ -589,7 +590,8 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
     terms = rare or asked_names(question)
     if not terms or not title:
         return [True] * len(quotes)
-    lead = (split_sentences(passage_body(passage, title)) or [""])[0]
+    sentences = split_sentences(passage_body(passage, title)) or [""]
+    lead = " ".join([sentences[0], *(s for s in sentences[1:] if _GIVES_NAMES.search(s))])
     compounds = list(itertools.pairwise(content_words(folded(question))))
     every = bool(rare) and not _ALTERNATIVES.search(question)
     speaking = []
@@ -600,6 +602,11 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
     return speaking
 
 
+_GIVES_NAMES = re.compile(r"\b(?:common|other|alternative|popular|vernacular) names?\b"
+                          r"|\b(?:also|commonly|popularly|usually|often|sometimes) (?:called|known as|named)\b",
+                          re.IGNORECASE)
+"""A later sentence that gives the article's subject its other names ("Various common names including daffodil,
+narcissus, and jonquil, are used ..."), which says what the article is about as its first sentence does."""
 _ALTERNATIVES = re.compile(r"\bor\b", re.IGNORECASE)
 """A question that offers alternatives ("Which is older, Tashkent or Samarkand?"), each of which one passage may
 speak of alone: :func:`speaks_of_asked` then asks one of its terms, not every one."""

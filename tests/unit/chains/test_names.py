@@ -599,3 +599,17 @@ CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a so
 def test_a_quote_speaks_of_what_the_question_names_in_it_its_title_or_its_articles_first_sentence(
         question: str, quote: str, passage: str, title: str | None, speaks_of_it: bool) -> None:
     assert speaks_of_asked(question, quote, passage, title) is speaks_of_it
+
+
+NARCISSUS = ("Narcissus (plant)\nNarcissus is a genus of spring flowering perennial plants of the amaryllis family, "
+             "Amaryllidaceae. Various common names including daffodil, narcissus, and jonquil, are used to describe "
+             "some or all members of the genus. Daffodils grow wild in meadows.")
+
+
+def test_a_later_sentence_giving_the_subject_s_other_names_says_what_the_article_is_about() -> None:
+    lead = "Narcissus is a genus of spring flowering perennial plants of the amaryllis family, Amaryllidaceae."
+    assert speaks_of_asked("daffodils are in which plant family", lead, NARCISSUS, "Narcissus (plant)")
+    # a later sentence that only mentions the term gives no name: without the naming sentence, no subject
+    unnamed = NARCISSUS.replace("Various common names including daffodil, narcissus, and jonquil, are used to "
+                                "describe some or all members of the genus. ", "")
+    assert not speaks_of_asked("daffodils are in which plant family", lead, unnamed, "Narcissus (plant)")
