@@ -6,9 +6,10 @@ relevant. Names are the question's capitalised words and numbers (a sentence's f
 lexicon does not know it; not a nationality that describes what is asked for, "In which European state ...":
 :func:`describing_words`), or, in a question that capitalises none, its numbers and the words the lexicon does
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
-derived from it included (a collective in "-ry" too, "Freemasonry" for "freemasons", and a long word with another
-ending, "hypothermia" for "hypothermic"), the place for its people's word where they share no stem ("France" for
-"French": :mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765" for "the 1760s":
+derived from it included (a collective in "-ry" too, "Freemasonry" for "freemasons", a long word with another
+ending, "hypothermia" for "hypothermic", and a long word the lexicon knows for one a letter from it, "division" for
+"divison"), the place for its people's word where they share no stem ("France" for "French":
+:mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765" for "the 1760s":
 :func:`decade_prefix`; :func:`holds`). Three rules read them, with one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
@@ -180,6 +181,23 @@ def _mistyped(word: str) -> bool:
     if len(word) < MIN_MISTYPED or _parts_of_speech(word) or not rare(word):
         return False
     return not _one_edit(word).isdisjoint(_typed_words())
+
+
+MIN_TYPED_WRONG = 7
+"""The fewest letters of a word the lexicon does not know that :class:`_Held` reads as a word it holds typed a letter
+wrong: shorter names are often one letter from a word ("shrek", "rolex", "saiga")."""
+
+
+def _typed_wrong(word: str) -> bool:
+    """Whether a (lower-cased) word may be a content word typed a letter wrong ("divison", "sulphor"): a rare word of
+    :data:`MIN_TYPED_WRONG` letters or more that the lexicon does not know."""
+    return len(word) >= MIN_TYPED_WRONG and not _parts_of_speech(word) and rare(word)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _known_one_edit(word: str) -> frozenset[str]:
+    """The words one letter from ``word`` that the lexicon knows ("division" for "divison")."""
+    return frozenset(w for w in _one_edit(word) if _parts_of_speech(w))
 
 
 @functools.cache
@@ -371,6 +389,8 @@ class _Held:
         if derived and any(_same_root(root(w), derived) for w in self._starting(word[:MIN_ROOT - 1])):
             return True
         if len(word) >= MIN_ENDED and any(_other_ending(w, word) for w in self._starting(word[:MIN_ROOT - 1])):
+            return True
+        if _typed_wrong(word) and not self.words.isdisjoint(_known_one_edit(word)):
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 

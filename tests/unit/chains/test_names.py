@@ -613,3 +613,12 @@ def test_a_later_sentence_giving_the_subject_s_other_names_says_what_the_article
     unnamed = NARCISSUS.replace("Various common names including daffodil, narcissus, and jonquil, are used to "
                                 "describe some or all members of the genus. ", "")
     assert not speaks_of_asked("daffodils are in which plant family", lead, unnamed, "Narcissus (plant)")
+
+
+def test_a_long_content_word_typed_a_letter_wrong_is_held_by_the_word() -> None:
+    division = ("Division (mathematics)\nWhat is being divided is called the dividend, which is divided by the "
+                "divisor, and the result is called the quotient.")
+    assert holds("divison", division) and holds("intergrated", "An integrated circuit is a chip.")
+    assert names_found("whats the result of a divison called", [division], 0.6)
+    assert not holds("sulfer", "Sulfur is a chemical element.")  # shorter than MIN_TYPED_WRONG: "shrek", "rolex"
+    assert not holds("divison", "Multiplication of numbers.")  # the passage must hold a word one letter from it
