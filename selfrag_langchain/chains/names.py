@@ -172,31 +172,33 @@ def _one_edit(word: str) -> set[str]:
     return dropped | swapped | changed | added
 
 
+def _rare_unknown(word: str, fewest: int) -> bool:
+    """Whether a (lower-cased) word of ``fewest`` letters or more is rare (:func:`rare`) and the lexicon does not
+    know it: what a word typed a letter wrong looks like, and a name too."""
+    return len(word) >= fewest and not _parts_of_speech(word) and rare(word)
+
+
 @functools.lru_cache(maxsize=1 << 12)
 def _mistyped(word: str) -> bool:
     """Whether a (lower-cased) word the lexicon does not know is a function or naming word typed a letter wrong
     ("wich", "anothr", "calld" in "what is the study of puzzles calld"), not a name a passage must hold: it is
     rare (:func:`rare`), of :data:`MIN_MISTYPED` letters or more, and one letter from a stop word or a word of
     naming. Names one letter from a content word ("shrek", "rolex", "saiga") stay names."""
-    if len(word) < MIN_MISTYPED or _parts_of_speech(word) or not rare(word):
-        return False
-    return not _one_edit(word).isdisjoint(_typed_words())
+    return _rare_unknown(word, MIN_MISTYPED) and not _one_edit(word).isdisjoint(_typed_words())
 
 
 MIN_TYPED_WRONG = 7
 """The fewest letters of a word the lexicon does not know that :class:`_Held` reads as a word it holds typed a letter
-wrong: shorter names are often one letter from a word ("shrek", "rolex", "saiga")."""
-
-
-def _typed_wrong(word: str) -> bool:
-    """Whether a (lower-cased) word may be a content word typed a letter wrong ("divison", "sulphor"): a rare word of
-    :data:`MIN_TYPED_WRONG` letters or more that the lexicon does not know."""
-    return len(word) >= MIN_TYPED_WRONG and not _parts_of_speech(word) and rare(word)
+wrong (:func:`_known_one_edit`): shorter names are often one letter from a word ("shrek", "rolex", "saiga")."""
 
 
 @functools.lru_cache(maxsize=1 << 12)
 def _known_one_edit(word: str) -> frozenset[str]:
-    """The words one letter from ``word`` that the lexicon knows ("division" for "divison")."""
+    """The words the lexicon knows one letter from ``word``, when it may be a content word typed a letter wrong
+    ("division" for "divison"): a rare word of :data:`MIN_TYPED_WRONG` letters or more that the lexicon does not
+    know; none for any other."""
+    if not _rare_unknown(word, MIN_TYPED_WRONG):
+        return frozenset()
     return frozenset(w for w in _one_edit(word) if _parts_of_speech(w))
 
 
@@ -385,12 +387,11 @@ class _Held:
         stems = place_stems(word)
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
             return True
-        derived = root(word)
-        if derived and any(_same_root(root(w), derived) for w in self._starting(word[:MIN_ROOT - 1])):
+        derived, long = root(word), len(word) >= MIN_ENDED
+        if any((derived and _same_root(root(w), derived)) or (long and _other_ending(w, word))
+               for w in self._starting(word[:MIN_ROOT - 1])):
             return True
-        if len(word) >= MIN_ENDED and any(_other_ending(w, word) for w in self._starting(word[:MIN_ROOT - 1])):
-            return True
-        if _typed_wrong(word) and not self.words.isdisjoint(_known_one_edit(word)):
+        if not self.words.isdisjoint(_known_one_edit(word)):
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 
