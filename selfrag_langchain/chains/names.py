@@ -117,7 +117,7 @@ def _other_ending(one: str, other: str) -> bool:
     return len(shorter) >= MIN_ENDED and shared >= len(shorter) - 1 and len(longer) - shared <= MAX_ENDING
 
 
-def _parts_of_speech(word: str) -> frozenset[str]:
+def parts_of_speech(word: str) -> frozenset[str]:
     """What English's lexicon (LemmInflect's word lists) knows the word as: none for a name or a word it does
     not know."""
     from lemminflect import getAllLemmas
@@ -136,14 +136,14 @@ split at its apostrophe leaves ("doesn", "t"); those that are words of their own
 are left to the lexicon."""
 
 
-def _lexical(word: str) -> bool:
+def lexical(word: str) -> bool:
     """Whether the lexicon can speak to a (lower-cased) word: written in a script with case, and not a function
     word typed without its apostrophe."""
     return any(c.islower() for c in word) and word not in _CONTRACTIONS
 
 
 @functools.cache
-def _plain_words() -> frozenset[str]:
+def plain_words() -> frozenset[str]:
     """Function and number words English's lexicon (open-class words only) does not list: scikit-learn's English
     stop words ("until", "upon", "three", "twelve")."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -153,16 +153,16 @@ def _plain_words() -> frozenset[str]:
 
 def _unknown(word: str) -> bool:
     """Whether a (lower-cased) word reads as a name: the lexicon can speak to it and does not know it, and it is
-    no function or number word (:func:`_plain_words`: "What three-letter abbreviation ..." names nothing), nor one
+    no function or number word (:func:`plain_words`: "What three-letter abbreviation ..." names nothing), nor one
     typed a letter wrong (:func:`_mistyped`)."""
-    return _lexical(word) and not _parts_of_speech(word) and word not in _plain_words() and not _mistyped(word)
+    return lexical(word) and not parts_of_speech(word) and word not in plain_words() and not _mistyped(word)
 
 
 MIN_MISTYPED = 4
 """The fewest letters of a word :func:`_mistyped` reads as mistyped: a shorter one is as often a name ("Hoi An")."""
 
 
-def _one_edit(word: str) -> set[str]:
+def one_edit(word: str) -> set[str]:
     """The words one letter away from ``word``: one dropped, added, changed, or two neighbours swapped."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     dropped = {a + b[1:] for a, b in splits if b}
@@ -175,7 +175,7 @@ def _one_edit(word: str) -> set[str]:
 def _rare_unknown(word: str, fewest: int) -> bool:
     """Whether a (lower-cased) word of ``fewest`` letters or more is rare (:func:`rare`) and the lexicon does not
     know it: what a word typed a letter wrong looks like, and a name too."""
-    return len(word) >= fewest and not _parts_of_speech(word) and rare(word)
+    return len(word) >= fewest and not parts_of_speech(word) and rare(word)
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -184,7 +184,7 @@ def _mistyped(word: str) -> bool:
     ("wich", "anothr", "calld" in "what is the study of puzzles calld"), not a name a passage must hold: it is
     rare (:func:`rare`), of :data:`MIN_MISTYPED` letters or more, and one letter from a stop word or a word of
     naming. Names one letter from a content word ("shrek", "rolex", "saiga") stay names."""
-    return _rare_unknown(word, MIN_MISTYPED) and not _one_edit(word).isdisjoint(_typed_words())
+    return _rare_unknown(word, MIN_MISTYPED) and not one_edit(word).isdisjoint(_typed_words())
 
 
 MIN_TYPED_WRONG = 7
@@ -199,13 +199,13 @@ def _known_one_edit(word: str) -> frozenset[str]:
     know; none for any other."""
     if not _rare_unknown(word, MIN_TYPED_WRONG):
         return frozenset()
-    return frozenset(w for w in _one_edit(word) if _parts_of_speech(w))
+    return frozenset(w for w in one_edit(word) if parts_of_speech(w))
 
 
 @functools.cache
 def _typed_words() -> frozenset[str]:
     """The words :func:`_mistyped` reads a typo as: stop words and the words that ask for a name."""
-    return STOPWORDS | _plain_words() | _NAMING_VERBS | {"name", "names"}
+    return STOPWORDS | plain_words() | _NAMING_VERBS | {"name", "names"}
 
 
 def asked_names(question: str) -> list[str]:
@@ -269,13 +269,13 @@ def _opening_names(question: str) -> list[str]:
     """The capitalised first words of the question's sentences that English's lexicon does not know: a question
     may open with what it asks about ("Semarang is the capital of which province?"), where
     :func:`~selfrag_langchain.judging.signals.name_words` passes over a sentence's first word ("Which", "Apart")."""
-    openers = (_WORD.match(sentence.strip()) for sentence in SENTENCE_BREAK.split(folded(question)))
+    openers = (WORD.match(sentence.strip()) for sentence in SENTENCE_BREAK.split(folded(question)))
     words = [m.group().lower() for m in openers if m and m.group()[:1].isupper()]
     return [word for word in content_words(" ".join(words)) if _unknown(word)]
 
 
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _JOINING = frozenset({"of", "and", "for", "the", "de"})
 """Words that join the capitalised words of a name without giving it a letter."""
 ACRONYM_LETTERS = (2, 6)
@@ -291,7 +291,7 @@ def acronyms(text: str) -> set[str]:
     low, high = ACRONYM_LETTERS
     runs: list[str] = []
     initials = ""
-    for word in [*_WORD.findall(text), ""]:
+    for word in [*WORD.findall(text), ""]:
         if word.lower() in _JOINING and initials:
             continue
         if word[:1].isupper() and word.lower() not in _JOINING:
@@ -442,7 +442,7 @@ def noun_words(question: str) -> list[str]:
     or a modifier ("overthrew", "ageing", "corkscrew") is left out: it may describe rather than name."""
     names = set(asked_names(question))
     return [word for word in content_words(folded(question))
-            if word not in names and _lexical(word) and _parts_of_speech(word) <= {"NOUN"} and not _mistyped(word)]
+            if word not in names and lexical(word) and parts_of_speech(word) <= {"NOUN"} and not _mistyped(word)]
 
 
 _ASKING = frozenset({"which", "what"})
@@ -477,7 +477,7 @@ def kind_nouns(question: str) -> list[str]:
                 continue
             phrase = []
             for after in words[i + 1:]:
-                known = _parts_of_speech(after)
+                known = parts_of_speech(after)
                 if after in STOPWORDS or not (after in nouns or after in names or (known and known <= _MODIFIERS)):
                     break
                 phrase.append(after)
