@@ -60,6 +60,7 @@ from selfrag_langchain.chains.segments import (
     selfrag_step_prompt,
 )
 from selfrag_langchain.chains.selection import select
+from selfrag_langchain.chains.typos import read_question
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
 from selfrag_langchain.results import (
@@ -376,6 +377,8 @@ class BeamSearch:
         wanted = list(dict.fromkeys(p.query for p in plans if p.query is not None and p.query not in self._retrieved))
         if wanted:
             replies = yield Retrieve(wanted)
+            if not self.retrievals:
+                self._read_question([d for docs, _ in replies for d in docs or []])
             self.retrievals += len(wanted)
             self._retrieved.update(zip(wanted, replies, strict=True))
         for plan in plans:
@@ -395,6 +398,12 @@ class BeamSearch:
             yield Report("selfrag_retrieval", {
                 "depth": depth, "beam": plan.beam.id, "query": plan.query, "passages": plan.step.passages,
                 "notes": list(plan.step.notes)})
+
+    def _read_question(self, docs: list[Document]) -> None:
+        """Read the question as the rules and readers will from the first passages found on
+        (:func:`~selfrag_langchain.chains.typos.read_question`); the answer keeps it as asked."""
+        self.q = read_question(self.q, docs, self.notes)
+        self.instruction = build_instruction(self.q.question, self.q.instruction, self.q.choices)
 
     def _query(self, beam: Node) -> str:
         """The question and the beam's previous segment: a fresh query for every segment (Algorithm 1)."""

@@ -36,6 +36,7 @@ from selfrag_langchain.chains.names import moot_reasons, name_coverages
 from selfrag_langchain.chains.prospects import Prospects, out_of_reach, prospects_of
 from selfrag_langchain.chains.quotes import Quote, QuoteRequest
 from selfrag_langchain.chains.selection import Selection, select
+from selfrag_langchain.chains.typos import read_question
 from selfrag_langchain.judging import Branch, Critique
 from selfrag_langchain.prompts import build_instruction
 from selfrag_langchain.results import RetrieveDecision, SelfRAGResult
@@ -103,9 +104,11 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         )
 
     def _result(
-        self, q: Question, decision: RetrieveDecision, passages: list[PreparedPassage] | None,
+        self, typed: Question, q: Question, decision: RetrieveDecision, passages: list[PreparedPassage] | None,
         selection: Selection, notes: list[str],
     ) -> SelfRAGResult:
+        """The result of the question as ``typed``, which the rules and readers read as ``q``
+        (:func:`~selfrag_langchain.chains.typos.read_question`)."""
         chosen = selection.traces[selection.selected] if selection.selected is not None else None
         citations = []
         if chosen is not None and chosen.passage is not None:
@@ -121,7 +124,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             answer, citations = declined_answer(selection.traces, self.boundary())
             quote = None
         return SelfRAGResult(
-            question=q.question,
+            question=typed.question,
             answer=quote or answer,
             quoted=quote is not None,
             retrieved=passages is not None,
@@ -241,7 +244,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
         return self._call_with_config(self._invoke, input, config, **kwargs)
 
     def _invoke(self, input: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> SelfRAGResult:
-        q = to_question(input).neutralised(self.boundary())
+        q = typed = to_question(input).neutralised(self.boundary())
         self.reflector.check_generator(self.generator)
         self.check_budget(self.max_new_tokens, f"max_new_tokens {self.max_new_tokens}")
         instruction = build_instruction(q.question, q.instruction, q.choices)
@@ -260,6 +263,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
             docs = RunnableLambda(retrieve, name="retrieve").invoke(q.question, child)
             if docs is not None:
+                q = read_question(q, docs, notes)
+                instruction = build_instruction(q.question, q.instruction, q.choices)
                 passages = self._prepare(q, docs)
 
         moot = self._moot(q, passages)
@@ -311,7 +316,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             quotes = _placed(len(branches), read, found, settled)
         selection = RunnableLambda(lambda c: self._select(q, branches, c, quotes, _written(moot, notes)),
                                    name="select").invoke(critiques, child)
-        return self._result(q, decision, passages, selection, notes)
+        return self._result(typed, q, decision, passages, selection, notes)
 
     # ------------------------------------------------------------------ async
 
@@ -321,7 +326,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
     async def _ainvoke(
         self, input: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> SelfRAGResult:
-        q = to_question(input).neutralised(self.boundary())
+        q = typed = to_question(input).neutralised(self.boundary())
         self.reflector.check_generator(self.generator)
         self.check_budget(self.max_new_tokens, f"max_new_tokens {self.max_new_tokens}")
         instruction = build_instruction(q.question, q.instruction, q.choices)
@@ -340,6 +345,8 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
 
             docs = await RunnableLambda(aretrieve, name="retrieve").ainvoke(q.question, child)
             if docs is not None:
+                q = read_question(q, docs, notes)
+                instruction = build_instruction(q.question, q.instruction, q.choices)
                 passages = self._prepare(q, docs)
 
         moot = self._moot(q, passages)
@@ -396,7 +403,7 @@ class SelfRAG(RunnableSerializable[Any, SelfRAGResult], SelfRAGControls):
             quotes = _placed(len(branches), read, found, settled)
         selection = await RunnableLambda(lambda c: self._select(q, branches, c, quotes, _written(moot, notes)),
                                          name="select").ainvoke(critiques, child)
-        return self._result(q, decision, passages, selection, notes)
+        return self._result(typed, q, decision, passages, selection, notes)
 
 
 def _placed(count: int, read: list[int], found: list[Quote | None], settled: dict[int, Quote]

@@ -1,0 +1,83 @@
+"""A question's word typed a letter wrong, read as the word of the passages found.
+
+A misspelt word ("daugter", "sharck", "sulfer") is split into word pieces that the sentence reader and the answer
+finder do not read as the word, and the names rule reads it as a name that no passage holds: a question the
+passages answer is then declined. Once passages are found, the rules and readers that judge them read the question
+with each such word replaced by the one word of the passages a letter from it (:func:`read_typos`); the answer shows
+the question as it was asked.
+
+A word is read so only when it reads as typed wrong: written in lower case, of
+:data:`~selfrag_langchain.chains.names.MIN_MISTYPED` letters or more, unknown to English's lexicon, no function word,
+and split by MiniLM's vocabulary (:func:`~selfrag_langchain.chains.names.rare`). The word it is read as is one the
+lexicon knows, begins and ends with the same letters (a typo rarely falls there, while a name's relatives differ
+there: "axolotl" and "Xolotl", "rendang" and "kendang") and is the only such word of the passages. A capitalised word
+is a name as written: another name a letter from it ("Hanson", "Hansen") is another person.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from langchain_core.documents import Document
+
+from selfrag_langchain.chains.inputs import Question
+from selfrag_langchain.chains.names import (
+    MIN_MISTYPED,
+    WORD,
+    lexical,
+    one_edit,
+    parts_of_speech,
+    plain_words,
+    rare,
+)
+from selfrag_langchain.judging.signals import STOPWORDS
+
+__all__ = ["Retyped", "read_question", "read_typos"]
+
+Retyped = tuple[str, str]
+"""A word as the question typed it and the passages' word it is read as."""
+
+
+def _typed_wrong(word: str) -> bool:
+    """Whether a question's word reads as a word typed wrong rather than a word or a name (the module's first
+    test)."""
+    return (word.isalpha() and word.islower() and len(word) >= MIN_MISTYPED and lexical(word)
+            and not parts_of_speech(word) and word not in plain_words() and rare(word))
+
+
+def _known(word: str) -> bool:
+    return bool(parts_of_speech(word)) or word in plain_words() or word in STOPWORDS
+
+
+def _meant(word: str, held: set[str]) -> str | None:
+    """The one word of ``held`` that ``word`` was meant to be, or None when there is none or more than one."""
+    meant = [w for w in one_edit(word) & held if w[0] == word[0] and w[-1] == word[-1] and _known(w)]
+    return meant[0] if len(meant) == 1 else None
+
+
+def read_typos(question: str, texts: Iterable[str]) -> tuple[str, list[Retyped]]:
+    """The question with each word typed a letter wrong replaced by the word of ``texts`` (the passages found, with
+    their titles) it was meant to be, and the words replaced; the question as it is when none is."""
+    held = {w.lower() for text in texts for w in WORD.findall(text)}
+    retyped: dict[str, str] = {}
+    for typed in dict.fromkeys(WORD.findall(question)):
+        if typed not in held and _typed_wrong(typed) and (meant := _meant(typed, held)) is not None:
+            retyped[typed] = meant
+    if not retyped:
+        return question, []
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, retyped)) + r")\b")
+    return pattern.sub(lambda m: retyped[m.group()], question), list(retyped.items())
+
+
+def read_question(q: Question, docs: Sequence[Document], notes: list[str]) -> Question:
+    """``q`` as the rules and readers read it once ``docs`` are found (:func:`read_typos` against their titles and
+    texts), with a note of each word read otherwise; ``q`` itself for a question with answer choices, which no
+    rule reads, or one the caller wrote raw."""
+    if q.choices or q.raw:
+        return q
+    question, retyped = read_typos(q.question, [f"{d.metadata.get('title') or ''}\n{d.page_content}" for d in docs])
+    notes.extend(f"read {typed!r} as {meant!r}, the word of the passages found a letter from it"
+                 for typed, meant in retyped)
+    return replace(q, question=question) if retyped else q

@@ -1,0 +1,85 @@
+"""A question's word typed a letter wrong is read as the word of the passages found, by the rules and readers of
+short and long form alike, while the answer keeps the question as it was asked."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.documents import Document
+
+from selfrag_langchain import InlineReflector, SelfRAGLongForm
+from selfrag_langchain.chains.inputs import Question
+from selfrag_langchain.chains.names import names_found
+from selfrag_langchain.chains.typos import read_question, read_typos
+from tests.fakes.eiffel import eiffel_rag
+from tests.fakes.scripted_long_form import FULL, REL, RecordingRetriever, ScriptedLongFormLLM, judged
+
+TEMPEST = "The Tempest\nProspero's daughter Miranda was raised on the island."
+SHARK = "Great white shark\nThe great white shark has about 300 teeth."
+
+
+def test_a_misspelt_word_is_read_as_the_one_word_of_the_passages_a_letter_from_it() -> None:
+    assert read_typos("what's the name of Prospero's daugter in The Tempest?", [TEMPEST]) == (
+        "what's the name of Prospero's daughter in The Tempest?", [("daugter", "daughter")])
+    assert read_typos("about how many teeth does a great white sharck have", [SHARK]) == (
+        "about how many teeth does a great white shark have", [("sharck", "shark")])
+
+
+def test_a_word_no_passage_spells_a_letter_from_it_stays_as_typed() -> None:
+    assert read_typos("about how many teeth does a great white sharck have", [TEMPEST]) == (
+        "about how many teeth does a great white sharck have", [])
+
+
+def test_words_and_names_are_not_read_as_typos() -> None:
+    # A word the lexicon knows ("shard" one letter from "shark") and a capitalised name ("Sharck") stay.
+    assert read_typos("who found the shard", [SHARK])[1] == []
+    assert read_typos("Who was Jean Sharck?", [SHARK])[1] == []
+    # A rare word whose relative begins or ends otherwise is a name of its own, not a typo of the other.
+    assert read_typos("which lake is the axolotl native to", ["Axolotl\nNamed after the god Xolotl."])[1] == []
+    # A word whose typed letters the lexicon does not know either way is not read.
+    assert read_typos("what is kendang", ["Rendang\nRendang is a dish."])[1] == []
+
+
+def test_a_typo_two_words_of_the_passages_could_mend_is_left_as_typed() -> None:
+    assert read_typos("wich country borders it", ["Which country shares a border with it?"])[1] == []
+    assert read_typos("wich country borders it", ["Which country is it?"])[1] == [("wich", "which")]
+
+
+def test_a_question_with_answer_choices_or_written_raw_is_read_as_written() -> None:
+    passages = [Document("Prospero's daughter Miranda.", metadata={"title": "The Tempest"})]
+    for q in (Question("prospero's daugter?", choices={"A": "Miranda", "B": "Ariel"}),
+              Question("prospero's daugter?", raw=True)):
+        notes: list[str] = []
+        assert read_question(q, passages, notes) is q and notes == []
+    notes = []
+    assert read_question(Question("prospero's daugter?"), passages, notes).question == "prospero's daughter?"
+    assert notes == ["read 'daugter' as 'daughter', the word of the passages found a letter from it"]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_short_form_judges_the_question_as_read_and_answers_it_as_asked(mode: str) -> None:
+    # "towr" reads as a name no passage holds: the names rule declines it, unless it is read as "tower".
+    rag = eiffel_rag(min_name_coverage=0.6)
+    question = "who built the eiffel towr"
+    result = rag.invoke(question) if mode == "sync" else asyncio.run(rag.ainvoke(question))
+    assert not result.declined and result.answer == "Gustave Eiffel's company built it."
+    assert result.question == question
+    assert "read 'towr' as 'tower', the word of the passages found a letter from it" in result.notes
+    assert rag.generator.prompts_seen and all("eiffel tower" in p for p in rag.generator.prompts_seen)
+    # Read as typed, the question names a "towr" no passage holds: the names rule would decline it.
+    assert not names_found(question, [f"{d.metadata['title']}\n{d.page_content}" for d in rag.retriever.passages],
+                           0.6)
+
+
+def test_long_form_judges_the_question_as_read_and_answers_it_as_asked() -> None:
+    question = "tell me about the eiffel towr"
+    tower = Document("The Eiffel Tower is a wrought-iron tower in Paris.", metadata={"title": "Eiffel Tower"})
+    llm = ScriptedLongFormLLM(script={(0, "Eiffel Tower"): judged("Eiffel Tower is worth a visit.", REL, FULL)})
+    rag = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm),
+                          retriever=RecordingRetriever(results={question: [tower]}), k=1, max_depth=1,
+                          min_name_coverage=0.6)
+    result = rag.invoke(question)
+    assert not result.declined and [s.text for s in result.segments] == ["Eiffel Tower is worth a visit."]
+    assert result.question == question
+    assert "read 'towr' as 'tower', the word of the passages found a letter from it" in result.notes
