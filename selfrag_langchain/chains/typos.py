@@ -3,15 +3,18 @@
 A misspelt word ("daugter", "sharck", "sulfer") is split into word pieces that the sentence reader and the answer
 finder do not read as the word, and the names rule reads it as a name that no passage holds: a question the
 passages answer is then declined. Once passages are found, the rules and readers that judge them read the question
-with each such word replaced by the one word of the passages a letter from it (:func:`read_typos`); the answer shows
+with each such word replaced by the word of the passages it was meant to be (:func:`read_typos`); the answer shows
 the question as it was asked.
 
 A word is read so only when it reads as typed wrong: written in lower case, of
 :data:`~selfrag_langchain.chains.names.MIN_MISTYPED` letters or more, unknown to English's lexicon, no function word,
-and split by MiniLM's vocabulary (:func:`~selfrag_langchain.chains.names.rare`). The word it is read as is one the
-lexicon knows, begins and ends with the same letters (a typo rarely falls there, while a name's relatives differ
-there: "axolotl" and "Xolotl", "rendang" and "kendang") and is the only such word of the passages. A capitalised word
-is a name as written: another name a letter from it ("Hanson", "Hansen") is another person.
+and split by MiniLM's vocabulary (:func:`~selfrag_langchain.chains.names.rare`). It is read as the one word of the
+passages it is with an apostrophe ("otoole" as "o'toole", "orwells" as "orwell's"), or else as the one word of the
+passages a letter from it that begins and ends with the same letters (a typo rarely falls there, while a name's
+relatives differ there: "axolotl" and "Xolotl", "rendang" and "kendang"; "fransisco" is read as "francisco"). A word
+that is a word of the passages with an "s" after it is their word's plural or possessive ("asterixs" beside
+"Asterix", not "Asterius"), and a capitalised word is a name as written: another name a letter from it ("Hanson",
+"Hansen") is another person. Accents are left aside on both sides ("pokemon" is "Pokémon").
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from selfrag_langchain.chains.names import (
     plain_words,
     rare,
 )
-from selfrag_langchain.judging.signals import STOPWORDS
+from selfrag_langchain.judging.signals import folded
 
 __all__ = ["Retyped", "read_question", "read_typos"]
 
@@ -47,23 +50,32 @@ def _typed_wrong(word: str) -> bool:
             and not parts_of_speech(word) and word not in plain_words() and rare(word))
 
 
-def _known(word: str) -> bool:
-    return bool(parts_of_speech(word)) or word in plain_words() or word in STOPWORDS
+_APOSTROPHES = str.maketrans("", "", "'’")
 
 
-def _meant(word: str, held: set[str]) -> str | None:
-    """The one word of ``held`` that ``word`` was meant to be, or None when there is none or more than one."""
-    meant = [w for w in one_edit(word) & held if w[0] == word[0] and w[-1] == word[-1] and _known(w)]
+def _meant(word: str, held: set[str], bare: dict[str, set[str]]) -> str | None:
+    """The one word of ``held`` (the passages' words; ``bare``: theirs with an apostrophe, by the word without it)
+    that ``word`` was meant to be, or None when there is none or more than one (the module's second test)."""
+    if len(with_apostrophe := bare.get(word, set())) == 1:
+        return next(iter(with_apostrophe))
+    if word[:-1] in held and word.endswith("s"):
+        return None
+    meant = [w for w in one_edit(word) & held if w[0] == word[0] and w[-1] == word[-1]]
     return meant[0] if len(meant) == 1 else None
 
 
 def read_typos(question: str, texts: Iterable[str]) -> tuple[str, list[Retyped]]:
-    """The question with each word typed a letter wrong replaced by the word of ``texts`` (the passages found, with
-    their titles) it was meant to be, and the words replaced; the question as it is when none is."""
-    held = {w.lower() for text in texts for w in WORD.findall(text)}
+    """The question with each word typed wrong replaced by the word of ``texts`` (the passages found, with their
+    titles) it was meant to be, and the words replaced; the question as it is when none is."""
+    held = {w.lower() for text in texts for w in WORD.findall(folded(text))}
+    bare: dict[str, set[str]] = {}
+    for w in held:
+        if (plain := w.translate(_APOSTROPHES)) != w:
+            bare.setdefault(plain, set()).add(w)
     retyped: dict[str, str] = {}
     for typed in dict.fromkeys(WORD.findall(question)):
-        if typed not in held and _typed_wrong(typed) and (meant := _meant(typed, held)) is not None:
+        plain = folded(typed)
+        if plain not in held and _typed_wrong(plain) and (meant := _meant(plain, held, bare)) is not None:
             retyped[typed] = meant
     if not retyped:
         return question, []
@@ -78,6 +90,5 @@ def read_question(q: Question, docs: Sequence[Document], notes: list[str]) -> Qu
     if q.choices or q.raw:
         return q
     question, retyped = read_typos(q.question, [f"{d.metadata.get('title') or ''}\n{d.page_content}" for d in docs])
-    notes.extend(f"read {typed!r} as {meant!r}, the word of the passages found a letter from it"
-                 for typed, meant in retyped)
+    notes.extend(f"read {typed!r} as {meant!r}, as the passages found spell it" for typed, meant in retyped)
     return replace(q, question=question) if retyped else q

@@ -31,14 +31,27 @@ def test_a_word_no_passage_spells_a_letter_from_it_stays_as_typed() -> None:
         "about how many teeth does a great white sharck have", [])
 
 
+def test_a_name_typed_without_its_apostrophe_or_a_letter_wrong_is_read_as_the_passages_spell_it() -> None:
+    otoole = "Peter O'Toole\nPeter O'Toole received four Golden Globe Awards."
+    assert read_typos("how many golden globes did peter otoole win", [otoole]) == (
+        "how many golden globes did peter o'toole win", [("otoole", "o'toole")])
+    river = "São Francisco River\nThe São Francisco is 2,914 kilometres long."
+    assert read_typos("how long is the sao fransisco river", [river]) == (
+        "how long is the sao francisco river", [("fransisco", "francisco")])
+
+
 def test_words_and_names_are_not_read_as_typos() -> None:
     # A word the lexicon knows ("shard" one letter from "shark") and a capitalised name ("Sharck") stay.
     assert read_typos("who found the shard", [SHARK])[1] == []
     assert read_typos("Who was Jean Sharck?", [SHARK])[1] == []
     # A rare word whose relative begins or ends otherwise is a name of its own, not a typo of the other.
     assert read_typos("which lake is the axolotl native to", ["Axolotl\nNamed after the god Xolotl."])[1] == []
-    # A word whose typed letters the lexicon does not know either way is not read.
-    assert read_typos("what is kendang", ["Rendang\nRendang is a dish."])[1] == []
+    assert read_typos("where does rendang come from", ["Kendang\nA kendang is a drum."])[1] == []
+    # A passage's word with an "s" after it is its plural or possessive, not a typo of another word.
+    assert read_typos("who is asterixs friend", ["Asterix\nAsterix and Asterius."])[1] == []
+    # Accents are left aside: a name typed without its accent, and a letter wrong, is read as the passages' name.
+    assert read_typos("how high is bogta", ["Bogotá\nBogotá is the capital of Colombia."]) == (
+        "how high is bogota", [("bogta", "bogota")])
 
 
 def test_a_typo_two_words_of_the_passages_could_mend_is_left_as_typed() -> None:
@@ -54,7 +67,7 @@ def test_a_question_with_answer_choices_or_written_raw_is_read_as_written() -> N
         assert read_question(q, passages, notes) is q and notes == []
     notes = []
     assert read_question(Question("prospero's daugter?"), passages, notes).question == "prospero's daughter?"
-    assert notes == ["read 'daugter' as 'daughter', the word of the passages found a letter from it"]
+    assert notes == ["read 'daugter' as 'daughter', as the passages found spell it"]
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -65,7 +78,7 @@ def test_short_form_judges_the_question_as_read_and_answers_it_as_asked(mode: st
     result = rag.invoke(question) if mode == "sync" else asyncio.run(rag.ainvoke(question))
     assert not result.declined and result.answer == "Gustave Eiffel's company built it."
     assert result.question == question
-    assert "read 'towr' as 'tower', the word of the passages found a letter from it" in result.notes
+    assert "read 'towr' as 'tower', as the passages found spell it" in result.notes
     assert rag.generator.prompts_seen and all("eiffel tower" in p for p in rag.generator.prompts_seen)
     # Read as typed, the question names a "towr" no passage holds: the names rule would decline it.
     assert not names_found(question, [f"{d.metadata['title']}\n{d.page_content}" for d in rag.retriever.passages],
@@ -82,4 +95,4 @@ def test_long_form_judges_the_question_as_read_and_answers_it_as_asked() -> None
     result = rag.invoke(question)
     assert not result.declined and [s.text for s in result.segments] == ["Eiffel Tower is worth a visit."]
     assert result.question == question
-    assert "read 'towr' as 'tower', the word of the passages found a letter from it" in result.notes
+    assert "read 'towr' as 'tower', as the passages found spell it" in result.notes
