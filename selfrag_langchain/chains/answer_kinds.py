@@ -92,10 +92,11 @@ _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|nam
 _RELATIVE = re.compile(rf"['’]s? (?:[a-z-]+ )?(?:{_KIN})\b|\b(?:{_KIN}) of\b")
 """A relative of someone, in lower case ("Schubert's father", "the first wife of"; not "the Sons of Liberty")."""
 _FAMILY = re.compile(rf"\b(?:{_KIN}|grandparents?|stepfather|stepmother|offspring|married|marriage|marry|marries|wed|"
-                     rf"wedded|widow|widower|family|born(?: [\w ]{{1,30}}?)? to)\b",
+                     rf"wedded|widow|widower|family|sired|fathered|mothered|begat|begot|begotten|"
+                     rf"born(?: [\w ]{{1,30}}?)? to)\b",
                      re.IGNORECASE)
 """Words that speak of someone's family: a sentence naming a relative says how they are related ("born in Naples
-to Pietro Bernini")."""
+to Pietro Bernini", "sired by Poseidon")."""
 _WORD = re.compile(r"[\w'’-]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
 """A possessive ending ("Hitchcock's", "Jones'"): it ends a name, and names are compared without it."""

@@ -155,6 +155,7 @@ def test_a_question_asks_for_a_relative_when_it_asks_who_someones_relative_was(q
     ("His father, Pietro Bernini, was a sculptor from Florence.", True),
     ("In 1254 Edward married Eleanor of Castile.", True),
     ("Bernini was born to Angelica Galante and the sculptor Pietro Bernini.", True),
+    ("Bernini was sired by Pietro Bernini, as Pegasus was by Poseidon.", True),  # a parent's verb
 ])
 def test_a_relative_question_is_answered_only_by_a_claim_that_speaks_of_a_family(claim: str, gives: bool) -> None:
     assert gives_asked_kind("Who was Gian Lorenzo Bernini's father?", claim) is gives
