@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 
 from selfrag_langchain.chains.declining import DECLINED, branch_subject_checks, declines, shown_answer
+from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.names import name_coverages
 from selfrag_langchain.chains.quotes import Quote
 from selfrag_langchain.chains.selection import select
+from selfrag_langchain.chains.typos import read_question
 from selfrag_langchain.eval.examples import EvalExample
 from selfrag_langchain.eval.tasks import Task
 from selfrag_langchain.judging import Branch, Critique
@@ -63,13 +65,15 @@ def reselect(
     choices = task.options(example)
     evidence = [format_passage(t.passage.metadata.get("title") or None, t.passage.page_content)
                 if t.passage is not None else None for t in result.branches]  # as the models read them
-    coverage = None if choices else name_coverages(result.question, evidence, constraints.min_name_coverage)
+    question = result.question if choices else read_question(  # as the run's rules read it
+        Question(result.question), [t.passage for t in result.branches if t.passage is not None], []).question
+    coverage = None if choices else name_coverages(question, evidence, constraints.min_name_coverage)
     quotes = None if choices else [Quote(t.quote, t.quote_answering, t.quote_holds_answer)
                                    if t.quote is not None else None for t in result.branches]
     selection = select([b for b, _ in pairs], [c for _, c in pairs], weights=weights, constraints=constraints,
                        choices=choices, name_coverage=coverage, quotes=quotes,
                        speaks_of_asked=None if choices else branch_subject_checks(
-                           result.question, [t.quote for t in result.branches], [t.passage for t in result.branches],
+                           question, [t.quote for t in result.branches], [t.passage for t in result.branches],
                            evidence, constraints.min_name_coverage),
                        retrieval_order_margin=result.settings.get("retrieval_order_margin", 0.0),
                        written=[t.written for t in result.branches])
@@ -77,7 +81,7 @@ def reselect(
         return selection.option
     chosen = selection.traces[selection.selected] if selection.selected is not None else None
     if result.settings.get("decline") and not task.options(example) and declines(
-            result.question, chosen, evidence, constraints.min_name_coverage,
+            question, chosen, evidence, constraints.min_name_coverage,
             result.settings.get("min_quote_answering", 0.0), result.settings.get("min_quote_holds_answer", 0.0)):
         return DECLINED  # as the run itself would have, scored without the closest passages' titles
     if selection.selected is None:

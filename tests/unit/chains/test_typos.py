@@ -12,6 +12,10 @@ from selfrag_langchain import InlineReflector, SelfRAGLongForm
 from selfrag_langchain.chains.inputs import Question
 from selfrag_langchain.chains.names import names_found
 from selfrag_langchain.chains.typos import read_question, read_typos
+from selfrag_langchain.eval.examples import EvalExample
+from selfrag_langchain.eval.rescoring import reselect
+from selfrag_langchain.eval.tasks import get_task
+from selfrag_langchain.scoring import HardConstraints, ScoringWeights
 from tests.fakes.eiffel import eiffel_rag
 from tests.fakes.scripted_long_form import FULL, REL, RecordingRetriever, ScriptedLongFormLLM, judged
 
@@ -96,3 +100,14 @@ def test_long_form_judges_the_question_as_read_and_answers_it_as_asked() -> None
     assert not result.declined and [s.text for s in result.segments] == ["Eiffel Tower is worth a visit."]
     assert result.question == question
     assert "read 'towr' as 'tower', as the passages found spell it" in result.notes
+
+
+def test_reselecting_from_a_trace_reads_the_question_as_the_run_did() -> None:
+    task = get_task("popqa")
+    example = EvalExample(key="q", line=1, question="who built the eiffel towr", answers=("Gustave Eiffel",))
+    recorded = eiffel_rag(mode="always", w_rel=0.0, w_sup=0.0, w_use=0.0).invoke(task.runnable_input(example))
+    rerun = eiffel_rag(mode="always", w_rel=0.0, w_sup=0.0, w_use=0.0, min_name_coverage=0.6).invoke(
+        task.runnable_input(example))
+    assert not rerun.declined
+    assert reselect(recorded, task, example, weights=ScoringWeights(0.0, 0.0, 0.0),
+                    constraints=HardConstraints(min_name_coverage=0.6)) == rerun.answer
