@@ -172,7 +172,7 @@ def one_edit(word: str) -> set[str]:
     return dropped | swapped | changed | added
 
 
-def _rare_unknown(word: str, fewest: int) -> bool:
+def rare_unknown(word: str, fewest: int) -> bool:
     """Whether a (lower-cased) word of ``fewest`` letters or more is rare (:func:`rare`) and the lexicon does not
     know it: what a word typed a letter wrong looks like, and a name too."""
     return len(word) >= fewest and not parts_of_speech(word) and rare(word)
@@ -184,7 +184,7 @@ def _mistyped(word: str) -> bool:
     ("wich", "anothr", "calld" in "what is the study of puzzles calld"), not a name a passage must hold: it is
     rare (:func:`rare`), of :data:`MIN_MISTYPED` letters or more, and one letter from a stop word or a word of
     naming. Names one letter from a content word ("shrek", "rolex", "saiga") stay names."""
-    return _rare_unknown(word, MIN_MISTYPED) and not one_edit(word).isdisjoint(_typed_words())
+    return rare_unknown(word, MIN_MISTYPED) and not one_edit(word).isdisjoint(_typed_words())
 
 
 MIN_TYPED_WRONG = 7
@@ -197,7 +197,7 @@ def _known_one_edit(word: str) -> frozenset[str]:
     """The words the lexicon knows one letter from ``word``, when it may be a content word typed a letter wrong
     ("division" for "divison"): a rare word of :data:`MIN_TYPED_WRONG` letters or more that the lexicon does not
     know; none for any other."""
-    if not _rare_unknown(word, MIN_TYPED_WRONG):
+    if not rare_unknown(word, MIN_TYPED_WRONG):
         return frozenset()
     return frozenset(w for w in one_edit(word) if parts_of_speech(w))
 

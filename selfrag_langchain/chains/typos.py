@@ -31,11 +31,11 @@ from selfrag_langchain.chains.names import (
     WORD,
     lexical,
     one_edit,
-    parts_of_speech,
     plain_words,
-    rare,
+    rare_unknown,
 )
 from selfrag_langchain.judging.signals import folded
+from selfrag_langchain.prompts import format_passage
 
 __all__ = ["Retyped", "read_question", "read_typos"]
 
@@ -46,8 +46,8 @@ Retyped = tuple[str, str]
 def _typed_wrong(word: str) -> bool:
     """Whether a question's word reads as a word typed wrong rather than a word or a name (the module's first
     test)."""
-    return (word.isalpha() and word.islower() and len(word) >= MIN_MISTYPED and lexical(word)
-            and not parts_of_speech(word) and word not in plain_words() and rare(word))
+    return (word.isalpha() and word.islower() and lexical(word) and word not in plain_words()
+            and rare_unknown(word, MIN_MISTYPED))
 
 
 _APOSTROPHES = str.maketrans("", "", "'’")
@@ -89,6 +89,7 @@ def read_question(q: Question, docs: Sequence[Document], notes: list[str]) -> Qu
     rule reads, or one the caller wrote raw."""
     if q.choices or q.raw:
         return q
-    question, retyped = read_typos(q.question, [f"{d.metadata.get('title') or ''}\n{d.page_content}" for d in docs])
+    question, retyped = read_typos(q.question, [format_passage(d.metadata.get("title") or None, d.page_content)
+                                                for d in docs])
     notes.extend(f"read {typed!r} as {meant!r}, as the passages found spell it" for typed, meant in retyped)
     return replace(q, question=question) if retyped else q
