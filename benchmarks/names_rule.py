@@ -8,7 +8,8 @@ where answering takes minutes: a change to the rule can be chosen on every list 
 answered again. A row that carries
 ``ctxs`` (Self-RAG's evaluation format, ``benchmarks/squad_passages.py``) is read against its first ``--k``
 of them; any other is retrieved for with the default retriever (the demo corpus unless a store is indexed).
-A list whose file name holds "unanswerable" counts as unanswerable: there a decline is right.
+A list whose file name holds "unanswerable" counts as unanswerable: there a decline is right. Each question is
+read as Self-RAG reads it once its passages are found, a word typed wrong as theirs (``chains/typos.py``).
 
     python benchmarks/names_rule.py benchmarks/data/*_questions.jsonl benchmarks/data/*_unanswerable.jsonl
 """
@@ -27,6 +28,7 @@ from common import add_k, read_jsonl, wilson
 
 from selfrag_langchain.chains.controls import LoopSettings
 from selfrag_langchain.chains.names import name_coverages, names_found
+from selfrag_langchain.chains.typos import read_typos
 from selfrag_langchain.prompts import format_passage
 
 
@@ -37,12 +39,13 @@ def passages_of(row: dict[str, Any], k: int, retriever: Any) -> list[str]:
     return [format_passage(d.metadata.get("title"), d.page_content) for d in retriever.invoke(row["question"])]
 
 
-def answer_dropped(row: dict[str, Any], passages: list[str], minimum: float) -> bool:
-    """Whether selection's side of the rule drops every passage that holds one of the row's ``answers`` (as
-    written, in any case), though one of them was found: no branch from them could be chosen."""
+def answer_dropped(row: dict[str, Any], question: str, passages: list[str], minimum: float) -> bool:
+    """Whether selection's side of the rule, reading ``question``, drops every passage that holds one of the
+    row's ``answers`` (as written, in any case), though one of them was found: no branch from them could be
+    chosen."""
     answers = [a.lower() for a in row.get("answers") or [] if isinstance(a, str) and a.strip()]
     holding = [i for i, passage in enumerate(passages) if any(a in passage.lower() for a in answers)]
-    shares = name_coverages(row["question"], passages, minimum)
+    shares = name_coverages(question, passages, minimum)
     return bool(holding) and shares is not None and all(shares[i] < minimum for i in holding)  # type: ignore[operator]
 
 
@@ -66,11 +69,14 @@ def main() -> None:
             from selfrag_langchain.corpus.answering import default_retriever
 
             retriever = default_retriever(k=args.k)
-        read = [(row, passages_of(row, args.k, retriever)) for row in rows]
-        declined = [row["question"] for row, passages in read
-                    if not names_found(row["question"], passages, args.min_name_coverage)]
-        dropped = [row["question"] for row, passages in read
-                   if answer_dropped(row, passages, args.min_name_coverage)]
+        read = []
+        for row in rows:
+            passages = passages_of(row, args.k, retriever)
+            read.append((row, read_typos(row["question"], passages)[0], passages))  # as Self-RAG reads it
+        declined = [row["question"] for row, question, passages in read
+                    if not names_found(question, passages, args.min_name_coverage)]
+        dropped = [row["question"] for row, question, passages in read
+                   if answer_dropped(row, question, passages, args.min_name_coverage)]
         kind = "unanswerable" if "unanswerable" in path.name else "answerable"
         figures["lists"][path.name] = {"kind": kind, "questions": len(rows), "declined": len(declined),
                                        "declined_questions": declined, "answer_dropped": dropped}
