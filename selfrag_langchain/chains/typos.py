@@ -13,8 +13,11 @@ passages it is with an apostrophe ("otoole" as "o'toole", "orwells" as "orwell's
 passages a letter from it that begins and ends with the same letters (a typo rarely falls there, while a name's
 relatives differ there: "axolotl" and "Xolotl", "rendang" and "kendang"; "fransisco" is read as "francisco"). A word
 that is a word of the passages with an "s" after it is their word's plural or possessive ("asterixs" beside
-"Asterix", not "Asterius"), and a capitalised word is a name as written: another name a letter from it ("Hanson",
-"Hansen") is another person. Accents are left aside on both sides ("pokemon" is "Pokémon").
+"Asterix", not "Asterius"); one that is a noun of the lexicon with an "s" after it is that noun's possessive typed
+without its apostrophe ("vitus bering was an officer in which countrys navy": "country's"). A capitalised word is a
+name as written: another name a letter from it ("Hanson", "Hansen") is another person. Accents and the letters and
+marks English spelling writes otherwise are left aside on both sides ("pokemon" is "Pokémon", "lodz" "Łódź", "bahai"
+"Baháʼí": :func:`~selfrag_langchain.judging.signals.folded`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from selfrag_langchain.chains.names import (
     WORD,
     lexical,
     one_edit,
+    parts_of_speech,
     plain_words,
     rare_unknown,
 )
@@ -60,8 +64,16 @@ def _meant(word: str, held: set[str], bare: dict[str, set[str]]) -> str | None:
         return next(iter(with_apostrophe))
     if word[:-1] in held and word.endswith("s"):
         return None
+    if (possessive := _as_possessive(word)) is not None:
+        return possessive
     meant = [w for w in one_edit(word) & held if w[0] == word[0] and w[-1] == word[-1]]
     return meant[0] if len(meant) == 1 else None
+
+
+def _as_possessive(word: str) -> str | None:
+    """``word`` as the possessive of a noun typed without its apostrophe ("countrys" as "country's", "citys" as
+    "city's"), when it is a noun of English's lexicon with an "s" after it; None for any other word."""
+    return f"{word[:-1]}'s" if word.endswith("s") and "NOUN" in parts_of_speech(word[:-1]) else None
 
 
 def read_typos(question: str, texts: Iterable[str]) -> tuple[str, list[Retyped]]:
@@ -91,5 +103,7 @@ def read_question(q: Question, docs: Sequence[Document], notes: list[str]) -> Qu
         return q
     question, retyped = read_typos(q.question, [format_passage(d.metadata.get("title") or None, d.page_content)
                                                 for d in docs])
-    notes.extend(f"read {typed!r} as {meant!r}, as the passages found spell it" for typed, meant in retyped)
+    notes.extend(f"read {typed!r} as {meant!r}, "
+                 + ("a possessive typed without its apostrophe" if meant == _as_possessive(folded(typed))
+                    else "as the passages found spell it") for typed, meant in retyped)
     return replace(q, question=question) if retyped else q

@@ -34,10 +34,22 @@ def content_words(text: str) -> list[str]:
     return [w for w in words if w not in STOPWORDS]
 
 
+_UNDECOMPOSED = str.maketrans({
+    "ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "ħ": "h", "Ħ": "H", "ı": "i",
+    "ß": "ss", "æ": "ae", "Æ": "Ae", "œ": "oe", "Œ": "Oe", "þ": "th", "Þ": "Th",
+    "ʼ": None, "ʻ": None, "ʿ": None, "ʾ": None, "\u200b": " ",
+})
+"""Letters that Unicode does not decompose into a plain letter and a mark, as English writes them ("Łódź" is
+"Lodz", "Ørsted" "Orsted"), and the marks of transliteration English spelling leaves out ("Baháʼí" is "Bahai",
+"Hawaiʻi" "Hawaii"); a zero-width space is a space."""
+
+
 def folded(text: str) -> str:
-    """``text`` without accents ("Bhāratanatyam" -> "Bharatanatyam"), so that a name matches however it is
-    spelled."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    """``text`` without accents ("Bhāratanatyam" -> "Bharatanatyam"), its letters as English writes them
+    (:data:`_UNDECOMPOSED`) and without invisible format characters (a word joiner, a soft hyphen), so that a name
+    matches however it is spelled."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+                   if not unicodedata.combining(c) and unicodedata.category(c) != "Cf")
 
 
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+|\n")

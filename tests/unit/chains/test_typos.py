@@ -44,6 +44,29 @@ def test_a_name_typed_without_its_apostrophe_or_a_letter_wrong_is_read_as_the_pa
         "how long is the sao francisco river", [("fransisco", "francisco")])
 
 
+def test_a_possessive_typed_without_its_apostrophe_is_read_with_it() -> None:
+    bering = "Vitus Bering\nVitus Bering was an officer in the Russian Navy."
+    assert read_typos("vitus bering was an officer in which countrys navy", [bering]) == (
+        "vitus bering was an officer in which country's navy", [("countrys", "country's")])
+    assert names_found("vitus bering was an officer in which country's navy", [bering], 0.6)
+    assert not names_found("vitus bering was an officer in which countrys navy", [bering], 0.6)
+    # A name with an "s" after it, or a word the lexicon knows ending so, is no possessive of a noun.
+    assert read_typos("who painted the einsteins portrait", [bering])[1] == []
+    assert read_typos("how many moons has mars", [bering])[1] == []
+    notes: list[str] = []
+    read_question(Question("in which countrys navy did vitus bering serve"),
+                  [Document("Vitus Bering was an officer in the Russian Navy.", metadata={"title": "Vitus Bering"})],
+                  notes)
+    assert notes == ["read 'countrys' as \"country's\", a possessive typed without its apostrophe"]
+
+
+def test_a_name_typed_without_its_letters_or_marks_is_held_by_the_passages_that_write_them() -> None:
+    lodz = "Łódź\nŁódź is about 120 kilometres south-west of Warsaw."
+    bahai = "Baháʼí Faith\nThe Baháʼí Faith initially developed in Iran."
+    assert names_found("how far is lodz from warsaw", [lodz], 0.6)
+    assert names_found("where did the bahai faith first develop", [bahai], 0.6)
+
+
 def test_words_and_names_are_not_read_as_typos() -> None:
     # A word the lexicon knows ("shard" one letter from "shark") and a capitalised name ("Sharck") stay.
     assert read_typos("who found the shard", [SHARK])[1] == []
