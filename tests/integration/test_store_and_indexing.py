@@ -11,7 +11,14 @@ from langchain_core.embeddings import Embeddings
 from selfrag_langchain.corpus.answering import default_retriever
 from selfrag_langchain.corpus.demo import DEMO_COMPLETE_KEY, ensure_demo_store, load_demo_documents
 from selfrag_langchain.corpus.indexing import index_documents, index_paths, load_documents
-from selfrag_langchain.corpus.store import has_store, open_store, store_size, update_store_metadata
+from selfrag_langchain.corpus.store import (
+    COLLECTION_NAME,
+    SEARCH_BREADTH,
+    has_store,
+    open_store,
+    store_size,
+    update_store_metadata,
+)
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.errors import StoreError
 
@@ -126,6 +133,22 @@ def test_empty_store_is_no_store(tmp_path: Path) -> None:
     open_store(tmp_path / "store", create=True)
     with pytest.raises(StoreError, match="No store at"):
         open_store(tmp_path / "store", create=False)
+
+
+def _search_breadth(store_dir: Path) -> int:
+    return open_store(store_dir, create=True)._collection.configuration_json["hnsw"]["ef_search"]
+
+
+def test_a_store_weighs_enough_candidates_for_its_nearest_passages(tmp_path: Path) -> None:
+    import chromadb
+    from chromadb.config import Settings
+
+    assert _search_breadth(tmp_path / "new") == SEARCH_BREADTH > 100
+    # A store written with Chroma's own breadth (100) is widened when it is opened for writing.
+    client = chromadb.PersistentClient(path=str(tmp_path / "old"), settings=Settings(anonymized_telemetry=False))
+    client.create_collection(COLLECTION_NAME, configuration={"hnsw": {"space": "cosine"}})
+    assert client.get_collection(COLLECTION_NAME).configuration_json["hnsw"]["ef_search"] == 100
+    assert _search_breadth(tmp_path / "old") == SEARCH_BREADTH
 
 
 def test_corrupt_store_is_reported_and_left_untouched(tmp_path: Path) -> None:
