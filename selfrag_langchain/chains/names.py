@@ -384,7 +384,7 @@ class _Held:
             return True
         if any(self._holds_name(name) for name in {*other_names(word), *other_names(lemma)}):
             return True
-        stems = place_stems(word)
+        stems = place_stems(word.removesuffix("s") if word.endswith("ns") else word)  # "Croatians" as "Croatian"
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
             return True
         derived, long = root(word), len(word) >= MIN_ENDED
@@ -407,6 +407,9 @@ DEMONYM_ENDINGS = ("ian", "ese", "lese", "ish", "an", "n", "i")
 """The endings that make a place's name its people's or its adjective ("Croatia" "Croatian", "Italy" "Italian",
 "China" "Chinese", "Congo" "Congolese", "Iraq" "Iraqi", "Pakistan" "Pakistani"), for :func:`place_stems`; a name
 whose adjective drops more of it ("Turkey" "Turkish", "France" "French") is not met this way."""
+DOCTRINE_ENDINGS = ("ism", "ist")
+"""The endings of a doctrine's name and its follower's, which its adjective replaces ("Manichaeism" "Manichaean",
+"Buddhism" "Buddhist"), for :func:`place_stems`."""
 PLACE_ENDINGS = ("a", "y", "e", "o")
 """The letter a place's name may end with where its adjective has another ending ("Mexico" "Mexican")."""
 MIN_STEM = 4
@@ -417,8 +420,12 @@ def place_stems(word: str) -> set[str]:
     """The stems a place's name and its adjective share: the word without one of :data:`DEMONYM_ENDINGS`, or
     without the last of :data:`PLACE_ENDINGS`, each of at least :data:`MIN_STEM` letters ("croatian" and
     "croatia" both give "croati", "italian" and "italy" "ital", "german" and "germany" "german"), so that a
-    question's "Croatian capital" finds the passage about Croatia and "the Indonesian province" one in Indonesia."""
-    bases = {word} | {word[: -len(end)] for end in DEMONYM_ENDINGS if word.endswith(end)}
+    question's "Croatian capital" finds the passage about Croatia and "the Indonesian province" one in Indonesia;
+    so too a doctrine's name and its adjective, without one of :data:`DOCTRINE_ENDINGS` ("manichaeism" and
+    "manichaean" give "manichae"), and a group's Latin name and its English one ("bryozoa" and "bryozoan",
+    "bryozo")."""
+    endings = (*DEMONYM_ENDINGS, *DOCTRINE_ENDINGS)
+    bases = {word} | {word[: -len(end)] for end in endings if word.endswith(end)}
     stems = bases | {base[:-1] for base in bases if base.endswith(PLACE_ENDINGS)}
     return {stem for stem in stems if len(stem) >= MIN_STEM}
 

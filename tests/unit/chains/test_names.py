@@ -524,6 +524,17 @@ def test_a_place_adjective_is_held_by_the_place_and_the_place_by_its_adjective()
     assert all(len(stem) >= 4 for stem in place_stems("roman"))
 
 
+def test_a_doctrine_or_a_group_is_held_by_its_adjective_and_its_people_in_the_plural() -> None:
+    mani = "Manichaeism\nManichaeism was a major world religion founded by the Parthian prophet Mani."
+    assert names_found("Who was the prophet that started the Manichaean religion?", [mani], 0.6)
+    assert holds("buddhist", "Buddhism is an Indian religion.")
+    bryozoa = "Bryozoa\nThe Bryozoa have a feeding structure called a lophophore."
+    assert missing_rare_terms("What do bryozoans use to feed?", bryozoa) == []
+    assert holds("croatians", "Zagreb is the capital of Croatia.")
+    # A name ending in "s" is no plural of a people: "Solaris" is not held by "solar".
+    assert not holds("solaris", "Solar power is energy from the Sun.")
+
+
 def test_a_people_whose_name_is_not_the_place_s_stem_is_held_by_the_place_and_the_place_by_its_people() -> None:
     rowing = ("Rowing (sport)\nRowing, sometimes called crew in the United States, is the sport of racing boats "
               "using oars.")
