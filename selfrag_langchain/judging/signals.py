@@ -48,6 +48,8 @@ def folded(text: str) -> str:
     """``text`` without accents ("Bhāratanatyam" -> "Bharatanatyam"), its letters as English writes them
     (:data:`_UNDECOMPOSED`) and without invisible format characters (a word joiner, a soft hyphen), so that a name
     matches however it is spelled."""
+    if text.isascii():  # most text: nothing to fold, and names are compared often
+        return text
     return "".join(c for c in unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
                    if not unicodedata.combining(c) and unicodedata.category(c) != "Cf")
 
