@@ -602,7 +602,10 @@ def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) 
     every one of the question's :func:`rare_terms` (one of them, when the question offers alternatives: "... or
     ..."), or, when it has none, one of its names; a term counts as
     well written as one word with the question's word beside it ("kiwi fruit" as "Kiwifruit") or at the end of a
-    longer word ("benzylpenicillin"). Always, when the
+    longer word ("benzylpenicillin"), and a rare common noun that describes the subject rather than names it
+    ("hadith" in "The hadith scholar known as Imam Muslim ...") as held by any sentence of the passage, when the
+    quote, the title or the first sentence holds one of the question's names (:func:`asked_names`): an article's
+    opening says who its subject is, not every word a question may describe it by. Always, when the
     question names nothing, or the passage has no title: an untitled chunk's first sentence need not say what it
     is about, and :func:`names_enough` reads it whole. ``passage``: as the models read it
     (:func:`~selfrag_langchain.prompts.format_passage`). Dagestan's article names Chechnya among its
@@ -615,18 +618,31 @@ def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) 
 def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str, title: str | None) -> list[bool]:
     """:func:`speaks_of_asked` for each of one passage's ``quotes``, its first sentence split once."""
     rare = rare_terms(question)
-    terms = rare or asked_names(question)
+    names = asked_names(question)
+    terms = rare or names
     if not terms or not title:
         return [True] * len(quotes)
-    sentences = split_sentences(passage_body(passage, title)) or [""]
+    body = passage_body(passage, title)
+    sentences = split_sentences(body) or [""]
     lead = " ".join([sentences[0], *(s for s in sentences[1:] if _GIVES_NAMES.search(s))])
     compounds = list(itertools.pairwise(content_words(folded(question))))
     every = bool(rare) and not _ALTERNATIVES.search(question)
+    descriptors = [term for term in rare if term not in names]
+    elsewhere = _held(body) if descriptors and names else None
+
+    def found(term: str, held: _Held) -> bool:
+        return held.holds(term) or _written_as_one(term, compounds, held, rare=bool(rare))
+
+    def described(term: str, held: _Held) -> bool:
+        """Whether ``term`` describes a subject that ``held`` names and the passage holds it elsewhere."""
+        return (elsewhere is not None and term in descriptors and elsewhere.holds(term)
+                and any(found(name, held) for name in names))
+
     speaking = []
     for quote in quotes:
         held = _held("\n".join((title, quote, lead)))
-        found = (held.holds(term) or _written_as_one(term, compounds, held, rare=bool(rare)) for term in terms)
-        speaking.append(all(found) if every else any(found))
+        held_terms = (found(term, held) or described(term, held) for term in terms)
+        speaking.append(all(held_terms) if every else any(held_terms))
     return speaking
 
 

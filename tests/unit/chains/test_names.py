@@ -554,6 +554,9 @@ def test_a_people_whose_name_is_not_the_place_s_stem_is_held_by_the_place_and_th
     assert not holds("british", "The kingdom of Thailand.")
 
 
+IMAM_MUSLIM = ("Muslim ibn al-Hajjaj\nMuslim ibn al-Hajjaj, commonly known as Imam Muslim, was an Islamic scholar from "
+               "the city of Nishapur. His hadith collection, known as Sahih Muslim, is one of the six major "
+               "collections in Sunni Islam.")
 DAGESTAN = ("Dagestan\nDagestan, officially the Republic of Dagestan, is a republic of Russia situated in the North "
             "Caucasus. It shares land borders with the Russian republics of Chechnya (west) and Kalmykia (north). "
             "Makhachkala is the republic's capital and largest city.")
@@ -586,6 +589,19 @@ CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a so
      "Friedlieb Ferdinand Runge\nFriedlieb Ferdinand Runge was a German chemist. Runge first isolated caffeine in "
      "1819.",
      "Friedlieb Ferdinand Runge", True),
+    # a rare common noun that describes the subject the quote names ("hadith scholar ... Imam Muslim") may be held
+    # by any sentence of the passage; not when the quote side holds none of the question's names, nor when no
+    # sentence holds it
+    ("The hadith scholar known as Imam Muslim came from which city?",
+     "Muslim ibn al-Hajjaj, commonly known as Imam Muslim, was an Islamic scholar from the city of Nishapur.",
+     IMAM_MUSLIM, "Muslim ibn al-Hajjaj", True),
+    ("The hadith scholar known as Imam Muslim came from which city?",
+     "Muhammad al-Bukhari was a Persian scholar from Bukhara.",
+     "Muhammad al-Bukhari\nMuhammad al-Bukhari was a Persian scholar from Bukhara. His hadith collection is "
+     "Sahih al-Bukhari.", "Muhammad al-Bukhari", False),
+    ("The hadith scholar known as Imam Muslim came from which city?",
+     "Muslim ibn al-Hajjaj, commonly known as Imam Muslim, was an Islamic scholar from the city of Nishapur.",
+     IMAM_MUSLIM.replace("His hadith collection", "His collection"), "Muslim ibn al-Hajjaj", False),
     # a rare term at the end of a longer word
     ("In what year did Alexander Fleming discover penicillin?",
      "Fleming's discovery in 1928 of what was later named benzylpenicillin changed medicine.",
