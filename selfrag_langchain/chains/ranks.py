@@ -143,11 +143,15 @@ def _tokens(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     return ["" if m.group()[:1].isupper() else m.group().lower() for m in matches], [m.span() for m in matches]
 
 
+_CLAUSE_GOES_ON = r"(?:is|are|was|were|has|have|had|remains|remained|became|becomes|which|that|who|whose|where)"
+"""The verbs and relative words that carry a sentence on past where its rank holds: "The largest city in Canada
+is Toronto" ranks in Canada, and Toronto is its answer, not a place it ranks in."""
 _SCOPE = re.compile(r"(?:\s+[a-z][\w-]*){0,2}?\s*\b(?:in|of|on|within|across|throughout)\b"
-                    r"(?:[^,.;:()\n]|(?<=\b[A-Z])\.)*")
+                    rf"(?:(?!\s+{_CLAUSE_GOES_ON}\b)(?:[^,.;:()\n]|(?<=\b[A-Z])\.))*")
 """A phrase after a ranked noun (and at most two more lower-case words of it: "dwarf planet") that says where the
-rank holds, up to the next punctuation (not an initial's full stop: "in the U.S.") or the next rank: "in the
-Canadian province of Alberta", "of Saturn", "by population in Canada"."""
+rank holds, up to the next punctuation (not an initial's full stop: "in the U.S."), the next rank or the verb or
+relative word that carries the sentence on (:data:`_CLAUSE_GOES_ON`): "in the Canadian province of Alberta", "of
+Saturn", "by population in Canada"."""
 _OWNER = re.compile(r"([^\W\d_][\w-]*)['’]s\s*$")
 """A name in the possessive just before a rank, which says where it holds: "Pennsylvania's most populous city"."""
 _ALTERNATIVE = re.compile(r"\b(?:and|or)\b")

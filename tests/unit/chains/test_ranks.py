@@ -26,6 +26,7 @@ TALLEST = "Which is the tallest mountain in Africa?"
     ("Who was the first person to walk on the Moon?", "Buzz Aldrin was the second person to walk on the Moon."),
     # the asked place, but where the question does not ask
     ("Which Canadian city has the largest population?", "Calgary is the largest city in the province of Alberta."),
+    ("What is the largest city in Canada?", "The largest city in Alberta is Calgary."),
     ("What is Australia's most populous city?",
      "Melbourne is the capital and most populous city of the Australian state of Victoria."),
     (SATURN, "Ganymede is the largest moon in the Solar System."),
@@ -110,6 +111,12 @@ def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(q
      "Capella is the brightest star in the northern constellation of Auriga."),
     ("In which part of Africa is the Gambia the smallest country?",
      "The Gambia is the smallest country in continental Africa."),
+    # the rank opens the sentence and a verb carries it on to the answer, which is no place the rank holds in
+    ("What is the largest city in Canada?", "The largest city in Canada is Toronto."),
+    (SATURN, "The largest moon of Saturn is Titan, which has a thick atmosphere."),
+    ("What's the earliest known version of the Cinderella story?",
+     "The earliest known version of the Cinderella story is usually considered to be the Greek story of Rhodopis."),
+    ("What is the highest mountain in Africa?", "The highest mountain in Africa was first climbed in 1889."),
     # a place in initials, read to its last full stop
     ("What is the largest city in the United States?", "New York City is the most populous city in the U.S."),
     # "one of" before a possessive states no rank either
