@@ -17,7 +17,8 @@ that is a word of the passages with an "s" after it is their word's plural or po
 without its apostrophe ("vitus bering was an officer in which countrys navy": "country's"). A capitalised word is a
 name as written: another name a letter from it ("Hanson", "Hansen") is another person. Accents and the letters and
 marks English spelling writes otherwise are left aside on both sides ("pokemon" is "Pokémon", "lodz" "Łódź", "bahai"
-"Baháʼí": :func:`~selfrag_langchain.judging.signals.folded`).
+"Baháʼí": :func:`~selfrag_langchain.judging.signals.folded`). A word a hurried question shortens ("what yr did ...")
+is read as the word it stands for (:data:`SHORTENED`), unless the passages hold it as typed ("Yr Wyddfa").
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ def _typed_wrong(word: str) -> bool:
 
 
 _APOSTROPHES = str.maketrans("", "", "'’")
+SHORTENED = {"yr": "year", "yrs": "years", "govt": "government", "ppl": "people", "approx": "approximately",
+             "bday": "birthday"}
+"""Words a hurried question shortens, typed in lower case, and the words they stand for: unknown to English's
+lexicon, "yr" reads as a name that no passage holds. Only shortenings that stand for one word are listed ("hr"
+is also human resources)."""
 
 
 def _meant(word: str, held: set[str], bare: dict[str, set[str]]) -> str | None:
@@ -87,7 +93,11 @@ def read_typos(question: str, texts: Iterable[str]) -> tuple[str, list[Retyped]]
     retyped: dict[str, str] = {}
     for typed in dict.fromkeys(WORD.findall(question)):
         plain = folded(typed)
-        if plain not in held and _typed_wrong(plain) and (meant := _meant(plain, held, bare)) is not None:
+        if plain in held:
+            continue
+        if typed in SHORTENED:
+            retyped[typed] = SHORTENED[typed]
+        elif _typed_wrong(plain) and (meant := _meant(plain, held, bare)) is not None:
             retyped[typed] = meant
     if not retyped:
         return question, []
@@ -103,7 +113,14 @@ def read_question(q: Question, docs: Sequence[Document], notes: list[str]) -> Qu
         return q
     question, retyped = read_typos(q.question, [format_passage(d.metadata.get("title") or None, d.page_content)
                                                 for d in docs])
-    notes.extend(f"read {typed!r} as {meant!r}, "
-                 + ("a possessive typed without its apostrophe" if meant == _as_possessive(folded(typed))
-                    else "as the passages found spell it") for typed, meant in retyped)
+    notes.extend(f"read {typed!r} as {meant!r}, {_why(typed, meant)}" for typed, meant in retyped)
     return replace(q, question=question) if retyped else q
+
+
+def _why(typed: str, meant: str) -> str:
+    """Why :func:`read_typos` read ``typed`` as ``meant``, for the note."""
+    if typed in SHORTENED:
+        return "a word typed short"
+    if meant == _as_possessive(folded(typed)):
+        return "a possessive typed without its apostrophe"
+    return "as the passages found spell it"

@@ -44,6 +44,20 @@ def test_a_name_typed_without_its_apostrophe_or_a_letter_wrong_is_read_as_the_pa
         "how long is the sao francisco river", [("fransisco", "francisco")])
 
 
+def test_a_word_typed_short_is_read_as_the_word_it_stands_for_unless_the_passages_hold_it() -> None:
+    sakharov = "Andrei Sakharov\nAndrei Sakharov was awarded the Nobel Peace Prize in 1975."
+    assert read_typos("what yr did sakarov get the nobel peace prize", [sakharov]) == (
+        "what year did sakharov get the nobel peace prize", [("yr", "year"), ("sakarov", "sakharov")])
+    assert names_found("what year did sakharov get the nobel peace prize", [sakharov], 0.6)
+    assert not names_found("what yr did sakharov get the nobel peace prize", [sakharov], 0.6)
+    snowdon = "Snowdon\nSnowdon, or Yr Wyddfa, is the highest mountain in Wales."
+    assert read_typos("what does yr wyddfa mean", [snowdon])[1] == []
+    notes: list[str] = []
+    read_question(Question("what yr was it awarded"), [Document(sakharov, metadata={"title": "Andrei Sakharov"})],
+                  notes)
+    assert notes == ["read 'yr' as 'year', a word typed short"]
+
+
 def test_a_possessive_typed_without_its_apostrophe_is_read_with_it() -> None:
     bering = "Vitus Bering\nVitus Bering was an officer in the Russian Navy."
     assert read_typos("vitus bering was an officer in which countrys navy", [bering]) == (
