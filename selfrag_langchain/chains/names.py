@@ -44,6 +44,7 @@ from selfrag_langchain.chains.peoples import LANGUAGES, other_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 from selfrag_langchain.prompts import passage_body
 from selfrag_langchain.text.sentences import split_sentences
+from selfrag_langchain.text.spelling import american_spelling
 
 
 @functools.cache
@@ -362,8 +363,16 @@ class _Held:
         self.phrase = f" {' '.join(content)} "
         self.words = set(content) | acronyms(text) | numbered(text)
         self.initial: dict[str, list[str]] = {}
+        self._american: set[str] | None = None
         for w in self.words:
             self.initial.setdefault(w[:1], []).append(w)
+
+    def _american_spellings(self) -> set[str]:
+        """The text's words spelt the American way (:func:`~selfrag_langchain.text.spelling.american_spelling`),
+        read the first time a word is looked up that the text does not hold as it is."""
+        if self._american is None:
+            self._american = {american_spelling(w) for w in self.words}
+        return self._american
 
     def _starting(self, prefix: str) -> list[str]:
         return [w for w in self.initial.get(prefix[:1], ()) if w.startswith(prefix)]
@@ -375,6 +384,8 @@ class _Held:
     def holds(self, word: str) -> bool:
         """:func:`holds` against this text."""
         if word in self.words or not self.words.isdisjoint(number_forms(word)):
+            return True
+        if american_spelling(word) in self._american_spellings():  # "fibres" for "fibers"
             return True
         prefix = decade_prefix(word)
         if prefix is not None:
