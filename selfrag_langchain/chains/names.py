@@ -473,6 +473,13 @@ _MODIFIERS = frozenset({"ADJ", "NOUN", "PROPN"})
 """What the lexicon may know a word between "which" and its noun as ("which ancient city")."""
 
 
+def _modifies(known: frozenset[str], *, leading: bool) -> bool:
+    """Whether a word the lexicon knows as ``known`` can stand in an asked phrase: known only as a modifier or a
+    noun, or, ``leading`` (before the phrase's first noun), as an adjective too ("which sour liquid condiment":
+    "sour" is also a verb; not "first" in "Which German chemist first isolated caffeine?")."""
+    return bool(known) and (known <= _MODIFIERS or (leading and "ADJ" in known))
+
+
 def _opens_asked_phrase(words: Sequence[str], i: int) -> bool:
     """Whether the (lower-cased) ``words[i]`` is a "which" or "what" that opens a sentence's question phrase, at its
     start or after a preposition ("In which city ..."), not one within it ("Do you know what ...")."""
@@ -482,7 +489,7 @@ def _opens_asked_phrase(words: Sequence[str], i: int) -> bool:
 def kind_nouns(question: str) -> list[str]:
     """The :func:`noun_words` that say what kind of thing the answer is: the last noun of the phrase a sentence
     opens with "which" or "what" (after a preposition or none), over names and words the lexicon knows only as
-    modifiers or nouns ("Which carmaker took ...": "carmaker"; "Which landmasses were named after Amerigo
+    modifiers, adjectives or nouns ("Which carmaker took ...": "carmaker"; "Which landmasses were named after Amerigo
     Vespucci?": "landmasses"; "Which axolotl species ...": "species", not "axolotl"). A passage that answers
     need not use them: it names the Americas. A "what" within a sentence ("Do you know what axolotls eat?") opens
     no such phrase."""
@@ -493,10 +500,11 @@ def kind_nouns(question: str) -> list[str]:
         for i, word in enumerate(words):
             if not _opens_asked_phrase(words, i):
                 continue
-            phrase = []
+            phrase: list[str] = []
             for after in words[i + 1:]:
                 known = parts_of_speech(after)
-                if after in STOPWORDS or not (after in nouns or after in names or (known and known <= _MODIFIERS)):
+                leading = not any(word in nouns for word in phrase)
+                if after in STOPWORDS or not (after in nouns or after in names or _modifies(known, leading=leading)):
                     break
                 phrase.append(after)
             kinds += [word for word in phrase[-1:] if word in nouns]

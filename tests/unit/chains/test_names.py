@@ -179,6 +179,8 @@ def test_the_noun_that_says_what_kind_of_thing_is_asked_need_not_be_held() -> No
     assert kind_nouns("Where does the axolotl live?") == []  # what it asks about is no kind
     assert kind_nouns("Which axolotl species lives in Xochimilco?") == ["species"]  # the phrase's last noun
     assert kind_nouns("Do you know what axolotls eat?") == []  # "what" within a sentence opens no kind
+    # an adjective the lexicon also knows as a verb ("sour") stands before the kind as well
+    assert kind_nouns("Acetic acid is the active component of which sour liquid condiment?") == ["condiment"]
     assert "axolotl" in rare_terms("In which ancient city was the axolotl first described?")
 
 
