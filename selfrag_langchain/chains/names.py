@@ -236,9 +236,10 @@ _NAMING_VERBS = frozenset(("called", "known", "named", "termed", "spelled", "spe
 def describing_words(question: str) -> set[str]:
     """The (lower-cased) nationality that describes what the question asks for, not what it asks about: the one
     capitalised word between the "which" or "what" that opens the question phrase (as for :func:`kind_nouns`)
-    and the noun they ask for, when it ends as a nationality does
+    and the noun they ask for, when it ends as a nationality does, with the compass word before it
     (:data:`NATIONALITY_ENDINGS`: "In which European state was the tuba invented?": "european"; "Which American
-    architect ...": "american"; not "Which Bohemian Rhapsody singer ..."), and the language of an asked name
+    architect ...": "american"; "which South American country": "south", "american"; not "Which Bohemian
+    Rhapsody singer ..."), and the language of an asked name
     ("What is xiangqi usually called in English?": "english"; a word that ends as a nationality or is one of
     :data:`~selfrag_langchain.chains.peoples.LANGUAGES`). A passage that answers need
     not say it: the one about the tuba says "Prussia", not "European"; the one about xiangqi says "commonly known
@@ -248,12 +249,27 @@ def describing_words(question: str) -> set[str]:
         tokens = _TOKEN.findall(sentence)
         lowered = [token.lower() for token in tokens]
         for i in range(len(tokens) - 2):
-            if (_opens_asked_phrase(lowered, i) and tokens[i + 1][:1].isupper() and tokens[i + 2][:1].islower()
-                    and lowered[i + 1].endswith(NATIONALITY_ENDINGS)):
-                found.add(lowered[i + 1])
+            if _opens_asked_phrase(lowered, i):
+                found.update(_describing_nationality(tokens, lowered, i + 1))
             if _names_language(tokens, lowered, i):
                 found.add(lowered[i + 2])
     return found
+
+
+_COMPASS = frozenset(("north", "south", "east", "west", "central", "northern", "southern", "eastern", "western"))
+"""Words that name a part of the world before a nationality ("South American", "West African")."""
+
+
+def _describing_nationality(tokens: Sequence[str], lowered: Sequence[str], i: int) -> list[str]:
+    """The capitalised nationality at ``tokens[i]`` before a lower-case noun, with the compass word before it
+    ("which South American country": "south", "american"); none when it is not there."""
+    start = i
+    if lowered[i] in _COMPASS and tokens[i][:1].isupper():
+        i += 1
+    if (i + 1 < len(tokens) and tokens[i][:1].isupper() and tokens[i + 1][:1].islower()
+            and lowered[i].endswith(NATIONALITY_ENDINGS)):
+        return list(lowered[start:i + 1])
+    return []
 
 
 def _names_language(tokens: Sequence[str], lowered: Sequence[str], i: int) -> bool:

@@ -188,6 +188,9 @@ def test_the_noun_that_says_what_kind_of_thing_is_asked_need_not_be_held() -> No
     ("In which European state was the tuba invented?", {"european"}, []),
     ("Which American architect was mentored by Louis Sullivan?", {"american"}, ["louis", "sullivan"]),
     ("Which Swedish company makes Minecraft?", {"swedish"}, ["minecraft"]),
+    # with the part of the world before it
+    ("Sodium nitrate is nicknamed after which South American country?", {"south", "american"}, []),
+    ("Which South Pole explorer died first?", set(), ["south", "pole"]),
     ("Which Batman film did Tim Burton direct?", set(), ["batman", "tim", "burton"]),
     ("Which Henri Rousseau painting shows a lion?", set(), ["henri", "rousseau"]),
     ("Which Milan club won the 1994 final?", set(), ["milan", "1994"]),
