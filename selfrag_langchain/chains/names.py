@@ -491,9 +491,10 @@ _MODIFIERS = frozenset({"ADJ", "NOUN", "PROPN"})
 
 def _modifies(known: frozenset[str], *, leading: bool) -> bool:
     """Whether a word the lexicon knows as ``known`` can stand in an asked phrase: known only as a modifier or a
-    noun, or, ``leading`` (before the phrase's first noun), as an adjective too ("which sour liquid condiment":
-    "sour" is also a verb; not "first" in "Which German chemist first isolated caffeine?")."""
-    return bool(known) and (known <= _MODIFIERS or (leading and "ADJ" in known))
+    noun, or, ``leading`` (before the phrase's first noun), as an adjective or a noun too ("which sour liquid
+    condiment": "sour" is also a verb; "which age of prehistory": "age" too; not "first" in "Which German
+    chemist first isolated caffeine?")."""
+    return bool(known) and (known <= _MODIFIERS or (leading and not known.isdisjoint({"ADJ", "NOUN"})))
 
 
 def _opens_asked_phrase(words: Sequence[str], i: int) -> bool:
@@ -506,7 +507,8 @@ def kind_nouns(question: str) -> list[str]:
     """The :func:`noun_words` that say what kind of thing the answer is: the last noun of the phrase a sentence
     opens with "which" or "what" (after a preposition or none), over names and words the lexicon knows only as
     modifiers, adjectives or nouns ("Which carmaker took ...": "carmaker"; "Which landmasses were named after Amerigo
-    Vespucci?": "landmasses"; "Which axolotl species ...": "species", not "axolotl"). A passage that answers
+    Vespucci?": "landmasses"; "Which axolotl species ...": "species", not "axolotl"), and the noun of the phrase
+    after "of" that goes on from it ("What system of bondage ...": "system", "bondage"). A passage that answers
     need not use them: it names the Americas. A "what" within a sentence ("Do you know what axolotls eat?") opens
     no such phrase."""
     nouns, names = set(noun_words(question)), set(asked_names(question))
@@ -516,15 +518,28 @@ def kind_nouns(question: str) -> list[str]:
         for i, word in enumerate(words):
             if not _opens_asked_phrase(words, i):
                 continue
-            phrase: list[str] = []
-            for after in words[i + 1:]:
-                known = parts_of_speech(after)
-                leading = not any(word in nouns for word in phrase)
-                if after in STOPWORDS or not (after in nouns or after in names or _modifies(known, leading=leading)):
-                    break
-                phrase.append(after)
+            phrase = _noun_phrase(words, i + 1, nouns, names)
+            if not phrase:
+                continue
+            end = i + 1 + len(phrase)
             kinds += [word for word in phrase[-1:] if word in nouns]
+            if end < len(words) and words[end] == "of" and (phrase[-1] in nouns
+                                                            or "NOUN" in parts_of_speech(phrase[-1])):
+                kinds += [word for word in _noun_phrase(words, end + 1, nouns, names)[-1:] if word in nouns]
     return kinds
+
+
+def _noun_phrase(words: Sequence[str], start: int, nouns: set[str], names: set[str]) -> list[str]:
+    """The words from ``words[start]`` that make one noun phrase of the question: its names, its nouns and the
+    words that modify them (:func:`_modifies`), up to a function word or any other word."""
+    phrase: list[str] = []
+    for word in words[start:]:
+        leading = not any(w in nouns for w in phrase)
+        if word in STOPWORDS or not (word in nouns or word in names
+                                     or _modifies(parts_of_speech(word), leading=leading)):
+            break
+        phrase.append(word)
+    return phrase
 
 
 def rare_terms(question: str) -> list[str]:

@@ -181,6 +181,11 @@ def test_the_noun_that_says_what_kind_of_thing_is_asked_need_not_be_held() -> No
     assert kind_nouns("Do you know what axolotls eat?") == []  # "what" within a sentence opens no kind
     # an adjective the lexicon also knows as a verb ("sour") stands before the kind as well
     assert kind_nouns("Acetic acid is the active component of which sour liquid condiment?") == ["condiment"]
+    # the noun of the phrase that "of" goes on with says what kind of thing is asked as well
+    assert kind_nouns("What system of bondage did Tsar Alexander II of Russia abolish in 1861?") == ["system",
+                                                                                                   "bondage"]
+    assert kind_nouns("To which age of prehistory did the Indus Valley Civilisation belong?") == ["prehistory"]
+    assert kind_nouns("Which city of Canada is the largest?") == ["city"]  # a name after "of" is no kind
     assert "axolotl" in rare_terms("In which ancient city was the axolotl first described?")
 
 
