@@ -43,6 +43,7 @@ from typing import Any
 from selfrag_langchain.chains.peoples import LANGUAGES, other_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 from selfrag_langchain.prompts import passage_body
+from selfrag_langchain.text.lexicon import parts_of_speech
 from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.text.spelling import american_spelling
 
@@ -116,14 +117,6 @@ def _other_ending(one: str, other: str) -> bool:
     shorter, longer = sorted((one, other), key=len)
     shared = next((i for i, (a, b) in enumerate(zip(shorter, longer, strict=False)) if a != b), len(shorter))
     return len(shorter) >= MIN_ENDED and shared >= len(shorter) - 1 and len(longer) - shared <= MAX_ENDING
-
-
-def parts_of_speech(word: str) -> frozenset[str]:
-    """What English's lexicon (LemmInflect's word lists) knows the word as: none for a name or a word it does
-    not know."""
-    from lemminflect import getAllLemmas
-
-    return frozenset(getAllLemmas(word))
 
 
 _CONTRACTION_TEXT = (

@@ -35,12 +35,12 @@ from selfrag_langchain.chains.names import (
     WORD,
     lexical,
     one_edit,
-    parts_of_speech,
     plain_words,
     rare_unknown,
 )
 from selfrag_langchain.judging.signals import folded
 from selfrag_langchain.prompts import format_passage
+from selfrag_langchain.text.lexicon import parts_of_speech
 
 __all__ = ["Retyped", "read_question", "read_typos"]
 
