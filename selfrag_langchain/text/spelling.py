@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import re
 
+from selfrag_langchain.text.lexicon import parts_of_speech
+
 __all__ = ["american_spelling"]
 
 _WORDS = {"aluminium": "aluminum", "grey": "gray", "greys": "grays", "plough": "plow", "ploughs": "plows",
@@ -46,13 +48,6 @@ def american_spelling(word: str) -> str:
     spelt = word
     for pattern, replacement in _PATTERNS:
         spelt = pattern.sub(replacement, spelt)
-    if "ae" in spelt and _AE.search(spelt) and _known(word):
+    if "ae" in spelt and _AE.search(spelt) and parts_of_speech(word):  # a word the lexicon knows, not a name
         spelt = _AE.sub("e", spelt)
     return spelt
-
-
-def _known(word: str) -> bool:
-    """Whether English's lexicon knows ``word`` (LemmInflect's word lists), which names are not."""
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(word))
