@@ -547,8 +547,10 @@ def holds(word: str, text: str) -> bool:
     """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal", "Croatia" for
     "croatian": :func:`place_stems`, "the United States" for "Americans":
     :func:`~selfrag_langchain.chains.peoples.other_names`, "romanized" for "romanization": :func:`root`, "No. 9"
-    for "ninth": :func:`number_forms`), as the two words of a compound ("chess" and "board" for "chessboard"; the
-    words anywhere in the text, each of at least three letters), or as an acronym the text spells
+    for "ninth": :func:`number_forms`, "fibers" for "fibres": its other spelling, British or American,
+    :func:`~selfrag_langchain.text.spelling.american_spelling`), as the two words of a compound ("chess" and
+    "board" for "chessboard"; the words anywhere in the text, each of at least three letters), or as an acronym
+    the text spells
     (:func:`acronyms`: "us" in "the United States")."""
     return _held(text).holds(word)
 

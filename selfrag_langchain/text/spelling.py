@@ -48,6 +48,6 @@ def american_spelling(word: str) -> str:
     spelt = word
     for pattern, replacement in _PATTERNS:
         spelt = pattern.sub(replacement, spelt)
-    if "ae" in spelt and _AE.search(spelt) and parts_of_speech(word):  # a word the lexicon knows, not a name
+    if _AE.search(spelt) and parts_of_speech(word):  # a word the lexicon knows, not a name
         spelt = _AE.sub("e", spelt)
     return spelt
