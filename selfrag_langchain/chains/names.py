@@ -339,8 +339,12 @@ def numbered(text: str) -> set[str]:
 @functools.cache
 def number_forms(word: str) -> frozenset[str]:
     """Other ways a text writes the number an ordinal word names ("ninth"): "9th", a Roman numeral of two letters
-    or more ("ix"), a numbering ("No. 9": :func:`numbered`). Empty for any other word: a number in figures is
-    held only as it is written ("Apollo 13" is not held by "the thirteenth century")."""
+    or more ("ix"), a numbering ("No. 9": :func:`numbered`); and the other way round, the ordinal word and "9th"
+    for such a Roman numeral ("World War II" for "the Second World War"). Empty for any other word: a number in
+    figures is held only as it is written ("Apollo 13" is not held by "the thirteenth century")."""
+    if word in ROMAN and len(word) > 1:
+        n = ROMAN.index(word) + 1
+        return frozenset({ORDINALS[n - 1], _suffixed(n)})
     if word not in ORDINALS:
         return frozenset()
     n = ORDINALS.index(word) + 1

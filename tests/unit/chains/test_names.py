@@ -261,6 +261,8 @@ def test_a_number_is_held_written_another_way() -> None:
     assert holds("ninth", ninth) and holds("ninth", "his symphony no.9") and holds("ninth", "The 9th Symphony")
     assert names_found("In which city was Beethoven's Ninth Symphony first performed?", [ninth], 0.6)
     assert holds("second", "World War II was a global conflict.")
+    assert holds("ii", "the Second World War") and holds("viii", "Henry the 8th")  # and the other way round
+    assert not holds("i", "the first war") and not holds("v", "the fifth")  # a one-letter numeral is any "I"
     assert not holds("13", "In the thirteenth century") and not holds("13", "the 13th")  # figures as written
     assert not holds("ninth", "the 9 muses") and not holds("ninth", "Op. 9")  # a figure alone is not an ordinal
     assert not holds("first", "World War I")  # a one-letter numeral is any "I"

@@ -69,6 +69,9 @@ def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(q
     ("What was Jane Austen's first novel?", "Pride and Prejudice is a novel by English author Jane Austen."),
     ("What was the first novel of Charles Dickens?", "A Christmas Carol is a novella, first published in 1843."),
     ("In which year did the First World War end?", "It ended before the Second World War began."),  # names
+    # the asked place by another of its names: "World War II" for "the Second World War"
+    ("What was the longest unbroken military campaign of the Second World War?",
+     "The Battle of the Atlantic, the longest continuous military campaign in World War II, ran from 1939 to 1945."),
     ("Who wrote Hamlet?", "Hamlet is the longest play by Shakespeare and the third most performed."),  # no rank asked
     # the asked place of the asked measure, whatever noun it ranks, is no other rank
     ("What is the highest peak of the Zagros Mountains?", "The highest point is Mount Dena, at 4,409 metres."),
