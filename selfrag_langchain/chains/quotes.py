@@ -11,11 +11,10 @@ The sentence is the one with the best sum of two signals, equally weighted: the 
 and the question followed by the generation's first sentence (by embedding), and the share (0 to 1) of that
 first sentence's new words (content words the question does not hold) that it contains. With a sentence reader
 (:class:`~selfrag_langchain.judging.reader.SentenceReader`) a third term joins them, weighted
-:attr:`PassageQuoter.reader_weight`: the probability that the sentence answers the question, as its log-odds
-(:func:`standing`), so that the sentence that states what was asked wins over one the generation points at more
-closely ("Gold ... has the symbol Au", not "Chemically, gold is a transition metal"; "... won gold in water polo"
-when the generator wrote of his swimming), and of two sentences both read as near certain, the one read with more
-certainty. With an answer finder (:class:`~selfrag_langchain.judging.finder.AnswerFinder`) as well, that
+:attr:`PassageQuoter.reader_weight`: the probability that the sentence answers the question, so that the
+sentence that states what was asked wins over one the generation points at more closely ("Gold ... has the
+symbol Au", not "Chemically, gold is a transition metal"; "... won gold in water polo" when the generator wrote
+of his swimming). With an answer finder (:class:`~selfrag_langchain.judging.finder.AnswerFinder`) as well, that
 probability is the mean of the reader's and the finder's (:attr:`PassageQuoter.finder_share`): the finder, trained
 to point at the phrase that answers, ranks the answering sentence first where the reader misses it ("The play is
 set in Athens, ..." for "In which city is A Midsummer Night's Dream set?"), and the reverse. An empty generation
@@ -122,12 +121,10 @@ class PassageQuoter(BaseModel):
     reader: SentenceReader | None = None
     """Reads whether each sentence answers the question (a third term of the choice); None: two terms."""
     reader_weight: float = Field(default=3.0, ge=0.0)
-    """The weight in the choice of the reading's :func:`standing` (its log-odds, -1 to 1), beside the cosine and the
-    share of new words held (each weighted 1). A 135M generator often writes of the right passage's wrong
-    sentence, and the reader knows which sentence answers better than the generation points at it: chosen by
-    leave-one-list-out cross-validation over seven lists already run (1, 2, 3, 5 and the reader alone), when the
-    term was the probability; as log-odds, re-quoting the 587 written branches of the 21st to 57th lists quotes a
-    sentence holding the answer for 499, 507 and 504 at 2, 3 and 5, against 497 with the probability at 3."""
+    """The reader's probability's weight in the choice, beside the cosine and the share of new words held (each
+    weighted 1). A 135M generator often writes of the right passage's wrong sentence, and the reader knows which
+    sentence answers better than the generation points at it: chosen by leave-one-list-out cross-validation
+    over seven lists already run (1, 2, 3, 5 and the reader alone)."""
     finder: AnswerFinder | None = None
     """Reads whether each quote holds a phrase that answers the question (:attr:`Quote.holds_answer`, what
     declining reads), and with a reader shares in each sentence's reading (:attr:`finder_share`); None: quotes
@@ -326,7 +323,7 @@ class _Found:
     def quotes(self, vectors: list[list[float]], answering: list[float] | None,
                reader_weight: float) -> list[Quote | None]:
         """The quotes, given the embeddings of :attr:`texts` and, with a reader, the probability that each sentence
-        answers the question (in :meth:`groups`' order), its :func:`standing` weighted ``reader_weight``."""
+        answers the question (in :meth:`groups`' order), weighted ``reader_weight``."""
         query_vectors, sentence_vectors = vectors[: len(self.queries)], iter(vectors[len(self.queries):])
         answers = iter(answering) if answering is not None else None
         found: list[Quote | None] = []
@@ -344,7 +341,7 @@ class _Found:
                 held = len(added & set(content_words(folded(sentence)))) / len(added) if added else 0.0
                 score = sum(a * b for a, b in zip(query, vector, strict=True)) + held
                 if reads is not None:
-                    score += reader_weight * standing(reads)
+                    score += reader_weight * reads
                 if score > best_score:
                     best, best_score = Quote(shown, reads), score
             found.append(best)
@@ -354,38 +351,17 @@ class _Found:
 def settled(readings: Sequence[float], vectors: Sequence[Sequence[float]], reader_weight: float) -> bool:
     """Whether a passage's best-read sentence is its quote whatever is generated from it. A sentence's standing in
     the choice (:meth:`_Found.quotes`) is its cosine with the generation, plus the share of the generation's new
-    words it holds (0 to 1), plus ``reader_weight`` times its reading's :func:`standing`; two unit vectors' cosines
-    with any third differ by at most their distance, so the best-read sentence wins when, for every other sentence,
-    ``reader_weight`` times the difference of standings exceeds the two sentences' distance plus 1. Never for
+    words it holds (0 to 1), plus ``reader_weight`` times its reading; two unit vectors' cosines with any third
+    differ by at most their distance, so the best-read sentence wins when, for every other sentence,
+    ``reader_weight`` times the difference of readings exceeds the two sentences' distance plus 1. Never for
     embeddings that are not unit length (one per sentence, ``vectors``): the choice's dot product is then no
     cosine, and nothing bounds it."""
     if any(abs(math.sqrt(sum(x * x for x in v)) - 1.0) > UNIT_TOLERANCE for v in vectors):
         return False
     best = max(range(len(readings)), key=readings.__getitem__, default=None)
     return best is not None and all(
-        reader_weight * (standing(readings[best]) - standing(readings[i])) > math.dist(vectors[i], vectors[best]) + 1.0
+        reader_weight * (readings[best] - readings[i]) > math.dist(vectors[i], vectors[best]) + 1.0
         for i in range(len(readings)) if i != best)
-
-
-LOG_ODDS_BOUND = 5.0
-"""The largest log-odds a reading counts with, either way: beyond it a model's certainty adds nothing (re-quoting
-the 587 written branches of the 21st to 57th lists: 507 quotes holding the answer at 5, 500 at 10)."""
-
-
-def standing(reading: float) -> float:
-    """A reading's weight in the choice of quote: its log-odds, bounded by :data:`LOG_ODDS_BOUND` and divided by
-    it (-1 to 1). Both models read many sentences that share the question's words near 1 ("Mathematician Gladys
-    West was the first person to synthesize a high-fidelity geoid ..." for "Which mathematician first described the
-    geoid?" as much as "According to Carl Friedrich Gauss, who first described it, ..."); read as probabilities
-    the two differ by less than the generation's pull, in log-odds by the models' certainty."""
-    return _log_odds(reading) / LOG_ODDS_BOUND
-
-
-def _log_odds(probability: float) -> float:
-    """``probability``'s log-odds, bounded by :data:`LOG_ODDS_BOUND`."""
-    if not 0.0 < probability < 1.0:
-        return LOG_ODDS_BOUND if probability >= 1.0 else -LOG_ODDS_BOUND
-    return max(-LOG_ODDS_BOUND, min(LOG_ODDS_BOUND, math.log(probability / (1.0 - probability))))
 
 
 UNIT_TOLERANCE = 1e-3

@@ -4,14 +4,13 @@ the generation kept in the trace; off unless asked for."""
 from __future__ import annotations
 
 import argparse
-import math
 
 import pytest
 from langchain_core.documents import Document
 from langchain_core.language_models import FakeListLLM
 
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
-from selfrag_langchain.chains.quotes import PassageQuoter, standing
+from selfrag_langchain.chains.quotes import PassageQuoter
 from selfrag_langchain.chains.short_form import SelfRAG
 from selfrag_langchain.judging import CalibratedReflector, InlineReflector
 from selfrag_langchain.pipeline import PipelineSettings, build_quoter
@@ -590,32 +589,11 @@ def test_with_a_reader_and_a_finder_a_sentences_reading_is_their_blend_and_choos
     assert asyncio.run(blended.afind(question, pairs, titles=[None]))[0] == found
     # The prospect reads the same blend, so that it still bounds the quote's score.
     assert blended.best_answering(question, [(passage, None)]) == [pytest.approx(0.5)]
-
     reader_only = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder, finder_share=0.0)
     assert reader_only.find(question, pairs, titles=[None])[0].text.startswith("A Midsummer")
     assert reader_only.best_answering(question, [(passage, None)]) == [pytest.approx(0.3)]
     with pytest.raises(ValueError):
         PassageQuoter(embeddings=BagOfWords(), finder_share=1.5)
-
-
-def test_of_two_sentences_both_models_read_as_near_certain_the_more_certain_reading_chooses() -> None:
-    from tests.fakes.table_finder import TableFinder
-    from tests.fakes.table_reader import TableReader
-
-    question = "Which mathematician first described the geoid?"
-    passage = ("Mathematician Gladys West was the first person to synthesize a high-fidelity geoid model. "
-               "According to Carl Friedrich Gauss, who first described it, it is the mathematical figure of the Earth.")
-    pairs = [("She was a mathematician.", passage)]  # leans to the wrong one
-    reader = TableReader(answering=lambda q, s: 0.99)  # the question's words in both
-    finder = TableFinder(odds=lambda q, s: 9.8 if "Gauss" in s else 4.0)
-    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
-    found = quoter.find(question, pairs, titles=["Geoid"])[0]
-    assert found is not None and found.text.startswith("According to Carl Friedrich Gauss")
-    # the readings, 0.995 and 0.986, differ by less than the generation's lean; their log-odds, 5.3 and 4.3, do not
-    gauss, gladys = (0.5 * 0.99 + 0.5 / (1 + math.exp(-odds)) for odds in (9.8, 4.0))
-    assert found.answering == pytest.approx(gauss)
-    assert standing(gauss) == 1.0 and standing(gladys) == pytest.approx(math.log(gladys / (1 - gladys)) / 5)
-    assert standing(1.0) == 1.0 and standing(0.0) == -1.0 and standing(0.5) == 0.0
 
 
 def test_the_settings_record_the_finders_share_only_when_it_shares_a_reading() -> None:
