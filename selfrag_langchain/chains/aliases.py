@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-from selfrag_langchain.chains.names import noun_lemma
 from selfrag_langchain.judging.signals import STOPWORDS, folded
+from selfrag_langchain.text.lexicon import noun_lemma
 
 __all__ = ["asks_other_name", "gives_asked_name"]
 

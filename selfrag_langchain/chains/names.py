@@ -43,7 +43,7 @@ from typing import Any
 from selfrag_langchain.chains.peoples import LANGUAGES, other_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 from selfrag_langchain.prompts import passage_body
-from selfrag_langchain.text.lexicon import parts_of_speech
+from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.text.spelling import american_spelling
 
@@ -62,14 +62,6 @@ def rare(word: str) -> bool:
     """Whether a (lower-cased) word is rare: not a number, and not one piece of MiniLM's vocabulary of 30,000
     common words and word pieces ("mahomes" is "ma", "##hom", "##es"; "english" is itself)."""
     return not word.isdigit() and len(_vocabulary().tokenize(word)) > 1
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def noun_lemma(word: str) -> str:
-    """The word read as a noun, in its dictionary form ("narwhals" is "narwhal", "Zulus" "zulu")."""
-    from lemminflect import getLemma
-
-    return str(next(iter(getLemma(word, upos="NOUN")), word))
 
 
 @functools.cache

@@ -30,9 +30,10 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from selfrag_langchain.chains.names import ORDINALS, asked_names, describing_words, holds, kind_nouns, noun_lemma
+from selfrag_langchain.chains.names import ORDINALS, asked_names, describing_words, holds, kind_nouns
 from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.signals import STOPWORDS, folded
+from selfrag_langchain.text.lexicon import adjective_lemma, noun_lemma
 
 __all__ = ["Rank", "stated_ranks", "states_other_rank"]
 
@@ -81,25 +82,16 @@ class Rank:
         return not self.scope or any(_place_held(names, question) for names in self.scope)
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _adjective_lemma(word: str) -> str | None:
-    """The adjective ``word`` is a form of, when lemminflect knows it as one ("largest": "large")."""
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(word).get("ADJ")
-    return str(lemmas[0]) if lemmas else None
-
-
 def _superlative(word: str) -> bool:
     """Whether a lower-cased word is a superlative adjective: "largest", "best", "southernmost" (not "forest",
     "honest", "most")."""
     if word in _IRREGULAR:
         return True
     if word.endswith("most") and len(word) > len("most") + 2:
-        return _adjective_lemma(word) is not None
+        return adjective_lemma(word) is not None
     if not word.endswith("est") or len(word) < 5:
         return False
-    lemma = _adjective_lemma(word)
+    lemma = adjective_lemma(word)
     return lemma is not None and lemma != word
 
 
@@ -220,7 +212,7 @@ def _scale_ends(measure: str) -> frozenset[tuple[str, int]]:
         return frozenset({(words[1], 1 if words[0] == "most" else -1)})
     if len(words) != 1:
         return frozenset()
-    lemma = _adjective_lemma(words[0]) or words[0]
+    lemma = adjective_lemma(words[0]) or words[0]
     return frozenset((min(high), 1 if lemma in high else -1) for high, low in _SCALES if lemma in high | low)
 
 
@@ -314,7 +306,7 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
     while i < len(tokens):
         token = tokens[i]
         measure = None
-        if token in _RANKING_WORDS and i + 1 < len(tokens) and _adjective_lemma(tokens[i + 1]) is not None:
+        if token in _RANKING_WORDS and i + 1 < len(tokens) and adjective_lemma(tokens[i + 1]) is not None:
             measure, end = f"{token} {tokens[i + 1]}", i + 2
         elif _superlative(token):
             measure, end = token, i + 1

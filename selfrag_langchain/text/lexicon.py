@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["parts_of_speech"]
+import functools
+
+__all__ = ["adjective_lemma", "noun_lemma", "parts_of_speech"]
 
 
 def parts_of_speech(word: str) -> frozenset[str]:
@@ -11,3 +13,20 @@ def parts_of_speech(word: str) -> frozenset[str]:
     from lemminflect import getAllLemmas
 
     return frozenset(getAllLemmas(word))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def noun_lemma(word: str) -> str:
+    """The word read as a noun, in its dictionary form ("narwhals" is "narwhal", "Zulus" "zulu")."""
+    from lemminflect import getLemma
+
+    return str(next(iter(getLemma(word, upos="NOUN")), word))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def adjective_lemma(word: str) -> str | None:
+    """The adjective ``word`` is a form of, when the lexicon knows it as one ("largest": "large")."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word).get("ADJ")
+    return str(lemmas[0]) if lemmas else None
