@@ -20,7 +20,9 @@ most prominent peak" answers "the tallest mountain"); another measure's first ra
 rank ("Marseille is best known for its port" says nothing against "the second-largest city"), nor does the asked
 place said of another noun ("The highest point is Mount Dena" for "the highest peak"); "one of the largest",
 "the next brightest" and "at least" state no rank; an ordinal before a noun is read only for the noun the
-question ranks ("first published" says nothing of "her first novel").
+question ranks ("first published" says nothing of "her first novel"), and one before a narrower phrase only for a
+higher place than asked ("the eighth studio album" is no first album; "the first female president" may be the
+eleventh president).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from selfrag_langchain.chains.names import ORDINALS, asked_names, describing_words, holds, kind_nouns
 from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.signals import STOPWORDS, folded
-from selfrag_langchain.text.lexicon import adjective_lemma, noun_lemma
+from selfrag_langchain.text.lexicon import adjective_lemma, noun_lemma, parts_of_speech
 
 __all__ = ["Rank", "stated_ranks", "states_other_rank"]
 
@@ -61,6 +63,9 @@ class Rank:
     measure: str
     ordinal_noun: bool = False
     written: bool = True
+    phrase: tuple[str, ...] = ()
+    """What an ordinal ranks, its noun last (:func:`_ordinal_phrase`: ("studio", "album") for "the eighth studio
+    album"); empty for a superlative."""
     noun: str | None = None
     """The content word after a superlative ("river" in "the longest river"), in its dictionary form; None when
     a function word follows ("the largest in Brazil") or nothing does."""
@@ -277,18 +282,41 @@ def _unranked(tokens: list[str], spans: list[tuple[int, int]], text: str, i: int
     return owner < i and ends(owner, _NO_RANK_BEFORE_OWNER)
 
 
-def _ordinal_noun(tokens: list[str], i: int) -> str | None:
-    """The word an ordinal at token ``i`` stands before: the next one, or the one after the next ordinal it is
-    joined to with "and" or "or" ("the 22nd and 24th president": "president" for both); None for a superlative
-    ("third-largest") or a capitalised word."""
+MAX_RANKED_PHRASE = 3
+"""The most words after an ordinal read as the phrase it ranks ("the eighth studio album")."""
+
+
+def _ordinal_phrase(tokens: list[str], spans: list[tuple[int, int]], text: str, i: int) -> tuple[str, ...] | None:
+    """The phrase an ordinal at token ``i`` ranks, its noun last: the words after it that English's lexicon knows
+    as nouns or adjectives (or as verbs in "-ing": "the first sewing machine"), up to punctuation, a function
+    word or :data:`MAX_RANKED_PHRASE` words, to their last noun, in dictionary form ("the eighth studio album":
+    ("studio", "album")); the next word alone when the ordinal is hyphened to it ("16th-century", "second-generation")
+    or none of them is a noun; after the next ordinal when joined to it with "and" or "or" ("the 22nd and 24th
+    president": ("president",) for both). None for a superlative ("third-largest") or a capitalised word."""
     after = i + 1
     if after + 1 < len(tokens) and tokens[after] in ("and", "or"):
         joined = after + 1 + (tokens[after + 1] in _TENS)
         if _place_at(tokens, joined) is not None:
-            after = joined + 1
+            i, after = joined, joined + 1
     if after >= len(tokens) or not tokens[after] or tokens[after] in _RANKING_WORDS or _superlative(tokens[after]):
         return None
-    return tokens[after]
+    if text[spans[i][1]:spans[after][0]] == "-":
+        return (tokens[after],)
+    words: list[str] = []
+    head = 0
+    for k in range(after, min(after + MAX_RANKED_PHRASE, len(tokens))):
+        word = tokens[k]
+        if not word or word in STOPWORDS or (k > after and text[spans[k - 1][1]:spans[k][0]].strip(" -")):
+            break
+        kinds = parts_of_speech(word)
+        if not kinds & {"NOUN", "ADJ"} and not (word.endswith("ing") and "VERB" in kinds):
+            break
+        words.append(word)
+        if "NOUN" in kinds:
+            head = len(words)
+    if not head:
+        return (tokens[after],)
+    return (*words[:head - 1], noun_lemma(words[head - 1]))
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -317,8 +345,8 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
             i = end
             continue
         written = _place_at(tokens, i)
-        if written is not None and (noun := _ordinal_noun(tokens, i)) is not None:
-            ordinals.append((written[0], Rank(written[1], noun, ordinal_noun=True)))
+        if written is not None and (phrase := _ordinal_phrase(tokens, spans, text, i)) is not None:
+            ordinals.append((written[0], Rank(written[1], phrase[-1], ordinal_noun=True, phrase=phrase)))
         i += 1
     starts = sorted([first for first, *_ in found] + [first for first, _ in ordinals])
     superlatives: list[tuple[int, Rank]] = []
@@ -337,6 +365,13 @@ def stated_ranks(text: str) -> tuple[Rank, ...]:
         following = Rank(place or 1, measure, written=place is not None, noun=noun, scope=scope)
         superlatives.append((first, following))
     return tuple(rank for _, rank in sorted(superlatives + ordinals, key=lambda pair: pair[0]))
+
+
+def _narrows(stated: Rank, asked: Rank) -> bool:
+    """Whether an ordinal a sentence states ranks the asked ordinal's things or fewer of them: its phrase holds
+    every word of the asked one ("the eighth studio album" for "the first album"). Its place then says the place
+    among the asked things is as high or higher, so only a higher place rules the asked one out."""
+    return set(asked.phrase) <= set(stated.phrase)
 
 
 @functools.lru_cache(maxsize=1 << 10)
@@ -359,8 +394,8 @@ def states_other_rank(question: str, sentence: str) -> bool:
     bat"), or the asked place where the question does not ask it (:meth:`Rank.holds_in`, when the question names
     something or the place is narrowed: "in continental Africa"), and no superlative at the asked place that can
     rank the same things (:meth:`Rank.ranks_alike`; any other measure's first place states the first) where the
-    question asks. For an ordinal asked before a noun: another ordinal before the same noun, and not the asked
-    one."""
+    question asks. For an ordinal asked before a noun: another ordinal before the same phrase, or a higher one before a
+    phrase that narrows it (:func:`_narrows`), and not the asked one."""
     asked = stated_ranks(question)
     if not asked:
         return False
@@ -368,8 +403,9 @@ def states_other_rank(question: str, sentence: str) -> bool:
     kinds, scoped, narrowable = _question_reading(question)
     for rank in asked:
         if rank.ordinal_noun:
-            same = [s for s in stated if s.ordinal_noun and s.measure == rank.measure]
-            if same and all(s.place != rank.place for s in same):
+            same = [s for s in stated if s.ordinal_noun and s.measure == rank.measure and _narrows(s, rank)]
+            if (any(s.place != rank.place and (s.phrase == rank.phrase or s.place > rank.place) for s in same)
+                    and all(s.place != rank.place for s in same)):
                 return True
             continue
         superlatives = [s for s in stated if not s.ordinal_noun]

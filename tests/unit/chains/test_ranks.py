@@ -50,6 +50,11 @@ TALLEST = "Which is the tallest mountain in Africa?"
     # an ordinal in words past the twentieth is read whole
     ("Who was the twenty-second president of the United States?",
      "John Adams was the second president of the United States."),
+    # an ordinal of a narrower phrase, higher than the asked one: the eighth studio album is no first album
+    ("What was the title of the Beatles' first album?",
+     "Sgt. Pepper's Lonely Hearts Club Band is the eighth studio album by the English rock band the Beatles."),
+    ("Which Ethiopian emperor made Gondar his capital in the 17th century?",
+     "The Songhai Empire was a state located in the western part of the Sahel during the 15th and 16th centuries."),
 ])
 def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(question: str, sentence: str) -> None:
     assert states_other_rank(question, sentence)
@@ -130,6 +135,12 @@ def test_a_sentence_stating_another_rank_and_not_the_asked_one_does_not_answer(q
      "Grover Cleveland was the 22nd and 24th president of the United States."),
     ("Who was the twenty-fourth president of the United States?",
      "Grover Cleveland was the twenty-second and twenty-fourth president."),
+    # a lower place of a narrower phrase leaves the asked place open: the first female president may be the 11th
+    ("Of which country was Corazon Aquino the 11th president?",
+     "The first female president in Philippine history, Aquino was the most prominent figure of the revolution."),
+    ("Who was the third president of the United States?", "He served as the second vice president under Adams."),
+    # an ordinal hyphened to a word ranks that word: a second-generation weapon is no second weapon
+    ("Who built the second nuclear weapon?", "A hydrogen bomb is a second-generation nuclear weapon."),
 ])
 def test_a_sentence_stating_the_asked_rank_or_no_rank_of_it_is_left_alone(question: str, sentence: str) -> None:
     assert not states_other_rank(question, sentence)
@@ -139,15 +150,21 @@ def test_ranks_read_ordinals_in_words_and_figures_before_superlatives_and_nouns(
     assert stated_ranks("the 14th-longest river and the second-most populous city") == (
         Rank(14, "longest", noun="river"), Rank(2, "most populous", noun="city"))
     assert stated_ranks("the largest of its moons") == (Rank(1, "largest", written=False),)
-    assert stated_ranks("her third novel") == (Rank(3, "novel", ordinal_noun=True),)
+    assert stated_ranks("her third novel") == (Rank(3, "novel", ordinal_noun=True, phrase=("novel",)),)
+    # an ordinal ranks the phrase after it, to its noun; hyphened to a word, that word
+    assert stated_ranks("the eighth studio album by the band") == (
+        Rank(8, "album", ordinal_noun=True, phrase=("studio", "album")),)
+    assert stated_ranks("the first sewing machines, and a 16th-century poet") == (
+        Rank(1, "machine", ordinal_noun=True, phrase=("sewing", "machine")),
+        Rank(16, "century", ordinal_noun=True, phrase=("century",)))
     assert stated_ranks("the largest city by population in the Canadian province of Alberta, Canada") == (
         Rank(1, "largest", written=False, noun="city", scope=(("canadian", "alberta"),)),)
     assert stated_ranks("Earth's most massive and second-largest-known dwarf planet") == (
         Rank(1, "most massive", written=False, noun="dwarf", scope=(("earth",),)),
         Rank(2, "largest known", noun="dwarf"))
     assert stated_ranks("the twenty-second-largest city and the 22nd and 24th president") == (
-        Rank(22, "largest", noun="city"), Rank(22, "president", ordinal_noun=True),
-        Rank(24, "president", ordinal_noun=True))
+        Rank(22, "largest", noun="city"), Rank(22, "president", ordinal_noun=True, phrase=("president",)),
+        Rank(24, "president", ordinal_noun=True, phrase=("president",)))
     assert stated_ranks("one of France's largest cities and among Europe's oldest") == ()
     assert stated_ranks("Åland's largest town") == (
         Rank(1, "largest", written=False, noun="town", scope=(("aland",),)),)
