@@ -13,7 +13,10 @@ add each answering sentence as holding an answer somewhere (SelQA marks sentence
 likelihood of any of its word pieces against none) and four that do not, as the sentence reader's third stage
 reads them (:func:`~selfrag_langchain.trainer.reader_data.selqa_pairs`). With ``swapped_questions``, questions
 whose answer sentence names their subject are asked of another subject against it, as holding no answer
-(:func:`swapped_examples`); with ``init_finder``, a trained finder goes on training rather than a new span head
+(:func:`swapped_examples`). With ``questions``, a user's own questions asked of passages add theirs: each
+answered one as SQuAD's, each one its passages do not answer against the two sentences sharing most of its words,
+as holding none (:func:`question_examples`; the project's lists already run so make a second stage, an option:
+docs/training.md). With ``init_finder``, a trained finder goes on training rather than a new span head
 over a reader's layers (a later stage). Each sentence is read after its article's title 70% of the time, as the
 finder reads quotes. The layers start from a sentence reader's (the shipped one by default), which already knows
 answering sentences; ``transformers.Trainer`` runs the loop, with a fixed seed, a progress bar, checkpoints and
@@ -27,6 +30,7 @@ Examples:
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +48,8 @@ from selfrag_langchain.judging.finder import (
     finder_state,
     load_finder_weights,
 )
+from selfrag_langchain.text.sentences import split_sentences
+from selfrag_langchain.trainer.data import read_jsonl
 from selfrag_langchain.trainer.judge_encoder import PairDataset
 from selfrag_langchain.trainer.provenance import provenance
 from selfrag_langchain.trainer.reader import length_grouped_trainer
@@ -153,11 +159,67 @@ def selqa_examples(path: Path, rng: random.Random) -> list[SpanExample]:
             for p in selqa_pairs(path, rng)]
 
 
+def own_questions(path: str | Path) -> list[dict[str, Any]]:
+    """A user's questions asked of passages (JSON Lines): ``question``; ``answers``, the strings that answer it,
+    empty for a question the passages do not answer; ``passages``, what it was asked against, each an object with
+    ``text`` and an optional ``title``.
+
+    Raises:
+        InputError: naming the file and line of a row that lacks them.
+    """
+    def check(record: dict[str, Any]) -> str | None:
+        answers, passages = record.get("answers"), record.get("passages")
+        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            return "answers must be a list of strings (empty for a question the passages do not answer)"
+        if (not isinstance(passages, list) or not passages
+                or not all(isinstance(p, dict) and isinstance(p.get("text"), str)
+                           and isinstance(p.get("title") or "", str) for p in passages)):
+            return 'passages must be a non-empty list of objects with "text" and an optional "title"'
+        return None
+
+    return read_jsonl(path, required=("question",), check=check)
+
+
+def question_examples(rows: Sequence[dict[str, Any]], rng: random.Random) -> list[SpanExample]:
+    """Pairs from questions asked of passages (:func:`own_questions`), each sentence read after its passage's
+    title, as quotes are. A question the passages answer gives three, as SQuAD's do: its first sentence that holds
+    an answer (in any case), the answer marked; that passage's sentence sharing most of the question's words that
+    holds none; one more of those drawn at random. One they do not answer gives the two of all their sentences
+    that share most of its words, both marked as holding none: the sentences that lead a finder to answer it. A
+    question whose answers no sentence holds gives none."""
+    examples = []
+    for row in rows:
+        question = row["question"]
+        passages = [(p.get("title") or "", split_sentences(p["text"])) for p in row["passages"]]
+        answers = [re.compile(re.escape(a.strip()), re.IGNORECASE) for a in row["answers"] if a.strip()]
+        if not answers:
+            pool = [titled(title, s) for title, sentences in passages for s in sentences]
+            for _ in range(min(2, len(pool))):
+                examples.append(SpanExample(question, pool.pop(nearest_sentence(question, pool)), -1, ""))
+            continue
+        found = next(((title, sentences, i, match) for title, sentences in passages for i, s in enumerate(sentences)
+                      if (match := next(filter(None, (a.search(s) for a in answers)), None)) is not None), None)
+        if found is None:
+            continue
+        title, sentences, index, match = found
+        text = titled(title, sentences[index])
+        start = len(text) - len(sentences[index]) + match.start()
+        examples.append(SpanExample(question, text, start, match.group()))
+        others = [s for j, s in enumerate(sentences) if j != index and not any(a.search(s) for a in answers)]
+        if others:
+            examples.append(SpanExample(question, titled(title, others.pop(nearest_sentence(question, others))),
+                                        -1, ""))
+            if others:
+                examples.append(SpanExample(question, titled(title, rng.choice(others)), -1, ""))
+    return examples
+
+
 def training_examples(config: AnswerFinderConfig, rng: random.Random) -> tuple[list[SpanExample], list[Path]]:
     """The finder's training pairs (the module's docstring) in a seeded order, and the files they came from.
 
     Raises:
-        InputError: for a missing or malformed SQuAD file, or when no question is answered in one sentence.
+        InputError: for a missing or malformed SQuAD or questions file, or when no SQuAD question is answered in
+            one sentence.
     """
     squad = Path(config.squad) / SQUAD_FILES["squad"]
     paras = paragraphs(squad, config.squad_paragraphs, rng)
@@ -177,6 +239,9 @@ def training_examples(config: AnswerFinderConfig, rng: random.Random) -> tuple[l
         selqa = Path(config.squad) / SELQA_DEV
         examples += selqa_examples(selqa, random.Random(f"{config.seed}/selqa")) * config.selqa_dev
         sources.append(selqa)
+    for path in config.questions:
+        examples += question_examples(own_questions(path), random.Random(f"{config.seed}/questions"))
+        sources.append(Path(path))
     if len(sources) > 1 or config.swapped_questions:
         rng.shuffle(examples)
     return examples, sources

@@ -353,7 +353,13 @@ class AnswerFinderConfig(SentencePairConfig):
         "finder: as a second stage it declined more unanswerable questions and as many more right answers as a "
         "higher min_quote_holds_answer does"))
 
+    questions: list[str] = field(default_factory=list, metadata=described(
+        "your own questions asked of passages, trained on beside SQuAD: JSON Lines rows of question, answers (empty "
+        "for a question the passages do not answer) and passages (objects with text and an optional title); "
+        "`python benchmarks/finder_questions.py` writes the project's lists already run so"))
+
     def __post_init__(self) -> None:
+        as_lists(self, "questions")
         for name in ("selqa_dev", "swapped_questions"):
             if getattr(self, name) < 0:
                 msg = f"{name} must be >= 0, got {getattr(self, name)}"

@@ -6,6 +6,7 @@ marks the answer's word pieces, and the loss reads them."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import pytest
 from selfrag_langchain.errors import ConfigurationError, InputError
 from selfrag_langchain.trainer.finder import (
     SpanCollator,
+    own_questions,
+    question_examples,
     span_examples,
     span_loss,
     started_from_finder,
@@ -193,3 +196,60 @@ def test_going_on_from_a_directory_without_a_finder_is_a_clear_error(tmp_path: P
     with pytest.raises(InputError, match="init_finder: no answer finder in"):
         started_from_finder(object(), str(tmp_path))
     assert started_from_finder(object(), None) is None
+
+
+HAMLET = {"title": "Hamlet", "text": "Hamlet is a tragedy. It was written by William Shakespeare around 1600. "
+                                     "It is set in Denmark. The play is long."}
+JOYCE = {"title": "James Joyce", "text": "James Joyce was an Irish novelist. He wrote Ulysses in Paris."}
+
+
+def test_own_questions_give_the_answer_sentence_marked_and_two_without_an_answer(tmp_path: Path) -> None:
+    rows = [{"question": "Who wrote the play Hamlet?", "answers": ["william shakespeare"], "passages": [JOYCE, HAMLET]},
+            {"question": "When did Ulysses win the Booker Prize?", "answers": [], "passages": [JOYCE, HAMLET]},
+            {"question": "Who painted the Mona Lisa?", "answers": ["Leonardo"], "passages": [HAMLET]}]
+    examples = question_examples(rows, random.Random(0))
+    assert examples == question_examples(rows, random.Random(0))
+    answered = [e for e in examples if e.first == rows[0]["question"]]
+    # the first sentence holding an answer, in any case, marked where it stands after the title
+    assert answered[0].start >= 0 and answered[0].answer == "William Shakespeare"
+    assert answered[0].second[answered[0].start:].startswith("William Shakespeare")
+    assert answered[0].second.startswith("Hamlet: It was written")
+    # then the passage's nearest sentence without one, and one more of those; never one holding the answer
+    assert [e.start for e in answered[1:]] == [-1, -1]
+    assert answered[1].second == "Hamlet: Hamlet is a tragedy."
+    assert answered[2].second in ("Hamlet: It is set in Denmark.", "Hamlet: The play is long.")
+    # an unanswered question: the two sentences of all its passages sharing most of its words, as holding none
+    unanswered = [e for e in examples if e.first == rows[1]["question"]]
+    assert [(e.second, e.start) for e in unanswered] == [("James Joyce: He wrote Ulysses in Paris.", -1),
+                                                         ("James Joyce: James Joyce was an Irish novelist.", -1)]
+    # no sentence holds the answer: nothing to learn from
+    assert not [e for e in examples if e.first == rows[2]["question"]]
+
+
+def test_own_questions_are_read_from_json_lines_and_a_bad_row_is_named(tmp_path: Path) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"question": "Who wrote Hamlet?", "answers": ["Shakespeare"], "passages": [HAMLET]})
+                    + "\n", encoding="utf-8")
+    assert own_questions(good)[0]["passages"] == [HAMLET]
+    for row, message in [({"question": "q", "answers": "x", "passages": [HAMLET]}, "answers must be a list"),
+                         ({"question": "q", "answers": [], "passages": []}, "passages must be a non-empty list"),
+                         ({"question": "q", "answers": [], "passages": [{"title": "t"}]}, "passages must be"),
+                         ({"answers": [], "passages": [HAMLET]}, "question")]:
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(json.dumps(row) + "\n", encoding="utf-8")
+        with pytest.raises(InputError, match=rf"bad\.jsonl:1: .*{message}"):
+            own_questions(bad)
+
+
+def test_own_questions_are_added_to_squads_pairs_and_named_as_a_source(tmp_path: Path) -> None:
+    _, squad = write_reader_data(tmp_path)
+    rows = tmp_path / "questions.jsonl"
+    rows.write_text(json.dumps({"question": "Who wrote Hamlet?", "answers": ["Shakespeare"], "passages": [HAMLET]})
+                    + "\n", encoding="utf-8")
+    config = AnswerFinderConfig(squad=str(squad), out=str(tmp_path / "out"), squad_paragraphs=2, questions=str(rows))
+    examples, sources = training_examples(config, random.Random(0))
+    base, _ = training_examples(AnswerFinderConfig(squad=str(squad), out=str(tmp_path / "o"), squad_paragraphs=2),
+                                random.Random(0))
+    assert sources[-1] == rows and config.questions == [str(rows)]
+    assert len(examples) == len(base) + 3
+    assert sum(e.first == "Who wrote Hamlet?" for e in examples) == 3

@@ -289,7 +289,7 @@ def test_a_flag_keeps_its_former_name() -> None:
     ("critic_smollm2", "critic"), ("generator_smollm2", "generator"), ("generator_pairs", "generator-pairs"),
     ("generator_data", "generator-data"), ("judge", "judge"), ("judge_data", "judge-data"),
     ("judge_encoder", "judge-encoder"), ("reader", "reader"), ("reader_answering", "reader"),
-    ("entailment_judge", "judge"),
+    ("entailment_judge", "judge"), ("answer_finder", "answer-finder"), ("answer_finder_lists", "answer-finder"),
 ])
 def test_every_shipped_config_is_read_by_its_step(name: str, step: str) -> None:
     from selfrag_langchain.commands.train import config_class
