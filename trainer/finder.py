@@ -197,8 +197,7 @@ def question_examples(rows: Sequence[dict[str, Any]], rng: random.Random) -> lis
             for _ in range(min(2, len(pool))):
                 examples.append(SpanExample(question, pool.pop(nearest_sentence(question, pool)), -1, ""))
             continue
-        found = next(((title, sentences, i, match) for title, sentences in passages for i, s in enumerate(sentences)
-                      if (match := next(filter(None, (a.search(s) for a in answers)), None)) is not None), None)
+        found = _first_holding(passages, answers)
         if found is None:
             continue
         title, sentences, index, match = found
@@ -212,6 +211,18 @@ def question_examples(rows: Sequence[dict[str, Any]], rng: random.Random) -> lis
             if others:
                 examples.append(SpanExample(question, titled(title, rng.choice(others)), -1, ""))
     return examples
+
+
+def _first_holding(passages: Sequence[tuple[str, Sequence[str]]], answers: Sequence[re.Pattern[str]]
+                   ) -> tuple[str, Sequence[str], int, re.Match[str]] | None:
+    """The first sentence of the (title, sentences) passages that holds one of ``answers``: its passage's title
+    and sentences, its index and where the answer stands; None when none does."""
+    for title, sentences in passages:
+        for index, sentence in enumerate(sentences):
+            for answer in answers:
+                if (match := answer.search(sentence)) is not None:
+                    return title, sentences, index, match
+    return None
 
 
 def training_examples(config: AnswerFinderConfig, rng: random.Random) -> tuple[list[SpanExample], list[Path]]:

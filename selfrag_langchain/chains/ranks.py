@@ -289,10 +289,11 @@ MAX_RANKED_PHRASE = 3
 def _ordinal_phrase(tokens: list[str], spans: list[tuple[int, int]], text: str, i: int) -> tuple[str, ...] | None:
     """The phrase an ordinal at token ``i`` ranks, its noun last: the words after it that English's lexicon knows
     as nouns or adjectives (or as verbs in "-ing": "the first sewing machine"), up to punctuation, a function
-    word or :data:`MAX_RANKED_PHRASE` words, to their last noun, in dictionary form ("the eighth studio album":
-    ("studio", "album")); the next word alone when the ordinal is hyphened to it ("16th-century", "second-generation")
-    or none of them is a noun; after the next ordinal when joined to it with "and" or "or" ("the 22nd and 24th
-    president": ("president",) for both). None for a superlative ("third-largest") or a capitalised word."""
+    word or :data:`MAX_RANKED_PHRASE` words, to their last noun, that noun in dictionary form ("the eighth studio
+    albums": ("studio", "album")); the next word alone when the ordinal is hyphened to it ("16th-century",
+    "second-generation") or none of them is a noun; after the next ordinal when joined to it with "and" or "or"
+    ("the 22nd and 24th president": ("president",) for both). None for a superlative ("third-largest") or a
+    capitalised word."""
     after = i + 1
     if after + 1 < len(tokens) and tokens[after] in ("and", "or"):
         joined = after + 1 + (tokens[after + 1] in _TENS)
