@@ -10,6 +10,7 @@ question in several lists is written once.
 
     python benchmarks/finder_questions.py --out selfrag-train/finder_questions.jsonl
     python benchmarks/finder_questions.py --exclude forty_first --exclude fifty_ninth --out rows.jsonl
+    python benchmarks/finder_questions.py my_questions.jsonl my_unanswerable.jsonl --out rows.jsonl
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def question_rows(lists: list[Path], k: int) -> list[dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("lists", nargs="*", type=Path,
+                        help="question lists (default: every list of the manifest already run)")
     parser.add_argument("--out", type=Path, required=True, help="the rows to write (JSON Lines)")
     parser.add_argument("--k", type=int, default=3, help="passages written with an unanswerable question")
     parser.add_argument("--exclude", action="append", default=[], metavar="PREFIX",
@@ -74,8 +77,9 @@ def main() -> None:
     if args.k < 1:
         parser.error(f"--k must be at least 1, not {args.k}")
     excluded = tuple(args.exclude)
-    lists = [path for path in run_lists() if not excluded or not path.name.startswith(excluded)]
-    held = {row["question"] for path in run_lists() if excluded and path.name.startswith(excluded)
+    chosen = args.lists or run_lists()
+    lists = [path for path in chosen if not excluded or not path.name.startswith(excluded)]
+    held = {row["question"] for path in chosen if excluded and path.name.startswith(excluded)
             for row in read_jsonl(path) if isinstance(row, dict) and row.get("question")}
     rows = [row for row in question_rows(lists, args.k) if row["question"] not in held]  # asked in a held list too
     write_text_atomic(args.out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))

@@ -147,6 +147,8 @@ SCRIPTS = (
     Script("long_form_answers.py", ("--answerable", "{answerable}", "--unanswerable", "{unanswerable}",
                                     "--limit", "1", "--out", "{out}", "--json"),
            (r'"right": [01], "answerable": 1', r'"declined": [01], "unanswerable": 1')),
+    Script("finder_questions.py", ("{answerable}", "{unanswerable}", "--k", "2", "--out", "{out}"),
+           (r"^(\d) questions from 2 lists \((\d) answerable, (\d) not\)",), within=(2, 4)),
     Script("names_rule.py", ("{answerable}", "{unanswerable}", "--k", "3"),
            (r"^answerable: ([0-2])/2 = ", r"^unanswerable: ([0-2])/2 = ",
             r"^\| unanswerable\.jsonl \| 2 \| ([0-2]) \| ([0-2]) \|$")),
