@@ -1,4 +1,5 @@
-"""What the benchmark scripts share: reading a JSON Lines file, the 95% Wilson interval, and the ``--k``,
+"""What the benchmark scripts share: reading a JSON Lines file and the question lists' manifest, the 95% Wilson
+interval, and the ``--k``,
 ``--max-new-tokens`` and ``--later-k`` flags, whose default is the library's (``LoopSettings``,
 ``BeamSettings``) unless a script gives its own.
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,17 @@ def read_jsonl(path: str | Path, limit: int | None = None) -> list[Any]:
     except (OSError, UnicodeDecodeError) as e:
         raise SystemExit(f"{path}: cannot be read ({e.strerror or e})") from e
     return values
+
+
+LISTS = Path(__file__).parent / "data"
+"""The question lists, named with their sizes and roles in ``LISTS / "README.md"``."""
+_MANIFEST_ROW = re.compile(r"^\| `([\w.]+\.jsonl)` \| (\d+) \| [^|]+ \| (\w+) \|", re.MULTILINE)
+
+
+def list_manifest(data: Path = LISTS) -> dict[str, tuple[int, str]]:
+    """The question lists' manifest (``data/README.md``): each list's file name, its rows and its role, in order."""
+    rows = _MANIFEST_ROW.findall((data / "README.md").read_text(encoding="utf-8"))
+    return {name: (int(size), role) for name, size, role in rows}
 
 
 def print_figures(figures: dict[str, Any], out: Path | None) -> None:

@@ -18,26 +18,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from common import read_jsonl
+from common import LISTS, list_manifest, read_jsonl
 
 from selfrag_langchain.files.durable import write_text_atomic
 
-DATA = Path(__file__).parent / "data"
 TRAINED_ROLES = frozenset(("tuning", "check"))
 """The roles of the lists a finder may train on: every list already run."""
-_MANIFEST_ROW = re.compile(r"^\| `([\w.]+\.jsonl)` \| \d+ \| [^|]+ \| (\w+) \|", re.MULTILINE)
 
 
-def run_lists(data: Path = DATA) -> list[Path]:
+def run_lists(data: Path = LISTS) -> list[Path]:
     """The question lists of the manifest whose role is one of :data:`TRAINED_ROLES`, in its order."""
-    return [data / name for name, role in _MANIFEST_ROW.findall((data / "README.md").read_text(encoding="utf-8"))
-            if role in TRAINED_ROLES]
+    return [data / name for name, (_, role) in list_manifest(data).items() if role in TRAINED_ROLES]
 
 
 def question_rows(lists: list[Path], k: int) -> list[dict[str, Any]]:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import re
+import sys
 from pathlib import Path
 
-DATA = Path(__file__).parents[3] / "benchmarks" / "data"
+BENCHMARKS = str(Path(__file__).parents[3] / "benchmarks")
+sys.path.insert(0, BENCHMARKS)  # the scripts import common as a sibling module; only for this import
+try:
+    from common import LISTS as DATA
+    from common import list_manifest
+finally:
+    sys.path.remove(BENCHMARKS)
+
 ROLES = {"tuning", "check", "untouched"}
 
 
-def _manifest() -> dict[str, tuple[int, str]]:
-    rows = re.findall(r"^\| `([\w.]+\.jsonl)` \| (\d+) \| [^|]+ \| (\w+) \|", (DATA / "README.md").read_text(),
-                      re.MULTILINE)
-    return {name: (int(size), role) for name, size, role in rows}
-
-
 def test_every_list_is_in_the_manifest_with_its_size_and_a_role() -> None:
-    manifest = _manifest()
+    manifest = list_manifest()
     files = {p.name: sum(1 for line in p.read_text(encoding="utf-8").splitlines() if line.strip())
              for p in DATA.glob("*.jsonl")}
     assert files, f"no lists in {DATA}"
