@@ -44,6 +44,7 @@ from selfrag_langchain.chains.peoples import LANGUAGES, other_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 from selfrag_langchain.prompts import passage_body
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
+from selfrag_langchain.text.numerals import ORDINALS, ROMAN
 from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.text.spelling import american_spelling
 
@@ -306,13 +307,6 @@ def acronyms(text: str) -> set[str]:
     return {a for a in found if low <= len(a) <= high}
 
 
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
-            "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-            "twentieth")
-"""The ordinal words, the n-th at n - 1 (:func:`number_forms`)."""
-ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "xiii", "xiv", "xv", "xvi", "xvii",
-         "xviii", "xix", "xx")
-"""The Roman numerals, n at n - 1."""
 _NUMBERED = re.compile(r"\b(?:no|nos|number)\.?\s*(\d{1,2})\b", re.IGNORECASE)
 
 

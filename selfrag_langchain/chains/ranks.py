@@ -32,10 +32,11 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from selfrag_langchain.chains.names import ORDINALS, asked_names, describing_words, holds, kind_nouns
+from selfrag_langchain.chains.names import asked_names, describing_words, holds, kind_nouns
 from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.signals import STOPWORDS, folded
 from selfrag_langchain.text.lexicon import adjective_lemma, noun_lemma, parts_of_speech
+from selfrag_langchain.text.numerals import ORDINALS
 
 __all__ = ["Rank", "stated_ranks", "states_other_rank"]
 
