@@ -24,9 +24,10 @@ ending, "hypothermia" for "hypothermic", and a long word the lexicon knows for o
   share (or, when no passage found holds it, from any of them);
 - a quoted answer speaks of another thing than the question names when the quote, its passage's title and the
   passage's first sentence leave out one of the question's rare terms, or, for a question without one, hold
-  none of its names (:func:`speaks_of_asked`; a passage without a title is left to the rules above): selection
-  drops its branch, unless every branch's quote does (long form at its first step), and such an answer is
-  declined.
+  none of its names, or leave out the number of a name numbered with a Roman numeral ("Mary I",
+  :mod:`~selfrag_langchain.chains.regnal`; :func:`speaks_of_asked`; a passage without a title is left to the rules
+  above): selection drops its branch, unless every branch's quote does (long form at its first step), and such an
+  answer is declined.
 
 All apply to open questions; a question with answer choices always gets one of them.
 """
@@ -41,6 +42,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from selfrag_langchain.chains.peoples import LANGUAGES, other_names
+from selfrag_langchain.chains.regnal import holds_regnal, regnal_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 from selfrag_langchain.prompts import passage_body
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
@@ -631,22 +633,23 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
 
 
 def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) -> bool:
-    """Whether a quote speaks of what the question names: the quote, its passage's ``title`` and the passage's
-    first sentence (an article's opening sentence, which says what it is about, when the passage opens it), with any
-    later sentence that gives the subject's other names (:data:`_GIVES_NAMES`), hold
-    every one of the question's :func:`rare_terms` (one of them, when the question offers alternatives: "... or
-    ..."), or, when it has none, one of its names; a term counts as
+    """Whether a quote speaks of what the question names: the quote, its passage's ``title`` and the passage's first
+    sentence (an article's opening sentence, which says what it is about, when the passage opens it), with any later
+    sentence that gives the subject's other names (:data:`_GIVES_NAMES`), hold every one of the question's
+    :func:`rare_terms` (one of them, when the question offers alternatives: "... or ..."), or, when it has none, one
+    of its names, and every name it numbers with a Roman numeral with its number ("Mary I":
+    :func:`~selfrag_langchain.chains.regnal.regnal_names`; one of them, offered as alternatives); a term counts as
     well written as one word with the question's word beside it ("kiwi fruit" as "Kiwifruit") or at the end of a
     longer word ("benzylpenicillin"), and a rare common noun that describes the subject rather than names it
     ("hadith" in "The hadith scholar known as Imam Muslim ...") as held by any sentence of the passage, when the
     quote, the title or the first sentence holds one of the question's names (:func:`asked_names`): an article's
-    opening says who its subject is, not every word a question may describe it by. Always, when the
-    question names nothing, or the passage has no title: an untitled chunk's first sentence need not say what it
-    is about, and :func:`names_enough` reads it whole. ``passage``: as the models read it
-    (:func:`~selfrag_langchain.prompts.format_passage`). Dagestan's article names Chechnya among its
-    neighbours, so it holds enough of "What is the capital of Chechnya?", but "Makhachkala is the republic's
-    capital" speaks of Dagestan; Kabul's article opens "Kabul is the capital ... of Afghanistan", so its later
-    sentences speak of "the Afghan capital"."""
+    opening says who its subject is, not every word a question may describe it by. Always, when the question names
+    nothing, or the passage has no title: an untitled chunk's first sentence need not say what it is about, and
+    :func:`names_enough` reads it whole. ``passage``: as the models read it
+    (:func:`~selfrag_langchain.prompts.format_passage`). Dagestan's article names Chechnya among its neighbours, so
+    it holds enough of "What is the capital of Chechnya?", but "Makhachkala is the republic's capital" speaks of
+    Dagestan; Kabul's article opens "Kabul is the capital ... of Afghanistan", so its later sentences speak of "the
+    Afghan capital"."""
     return quotes_speaking_of_asked(question, [quote], passage, title)[0]
 
 
@@ -655,13 +658,15 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
     rare = rare_terms(question)
     names = asked_names(question)
     terms = rare or names
-    if not terms or not title:
+    numbered_names = regnal_names(question)
+    if not (terms or numbered_names) or not title:
         return [True] * len(quotes)
     body = passage_body(passage, title)
     sentences = split_sentences(body) or [""]
     lead = " ".join([sentences[0], *(s for s in sentences[1:] if _GIVES_NAMES.search(s))])
     compounds = list(itertools.pairwise(content_words(folded(question))))
-    every = bool(rare) and not _ALTERNATIVES.search(question)
+    either = _ALTERNATIVES.search(question) is not None
+    every = bool(rare) and not either
     descriptors = [term for term in rare if term not in names]
     elsewhere = _held(body) if descriptors and names else None
 
@@ -675,9 +680,12 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
 
     speaking = []
     for quote in quotes:
-        held = _held("\n".join((title, quote, lead)))
+        text = "\n".join((title, quote, lead))
+        held = _held(text)
         held_terms = (found(term, held) or described(term, held) for term in terms)
-        speaking.append(all(held_terms) if every else any(held_terms))
+        held_numbered = (holds_regnal(name, text) for name in numbered_names)
+        speaking.append((all(held_terms) if every else any(held_terms) or not terms)
+                        and (not numbered_names or (any(held_numbered) if either else all(held_numbered))))
     return speaking
 
 
