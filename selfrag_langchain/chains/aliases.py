@@ -11,7 +11,9 @@ as well: "An antibody (Ab), or immunoglobulin (Ig), is ...") holds the answer to
 names, whole ("the diesel engine" is not named by "An engine or motor is ..."), and the other must hold a word the
 question does not (in any number: "elevators" is "elevator"). The opening cannot tell two names of one thing from
 two things ("Cats or dogs are ..."); a question asking another name of one of them is rare, and the sentence is
-then still the one whose subject it asks about.
+then still the one whose subject it asks about. Likewise a sentence that spells out an abbreviation, with the
+abbreviation in brackets after its words ("A light-emitting diode (LED) is ..."), answers what the abbreviation
+stands for (:func:`gives_expansion`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import re
 from selfrag_langchain.judging.signals import STOPWORDS, folded
 from selfrag_langchain.text.lexicon import noun_lemma
 
-__all__ = ["asks_other_name", "gives_asked_name"]
+__all__ = ["asks_other_name", "gives_asked_name", "gives_expansion"]
 
 _ASKS_OTHER_NAME = re.compile(
     r"\b(?:another|other|alternative|alternate)\s+(?:\w+\s+)?names?\b"
@@ -86,3 +88,24 @@ def _lemmas(text: str) -> list[str]:
     """The words of ``text`` read as nouns in their dictionary form ("elevators" is "elevator"), lower-cased and
     without accents, a possessive "'s" dropped."""
     return [noun_lemma(word) for word in _WORDS.findall(folded(text).lower().replace("'s", "").replace("’s", ""))]
+
+
+_ASKS_EXPANSION = re.compile(r"\b(?:stands?|stood|short)\s+for\b|\b(?:abbreviation|acronym|initialism)\s+(?:of|for)\b",
+                             re.IGNORECASE)
+"""How a question asks what an abbreviation stands for ("stand for", "short for", "an abbreviation of"); not one
+that asks something else of it ("What French phrase lies behind the abbreviation UTC?")."""
+_ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
+"""An abbreviation as a question writes it: two to eight capitals (a digit after the first), "LED", "HTML"."""
+
+
+def gives_expansion(question: str, sentence: str) -> bool:
+    """Whether the question asks what an abbreviation it names stands for ("What does the abbreviation LED stand
+    for?") and ``sentence`` writes that abbreviation in brackets after its words ("A light-emitting diode (LED) is
+    ..."): the way a text spells an abbreviation out, which the answer finder, trained on SQuAD, reads as a name
+    rather than as the answer (0.01 for that sentence)."""
+    if not _ASKS_EXPANSION.search(question):
+        return False
+    text = folded(sentence)
+    return any(re.search(rf"\w\s*\(\s*{abbreviation}\s*[),;]", text)
+               for abbreviation in _ABBREVIATION.findall(folded(question)))
+

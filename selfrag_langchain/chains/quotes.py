@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
 
-from selfrag_langchain.chains.aliases import gives_asked_name
+from selfrag_langchain.chains.aliases import gives_asked_name, gives_expansion
 from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.chains.ranks import states_other_rank
 from selfrag_langchain.judging.claims import named, titled
@@ -380,8 +380,10 @@ def _ruled(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[
     Africa" for "the longest"): it names the measure asked, so the models read it as answering, but it does
     not; and 1 where it opens with the other name the question asks for
     (:func:`~selfrag_langchain.chains.aliases.gives_asked_name`: "An elevator or lift is ..."), which the models
-    read as one name."""
-    return [0.0 if states_other_rank(question, sentence) else 1.0 if gives_asked_name(question, sentence)
+    read as one name, or spells out the abbreviation whose meaning it asks
+    (:func:`~selfrag_langchain.chains.aliases.gives_expansion`: "A light-emitting diode (LED) is ...")."""
+    return [0.0 if states_other_rank(question, sentence)
+            else 1.0 if gives_asked_name(question, sentence) or gives_expansion(question, sentence)
             else reading for (question, sentence), reading in zip(pairs, readings, strict=True)]
 
 

@@ -1,11 +1,12 @@
 """Other names: a sentence that opens with the question's subject and another name, joined by "or", answers a
-question asking another name, and the quoter reads it so."""
+question asking another name, one that spells out an abbreviation answers what it stands for, and the quoter
+reads them so."""
 
 from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.chains.aliases import asks_other_name, gives_asked_name
+from selfrag_langchain.chains.aliases import asks_other_name, gives_asked_name, gives_expansion
 from selfrag_langchain.chains.quotes import PassageQuoter
 from tests.fakes.bag_of_words import BagOfWords
 
@@ -72,3 +73,41 @@ def test_the_quoter_quotes_and_reads_as_holding_the_answer_a_sentence_that_opens
     # asked something else, the models' reading stands
     other = "What powers elevators?"
     assert quoter.best_holding(other, [(passage, "Elevator")]) == [pytest.approx(1 / (1 + 2.718281828 ** 6), rel=1e-3)]
+
+
+LED = "What does the abbreviation LED stand for?"
+
+
+@pytest.mark.parametrize(("question", "sentence", "gives"), [
+    (LED, "A light-emitting diode (LED) is an electronic component that emits light.", True),
+    ("What does the Java programming language slogan WORA stand for?",
+     "Java is intended to let programmers write once, run anywhere (WORA), meaning that compiled code runs.", True),
+    ("what is HTML short for", "Hypertext Markup Language (HTML; from 1993) is a markup language.", True),
+    ("Of what is NATO an abbreviation for?", "The North Atlantic Treaty Organization (NATO) is an alliance.", True),
+    # the abbreviation not in brackets after the words it stands for
+    (LED, "LED lighting is efficient.", False),
+    (LED, "Diodes (see LEDs) emit light.", False),
+    # another abbreviation in brackets
+    (LED, "An organic light-emitting diode (OLED) is a kind of LED.", False),
+    # a question that asks something else of the abbreviation
+    ("What French phrase lies behind the abbreviation UTC?", "Coordinated Universal Time (UTC) is the standard.",
+     False),
+    ("Who invented the LED?", "A light-emitting diode (LED) is an electronic component.", False),
+])
+def test_a_sentence_spelling_out_the_abbreviation_gives_what_it_stands_for(question: str, sentence: str,
+                                                                            gives: bool) -> None:
+    assert gives_expansion(question, sentence) is gives
+
+
+def test_the_quoter_reads_a_sentence_spelling_out_the_asked_abbreviation_as_holding_the_answer() -> None:
+    from tests.fakes.table_finder import TableFinder
+    from tests.fakes.table_reader import TableReader
+
+    passage = ("A light-emitting diode (LED) is an electronic component that uses a semiconductor to emit light. "
+               "LEDs are used in lighting.")
+    reader = TableReader(answering=lambda q, s: 0.1)
+    finder = TableFinder(odds=lambda q, s: -5.0)  # the shipped finder reads the opening at 0.01
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
+    assert quoter.best_holding(LED, [(passage, "Light-emitting diode")]) == [1.0]
+    assert quoter.best_holding("Who invented the LED?", [(passage, "Light-emitting diode")]) == [
+        pytest.approx(1 / (1 + 2.718281828 ** 5), rel=1e-3)]
