@@ -684,8 +684,9 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
         held = _held(text)
         held_terms = (found(term, held) or described(term, held) for term in terms)
         held_numbered = (holds_regnal(name, text) for name in numbered_names)
-        speaking.append((all(held_terms) if every else any(held_terms) or not terms)
-                        and (not numbered_names or (any(held_numbered) if either else all(held_numbered))))
+        speaks_of_terms = all(held_terms) if every else (any(held_terms) or not terms)
+        speaks_of_numbered = not numbered_names or (any(held_numbered) if either else all(held_numbered))
+        speaking.append(speaks_of_terms and speaks_of_numbered)
     return speaking
 
 

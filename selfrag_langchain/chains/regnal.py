@@ -6,8 +6,8 @@ a Mary and England; the numeral "I" reads as a stop word, so the names rule
 sentence answer. A monarch's or a pope's number ("Louis IX", "John Paul II", "Henry VIII's warship") is part of the
 name, so a quote speaks of that person only when the quote, its title or its article's opening writes the name with
 its number (:func:`regnal_names`, :func:`holds_regnal`), or with the number as a word ("Henry the Eighth"). The
-name before the numeral has to be one English's lexicon does not know as a word: "World War I", "Type II" and
-"Apollo 13" number things, not people, and "Basil II", whose name is also a herb, is left to the other rules.
+name before the numeral has to be one English's lexicon does not know as a word: "World War I" and "Type II" number
+things, not people, and "Basil II", whose name is also a herb, is left to the other rules.
 """
 
 from __future__ import annotations
@@ -29,11 +29,8 @@ def regnal_names(question: str) -> list[tuple[str, str]]:
     """The question's names numbered with a Roman numeral, each as its last word and the numeral ("Mary I of
     England": ("Mary", "I"); "Pope John Paul II": ("Paul", "II")), when English's lexicon does not know that word
     (a name, not "War" in "World War I")."""
-    return [
-        (m.group(1), m.group(2))
-        for m in _REGNAL.finditer(folded(question))
-        if m.group(1).lower() not in STOPWORDS and not parts_of_speech(m.group(1).lower())
-    ]
+    return [(m.group(1), m.group(2)) for m in _REGNAL.finditer(folded(question))
+            if m.group(1).lower() not in STOPWORDS and not parts_of_speech(m.group(1).lower())]
 
 
 def holds_regnal(name: tuple[str, str], text: str) -> bool:
@@ -41,7 +38,5 @@ def holds_regnal(name: tuple[str, str], text: str) -> bool:
     ("Henry the Eighth")."""
     word, numeral = name
     ordinal = ORDINALS[ROMAN.index(numeral.lower())]
-    return (
-        re.search(rf"\b{re.escape(word)}\s+(?:{numeral}\b(?!['’]\w\w)|(?i:the\s+{ordinal})\b)", folded(text))
-        is not None
-    )
+    written = rf"\b{re.escape(word)}\s+(?:{numeral}\b(?!['’]\w\w)|(?i:the\s+{ordinal})\b)"
+    return re.search(written, folded(text)) is not None

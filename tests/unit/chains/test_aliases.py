@@ -106,7 +106,7 @@ def test_the_quoter_reads_a_sentence_spelling_out_the_asked_abbreviation_as_hold
     passage = ("A light-emitting diode (LED) is an electronic component that uses a semiconductor to emit light. "
                "LEDs are used in lighting.")
     reader = TableReader(answering=lambda q, s: 0.1)
-    finder = TableFinder(odds=lambda q, s: -5.0)  # the shipped finder reads the opening at 0.01
+    finder = TableFinder(odds=lambda q, s: -5.0)  # the shipped finder reads the opening at 0.014
     quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
     assert quoter.best_holding(LED, [(passage, "Light-emitting diode")]) == [1.0]
     assert quoter.best_holding("Who invented the LED?", [(passage, "Light-emitting diode")]) == [
