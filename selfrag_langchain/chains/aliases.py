@@ -18,6 +18,7 @@ stands for (:func:`gives_expansion`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from selfrag_langchain.judging.signals import STOPWORDS, folded
@@ -103,8 +104,15 @@ def gives_expansion(question: str, sentence: str) -> bool:
     for?") and ``sentence`` writes that abbreviation in brackets after its words ("A light-emitting diode (LED) is
     ..."): the way a text spells an abbreviation out, which the shipped answer finder points at but reads as holding
     no answer (0.014 for that sentence, below its threshold)."""
+    spelled = _spelled_out(question)
+    return spelled is not None and spelled.search(folded(sentence)) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _spelled_out(question: str) -> re.Pattern[str] | None:
+    """How a sentence spells out the abbreviations the question asks the meaning of, or None when it asks none:
+    read once per question, as every sentence of every passage found is read against it."""
     if not _ASKS_EXPANSION.search(question):
-        return False
-    text = folded(sentence)
-    return any(re.search(rf"\w\s*\(\s*{abbreviation}\s*[),;]", text)
-               for abbreviation in _ABBREVIATION.findall(folded(question)))
+        return None
+    abbreviations = _ABBREVIATION.findall(folded(question))
+    return re.compile(rf"\w\s*\(\s*(?:{'|'.join(abbreviations)})\s*[),;]") if abbreviations else None
