@@ -5,7 +5,9 @@ Each question of an answerable list (``question``, ``answers``) and of an unansw
 asked of the default long form (``build_long_form`` with the default settings: the demo corpus unless a store
 is indexed, quotes, declining; ``--k`` sets how many passages it judges, ``--later-k`` how many of them each
 segment after the first judges, ``--dtype int8`` runs the generator's linear layers in int8), and with
-``--short`` of the default short form beside it, on the same store in the same run. An answer is right when a
+``--short`` of the default short form beside it, on the same store in the same run. Each form first answers one
+warm-up question, as the server does before it listens (``--no-warm-up``: not, so the first question's time
+includes loading the models); its time is reported apart. An answer is right when a
 gold alias occurs in it (``eval.metrics.match``); an unanswerable question is answered well when it is declined.
 Answers are kept in ``--out`` (one JSON line per question and form) and a rerun goes on from where it stopped.
 
@@ -80,6 +82,9 @@ def main() -> None:
     parser.add_argument("--short", action="store_true", help="ask the default short form too, as a baseline")
     parser.add_argument("--limit", type=int, help="the first N questions of each list")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON only")
+    parser.add_argument("--no-warm-up", dest="warm_up", action="store_false",
+                        help="no warm-up question: the first question loads the models, as a server started "
+                             "with --no-warm-up does")
     parser.add_argument("--dtype", help="the generator's weights (transformers' dtype, e.g. int8); default: its own")
     add_k(parser)
     add_later_k(parser)
@@ -97,6 +102,12 @@ def main() -> None:
     forms = {"long": build_long_form(settings)}
     if args.short:
         forms["short"] = build_selfrag(settings)
+    warm_up: dict[str, float] = {}
+    for form, rag in forms.items():
+        if args.warm_up:
+            start = time.perf_counter()
+            rag.warm_up()
+            warm_up[form] = round(time.perf_counter() - start, 2)
     with args.out.open("a") as out:
         for row in questions:
             for form, rag in forms.items():
@@ -110,7 +121,8 @@ def main() -> None:
                     mark = "declined" if answer["declined"] else ("right" if answer.get("right") else "-")
                     print(f"{form:5s} {mark:8s} {answer['seconds']:6.1f}s  {row['question']}", flush=True)
     wanted = {(form, row["question"]) for form in forms for row in questions}
-    report = [summary([d for d in done if (d["form"], d["question"]) in wanted], form) for form in forms]
+    report = [{**summary([d for d in done if (d["form"], d["question"]) in wanted], form),
+               "warm_up_seconds": warm_up.get(form)} for form in forms]
     if args.json:
         print(json.dumps(report))
         return
@@ -120,7 +132,8 @@ def main() -> None:
         print(f"{s['form']:5s} right {s['right']}/{s['answerable']} [{lo:.0%}, {hi:.0%}] "
               f"(declined {s['declined_answerable']}), unanswerable declined {s['declined']}/{s['unanswerable']} "
               f"[{dlo:.0%}, {dhi:.0%}], {s['mean_seconds']} s a question ({s['max_seconds']} s at worst), "
-              f"{s['mean_segments']} segments")
+              f"{s['mean_segments']} segments"
+              + (f"; warm-up {s['warm_up_seconds']} s before the first question" if s["warm_up_seconds"] else ""))
 
 
 if __name__ == "__main__":

@@ -73,6 +73,10 @@ def in_unit_interval(value: float, info: ValidationInfo) -> float:
 
 _PAPER_WEIGHTS = ScoringWeights()
 
+WARM_UP_QUESTION = "Who painted the Mona Lisa?"
+"""What :meth:`SelfRAGControls.warm_up` asks: a plain factual question, which the judge sends to the store, so
+every role loads (any store answers or declines it)."""
+
 
 class LoopSettings(BaseModel):
     """The knobs of the paper's control loop, declared once: the Runnables (:class:`SelfRAGControls`), the
@@ -239,6 +243,12 @@ class SelfRAGControls(LoopSettings):
     prompt_format: Literal["auto", "selfrag", "rag"] = "auto"
     """``selfrag``: the released generator's format with reflection tokens; ``rag``: a plain prompt for
     instruct models; ``auto``: ``selfrag`` with the inline reflector, else ``rag``."""
+
+    def warm_up(self) -> None:
+        """Answer :data:`WARM_UP_QUESTION` and drop the answer, so the first real question does not pay for what
+        each role loads on first use (the judge's, quoter's, reader's and finder's encoders, the embeddings,
+        the lexicon) or for the libraries' first calls; ``selfrag serve`` does this before it listens."""
+        self.invoke(WARM_UP_QUESTION)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ settings
 

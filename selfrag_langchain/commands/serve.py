@@ -14,6 +14,7 @@ import argparse
 import ipaddress
 import socket
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,9 @@ def add_parser(subparsers: Any) -> None:
                         help="requests admitted at once; one more gets HTTP 503 (default: %(default)s)")
     parser.add_argument("--model-name", default="selfrag",
                         help="the model id the API reports and answers as (default: %(default)s)")
+    parser.add_argument("--no-warm-up", dest="warm_up", action="store_false",
+                        help="listen at once, without first answering one question: the first request then "
+                             "loads the judges and encoders (with a remote backend, the warm-up is a few calls)")
     parser.add_argument("--client-key", action="append", default=[], metavar="KEY",
                         help="a key clients must send as 'Authorization: Bearer KEY' (repeatable; also "
                              f"--client-keys-file and ${KEYS_VARIABLE}); with none, anyone who reaches the "
@@ -94,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     load = getattr(rag.generator, "load", None)
     if callable(load):  # the model loads now, not during the first request
         load()
+    if args.warm_up:
+        _warm_up(rag)
     about = {"answers": "short" if args.short else "long",
              "store": "demo corpus" if uses_demo_corpus(settings) else str(settings.store or "")}
     app = create_app(ChatSelfRAG(rag=rag), model_name=args.model_name, max_pending=args.max_pending,
@@ -102,6 +108,22 @@ def run(args: argparse.Namespace) -> int:
           f"the OpenAI API at /v1 (Ctrl-C stops)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
+
+
+def _warm_up(rag: Any) -> None:
+    """One question answered before the server listens, so the first request is as quick as the next; a fault
+    here is reported and left to the requests, which report their own."""
+    print("selfrag: warming up (one question, so the first request does not load the models)", file=sys.stderr,
+          flush=True)
+    try:
+        with ThreadPoolExecutor(max_workers=1) as own_thread:
+            # torch keeps a team of OpenMP threads for each thread that calls it; warmed up in the main thread,
+            # that team stays and slowed every later request (answered in the server's worker threads) by ~15%.
+            # A thread of its own ends with the warm-up and takes its team with it.
+            own_thread.submit(rag.warm_up).result()
+    except Exception as e:  # the server starts; each request reports the fault it meets
+        print(f"selfrag: warning: the warm-up question failed ({type(e).__name__}: {e}); the first request "
+              "loads what it needs", file=sys.stderr, flush=True)
 
 
 def _limits(args: argparse.Namespace) -> ServerLimits:

@@ -171,6 +171,9 @@ SCRIPTS = (
     Script("reselection.py", ("{eval_results}",),
            tuple(rf"^{kind}: (\d+) questions, (\d+) change \[{NUMBER}, {NUMBER}%\]"
                  for kind in ("right", "wrong", "declined", "unanswerable, answered", "unanswerable, declined"))),
+    Script("serve_start.py", ("--list", "{answerable}", "--questions", "1", "--short"),
+           tuple(rf"^{name} +listening after {NUMBER} s; requests in turn: {NUMBER} s$"
+                 for name in (r"warm-up \(default\)", "--no-warm-up")), within=(0.0, 1e4), timeout=900),
     Script("settled_quotes.py", ("{eval_results}",),
            tuple(rf"^{label}: (\d+)/(\d+) = {NUMBER}% \[{NUMBER}%, {NUMBER}%\]$"
                  for label in ("settled before writing", r"the quote is the best-read sentence \(baseline\)"))),
