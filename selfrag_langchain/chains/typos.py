@@ -57,10 +57,11 @@ def _typed_wrong(word: str) -> bool:
 
 _APOSTROPHES = str.maketrans("", "", "'’")
 SHORTENED = {"yr": "year", "yrs": "years", "govt": "government", "ppl": "people", "approx": "approximately",
-             "bday": "birthday"}
+             "bday": "birthday", "r": "are", "u": "you", "ur": "your"}
 """Words a hurried question shortens, typed in lower case, and the words they stand for: unknown to English's
-lexicon, "yr" reads as a name that no passage holds. Only shortenings that stand for one word are listed ("hr"
-is also human resources)."""
+lexicon, "yr" reads as a name that no passage holds ("how many species of annelids r there": "r"). Only
+shortenings that stand for one word are listed ("hr" is also human resources); a letter the passages hold as a
+word (uranium's "U", an initial) is left as typed."""
 
 
 def _meant(word: str, held: set[str], bare: dict[str, set[str]]) -> str | None:

@@ -58,6 +58,16 @@ def test_a_word_typed_short_is_read_as_the_word_it_stands_for_unless_the_passage
     assert notes == ["read 'yr' as 'year', a word typed short"]
 
 
+def test_a_letter_typed_for_a_word_is_read_as_the_word_unless_the_passages_hold_the_letter() -> None:
+    annelid = "Annelid\nThe annelids are a large phylum, with over 22,000 extant species."
+    assert read_typos("how many species of annelids r there", [annelid]) == (
+        "how many species of annelids are there", [("r", "are")])
+    assert names_found("how many species of annelids are there", [annelid], 0.6)
+    assert not names_found("how many species of annelids r there", [annelid], 0.6)
+    uranium = "Uranium\nUranium is a chemical element; it has symbol U and atomic number 92."
+    assert read_typos("what element is u", [uranium])[1] == []
+
+
 def test_a_possessive_typed_without_its_apostrophe_is_read_with_it() -> None:
     bering = "Vitus Bering\nVitus Bering was an officer in the Russian Navy."
     assert read_typos("vitus bering was an officer in which countrys navy", [bering]) == (
