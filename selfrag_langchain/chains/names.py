@@ -434,10 +434,12 @@ def place_stems(word: str) -> set[str]:
     "croatia" both give "croati", "italian" and "italy" "ital", "german" and "germany" "german"), so that a
     question's "Croatian capital" finds the passage about Croatia and "the Indonesian province" one in Indonesia;
     so too a doctrine's name and its adjective, without one of :data:`DOCTRINE_ENDINGS` ("manichaeism" and
-    "manichaean" give "manichae"), and a group's Latin name and its English one ("bryozoa" and "bryozoan",
-    "bryozo")."""
+    "manichaean" give "manichae"), a doctrine's name and its follower's, without their last letter ("cubism" and
+    "cubist" give "cubis", where "cub" is too short), and a group's Latin name and its English one ("bryozoa" and
+    "bryozoan", "bryozo")."""
     endings = (*DEMONYM_ENDINGS, *DOCTRINE_ENDINGS)
     bases = {word} | {word[: -len(end)] for end in endings if word.endswith(end)}
+    bases |= {word[:-1] for end in DOCTRINE_ENDINGS if word.endswith(end)}
     stems = bases | {base[:-1] for base in bases if base.endswith(PLACE_ENDINGS)}
     return {stem for stem in stems if len(stem) >= MIN_STEM}
 

@@ -117,9 +117,8 @@ def _warm_up(rag: Any) -> None:
           flush=True)
     try:
         with ThreadPoolExecutor(max_workers=1) as own_thread:
-            # torch keeps a team of OpenMP threads for each thread that calls it; warmed up in the main thread,
-            # that team stays and slowed every later request (answered in the server's worker threads) by ~15%.
-            # A thread of its own ends with the warm-up and takes its team with it.
+            # Warmed up in the main thread, every later request (answered in the server's worker threads) took
+            # 0.5-1 s longer; warmed up in a thread that ends with it, none did (benchmarks/serve_start.py).
             own_thread.submit(rag.warm_up).result()
     except Exception as e:  # the server starts; each request reports the fault it meets
         print(f"selfrag: warning: the warm-up question failed ({type(e).__name__}: {e}); the first request "

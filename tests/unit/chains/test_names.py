@@ -540,6 +540,12 @@ def test_a_doctrine_or_a_group_is_held_by_its_adjective_and_its_people_in_the_pl
     mani = "Manichaeism\nManichaeism was a major world religion founded by the Parthian prophet Mani."
     assert names_found("Who was the prophet that started the Manichaean religion?", [mani], 0.6)
     assert holds("buddhist", "Buddhism is an Indian religion.")
+    # A short doctrine's follower too: "cub" alone is too short a stem to compare, "cubis" is not.
+    cubism = "Cubism\nCubism is an early-20th-century avant-garde art movement which began in Paris."
+    assert speaks_of_asked("In which city did the Cubist art movement originate?", cubism.split("\n")[1], cubism,
+                           "Cubism")
+    assert holds("taoist", "Taoism is a philosophical tradition of Chinese origin.")
+    assert not holds("cubist", "A cub is a young lion.")
     bryozoa = "Bryozoa\nThe Bryozoa have a feeding structure called a lophophore."
     assert missing_rare_terms("What do bryozoans use to feed?", bryozoa) == []
     assert holds("croatians", "Zagreb is the capital of Croatia.")
