@@ -66,6 +66,11 @@ def test_a_letter_typed_for_a_word_is_read_as_the_word_unless_the_passages_hold_
     assert not names_found("how many species of annelids r there", [annelid], 0.6)
     uranium = "Uranium\nUranium is a chemical element; it has symbol U and atomic number 92."
     assert read_typos("what element is u", [uranium])[1] == []
+    plasmid = "Plasmid\nPlasmids are most commonly found as small circular DNA molecules in bacteria and archaea."
+    assert read_typos("plasmids r mostly found in wat kind of organisms", [plasmid]) == (
+        "plasmids are mostly found in what kind of organisms", [("r", "are"), ("wat", "what")])
+    angkor = "Angkor Wat\nAngkor Wat is a Hindu-Buddhist temple complex in Cambodia."
+    assert read_typos("which country is angkor wat in", [angkor])[1] == []
 
 
 def test_a_possessive_typed_without_its_apostrophe_is_read_with_it() -> None:
