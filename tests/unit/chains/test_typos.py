@@ -58,7 +58,7 @@ def test_a_word_typed_short_is_read_as_the_word_it_stands_for_unless_the_passage
     assert notes == ["read 'yr' as 'year', a word typed short"]
 
 
-def test_a_letter_typed_for_a_word_is_read_as_the_word_unless_the_passages_hold_the_letter() -> None:
+def test_a_letter_or_shorthand_typed_for_a_word_is_read_as_the_word_unless_the_passages_hold_it() -> None:
     annelid = "Annelid\nThe annelids are a large phylum, with over 22,000 extant species."
     assert read_typos("how many species of annelids r there", [annelid]) == (
         "how many species of annelids are there", [("r", "are")])
