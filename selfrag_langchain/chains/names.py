@@ -7,10 +7,10 @@ lexicon does not know it; not a nationality that describes what is asked for, "I
 :func:`describing_words`), or, in a question that capitalises none, its numbers and the words the lexicon does
 not know (:func:`asked_names`); a passage holds a name in any form of it, a place's adjective and a word
 derived from it included (a collective in "-ry" too, "Freemasonry" for "freemasons", a long word with another
-ending, "hypothermia" for "hypothermic", and a long word the lexicon knows for one a letter from it, "division" for
-"divison"), the place for its people's word where they share no stem ("France" for "French":
-:mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765" for "the 1760s":
-:func:`decade_prefix`; :func:`holds`). Three rules read them, with one threshold
+ending, "hypothermia" for "hypothermic", a people's adjective, "Celtic" for "Celts", and a long word the lexicon
+knows for one a letter from it, "division" for "divison"), the place for its people's word where they share no
+stem ("France" for "French": :mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765"
+for "the 1760s": :func:`decade_prefix`; :func:`holds`). Three rules read them, with one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
@@ -399,6 +399,9 @@ class _Held:
         stems = place_stems(word.removesuffix("s") if word.endswith("ns") else word)  # "Croatians" as "Croatian"
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
             return True
+        forms = derived_forms(word)
+        if any(w in forms or word in derived_forms(w) for w in self._starting(word[:MIN_DERIVED - 1])):
+            return True
         derived, long = root(word), len(word) >= MIN_ENDED
         if any((derived and _same_root(root(w), derived)) or (long and _other_ending(w, word))
                for w in self._starting(word[:MIN_ROOT - 1])):
@@ -442,6 +445,38 @@ def place_stems(word: str) -> set[str]:
     bases |= {word[:-1] for end in DOCTRINE_ENDINGS if word.endswith(end)}
     stems = bases | {base[:-1] for base in bases if base.endswith(PLACE_ENDINGS)}
     return {stem for stem in stems if len(stem) >= MIN_STEM}
+
+
+PEOPLE_ADJECTIVE_ENDINGS = ("ic", "ish", "ian")
+"""The endings a people's adjective puts after the singular of its name, where the name is no place's ("Celts"
+"Celtic", "Franks" "Frankish", "Mongols" "Mongolian"), or after its last letter doubled ("Huns" "Hunnic")."""
+PLURAL_LOOKALIKES = ("ss", "is", "us", "ics")
+"""Endings of a word in "-s" that is no people in the plural ("Solaris", "Taurus", "Physics", whose "physician" is
+no adjective of it), which :func:`derived_forms` leaves alone."""
+SCIENCE_ENDINGS = {"ience": ("ientific", "ientist")}
+"""A field's name and the endings of its adjective and its practitioner's word, which Snowball leaves apart
+("pseudoscience" "pseudoscientific", "neuroscience" "neuroscientist")."""
+MIN_DERIVED = 4
+"""The fewest letters a word needs for :func:`derived_forms` to make others of it ("Huns" and "Jews" have four)."""
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def derived_forms(word: str) -> frozenset[str]:
+    """Words made of a (lower-cased) word that neither Snowball's roots (:func:`root`) nor a place's stems
+    (:func:`place_stems`) meet: a people's adjective from its name in the plural (:data:`PEOPLE_ADJECTIVE_ENDINGS`:
+    "celts" gives "celtic", "huns" "hunnic", "jews" "jewish"), and a field's adjective and practitioner from its
+    name (:data:`SCIENCE_ENDINGS`: "pseudoscience" gives "pseudoscientific"). :func:`holds` reads them both ways,
+    so "Celtic" is held by "the Celts" too. Only whole words are made, so a short name meets no other by chance."""
+    if len(word) < MIN_DERIVED:
+        return frozenset()
+    forms: set[str] = set()
+    if word.endswith("s") and not word.endswith(PLURAL_LOOKALIKES):
+        singular = word[:-1]
+        forms |= {f"{base}{end}" for base in (singular, singular + singular[-1]) for end in PEOPLE_ADJECTIVE_ENDINGS}
+    for ending, derived in SCIENCE_ENDINGS.items():
+        if word.endswith(ending):
+            forms |= {word.removesuffix(ending) + other for other in derived}
+    return frozenset(forms)
 
 
 def name_share(question: str, text: str) -> float:
@@ -539,7 +574,8 @@ def rare_terms(question: str) -> list[str]:
 
 def holds(word: str, text: str) -> bool:
     """Whether ``text`` holds ``word``: as it is, in another form of it ("narwhals" for "narwhal", "Croatia" for
-    "croatian": :func:`place_stems`, "the United States" for "Americans":
+    "croatian": :func:`place_stems`, "Celtic" for "Celts" and "pseudoscientific" for "pseudoscience":
+    :func:`derived_forms`, "the United States" for "Americans":
     :func:`~selfrag_langchain.chains.peoples.other_names`, "romanized" for "romanization": :func:`root`, "No. 9"
     for "ninth": :func:`number_forms`, "fibers" for "fibres": its other spelling, British or American,
     :func:`~selfrag_langchain.text.spelling.american_spelling`), as the two words of a compound ("chess" and

@@ -553,6 +553,24 @@ def test_a_doctrine_or_a_group_is_held_by_its_adjective_and_its_people_in_the_pl
     assert not holds("solaris", "Solar power is energy from the Sun.")
 
 
+def test_a_people_in_the_plural_is_held_by_its_adjective_and_a_field_by_its_adjective_and_practitioner() -> None:
+    celtic = ("Ancient Celtic religion\nAncient Celtic religion, commonly known as Celtic paganism, was the religion "
+              "of the ancient Celtic peoples of Europe.")
+    assert name_share("What is the religion of the ancient Celts commonly called?", celtic) == 1.0
+    assert holds("celtic", "The Celts were a collection of Indo-European peoples.")
+    assert holds("huns", "Attila ruled the Hunnic Empire.")
+    assert holds("franks", "Charlemagne was a Frankish king.")
+    astrology = ("Astrology\nAstrology is a range of divinatory practices, recognized as pseudoscientific since the "
+                 "18th century.")
+    assert name_share("Since which century has astrology been recognized as a pseudoscience?", astrology) == 1.0
+    assert holds("neuroscience", "She was an American neuroscientist.")
+    # Only whole words are made: a name in "-s" that is no plural, or a shorter word, meets nothing.
+    assert not holds("taurus", "The Tauric Chersonese.")
+    assert not holds("celts", "The Celtics are a basketball team.")
+    assert not holds("atlantic", "Atlanta is the capital of Georgia.")
+    assert not holds("physics", "He was a physician.")
+
+
 def test_a_people_whose_name_is_not_the_place_s_stem_is_held_by_the_place_and_the_place_by_its_people() -> None:
     rowing = ("Rowing (sport)\nRowing, sometimes called crew in the United States, is the sport of racing boats "
               "using oars.")
