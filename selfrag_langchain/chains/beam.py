@@ -10,7 +10,9 @@ At each depth every live beam decides whether to retrieve (from the Retrieve tok
 ended with, or by asking the judge with the answer so far), retrieves for the question and its previous
 segment (a fresh query per segment), keeps its passage on ``[Continue to Use Evidence]``, and writes one
 candidate segment per passage; all candidates of all beams are generated in one call, judged, scored
-with the paper's formula, and the best ``beam_width`` beams by sequence score (``beam_score``) go on. A
+with the paper's formula, and the best ``beam_width`` beams by sequence score (``beam_score``) go on; at the
+first step, whose segment answers the question, one candidate goes on, chosen as short form chooses its answer
+(``answer_first``; the paper's search keeps ``beam_width`` there too). A
 candidate the names rule settles from its passage alone is not written
 (:func:`~selfrag_langchain.chains.names.moot_reasons`), nor, with a quoter that reads sentences, one whose beam
 could not score near the ``beam_width`` best even with its passage's best-read sentence
@@ -73,7 +75,7 @@ from selfrag_langchain.results import (
     RetrieveDecision,
     SegmentTrace,
 )
-from selfrag_langchain.scoring import argmax
+from selfrag_langchain.scoring import argmax, best_index
 from selfrag_langchain.tokens import CONTINUE_EVIDENCE, Group, parse_generation
 
 
@@ -500,6 +502,9 @@ class BeamSearch:
         # A candidate counting nothing towards the bar is one selection drops while another passes its checks, so
         # it cannot take a place among the kept beams beside one that counts: the bar is the last counted place.
         kept = max(1, min(self.config.beam_width, sum(b is not None for b in bar_bounds) + len(settled)))
+        if not depth and self._answer_first():
+            # One first segment is kept, and a candidate within retrieval_order_margin of the best may be it.
+            kept, margin = 1, max(margin, self.config.retrieval_order_margin)
         reasons = out_of_reach(bounds, margin, bar_bounds, kept=kept, settled=settled, beams=True)
         for (plan, i), rel, reason in zip(asked, read.relevance, reasons, strict=True):
             plan.relevance[i] = rel
@@ -562,6 +567,11 @@ class BeamSearch:
         if plan.ids[i] in self._unquotable:
             return "its passage has no sentence its beam has not quoted"
         return None
+
+    def _answer_first(self) -> bool:
+        """Whether the first step keeps one candidate, chosen as short form chooses its answer (``answer_first``,
+        for a question without answer choices, whose branches short form weighs by option)."""
+        return self.config.answer_first and not self.q.choices
 
     def _quoting(self) -> bool:
         """Whether segments are answered by quotes: with a quoter, for a question without answer choices (whose
@@ -674,6 +684,11 @@ class BeamSearch:
                 children = [self._child(plan, i, traces[plan.ids[i]]) for i in kept]
                 if children:
                     self.notes.append("every first segment violated a hard constraint: kept the best-scoring anyway")
+            if children and plan.beam.id is None and self._answer_first():
+                # The first segment answers the question: chosen as short form chooses its answer, then extended.
+                lead = best_index([c.score_sum for c in children], self.config.retrieval_order_margin)
+                assert lead is not None  # every child has a score
+                children = [children[lead]]
             if children:
                 pool.extend(children)
             elif plan.unreached and plan.beam.id is not None and not self._ended(plan):

@@ -133,9 +133,10 @@ class LoopSettings(BaseModel):
     trained on: where it leaves as many answerable questions with no sentence read as answering as the finder
     trained on SQuAD alone left at 0.05, the threshold chosen for that finder by leaving one pair of lists out."""
     retrieval_order_margin: float = 0.1
-    """Short form: of the branches whose scores are within this much of the best, choose the one whose passage
-    the retriever ranked first (0: the best score alone). Chosen on lists already run (leave one pair of lists
-    out, from 0 to 0.3): a branch that beats the first passage by less is as often wrong as right."""
+    """Short form, and long form's first segment (``answer_first``): of the branches whose scores are within this
+    much of the best, choose the one whose passage the retriever ranked first (0: the best score alone). Chosen on
+    lists already run (leave one pair of lists out, from 0 to 0.3): a branch that beats the first passage by less is
+    as often wrong as right."""
     max_new_tokens: int = 60
     """Token budget of the answer: short form's generation, and long form's whole answer (a beam stops growing
     once its segments reach it; the segment that crosses it is kept whole)."""
@@ -151,7 +152,8 @@ class LoopSettings(BaseModel):
     prospect (its IsRel with its passage's best-read sentence, the most its quote can score; chains/prospects.py)
     is more than this (and more than retrieval_order_margin) below the best branch's; in long form, a candidate
     segment whose beam, with its prospect, would score more than this below the beam_width-th best (of the other
-    candidates' beams so bounded and the finished beams; when fewer count, the last that does). None, or
+    candidates' beams so bounded and the finished beams; when fewer count, the last that does; at the first step,
+    which keeps one candidate with answer_first, the best, as in short form). None, or
     w_rel + 2 w_use or more, writes every branch.
     On the branches of 29 lists already run (1,040 questions), 0.2 and above gave every question the same short
     answer as writing every branch, while 1.13 branches a question were written instead of 2.15 on answerable lists
@@ -205,6 +207,13 @@ class BeamSettings(BaseModel):
     declined), 2.87 s a question against 2.98 and 15.9 s at worst against 19.4; on four more, 2 against 3 gave 277
     of 280 the same (the others differ in a later segment, all right either way), 2.60 s a question against 2.73
     and 13.1 s at worst against 18.0 (benchmarks/log.md). None judges all ``k`` at every segment."""
+    answer_first: bool = True
+    """The first segment, which answers the question, is chosen as short form chooses its answer: the best-scoring
+    candidate, or of those within retrieval_order_margin of it the one whose passage the retriever ranked first;
+    later steps extend it alone, with ``beam_width`` beams. False keeps ``beam_width`` beams from the first step,
+    as the paper's search does, where a beam whose later segments score better can win with a worse first one:
+    its later segments only add to an answer and do not answer the question, so they score lower than an answer
+    and a beam's mean falls the more of them it has."""
     beam_score: Literal["sum", "mean"] = "mean"
     """Rank beams by the mean of their segment scores (length-neutral: a beam grows only while its new segments
     score as well as its earlier ones) or by the sum (every segment's score is positive, so longer answers win,

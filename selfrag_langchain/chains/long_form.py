@@ -104,7 +104,8 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
 
     def settings(self) -> dict[str, Any]:
         return {**super().settings(), "beam_width": self.beam_width, "max_depth": self.max_depth,
-                "max_segment_tokens": self.max_segment_tokens, "beam_score": self.beam_score, "later_k": self.later_k,
+                "max_segment_tokens": self.max_segment_tokens, "answer_first": self.answer_first,
+                "beam_score": self.beam_score, "later_k": self.later_k,
                 "stop_at_segment_end": self.stop_at_segment_end}
 
     def search_config(self) -> SearchConfig:
@@ -112,6 +113,7 @@ class SelfRAGLongForm(ItemStreaming, RunnableSerializable[Any, LongFormResult], 
         prompt_format = "selfrag" if self.resolved_prompt_format() == "selfrag" else "rag"
         return SearchConfig(
             max_depth=self.max_depth, beam_width=self.beam_width, beam_score=self.beam_score,
+            answer_first=self.answer_first, retrieval_order_margin=self.retrieval_order_margin,
             max_new_tokens=self.max_new_tokens, max_segment_tokens=self.max_segment_tokens,
             later_k=self.later_k, max_passage_tokens=self.max_passage_tokens,
             stop_at_segment_end=self.stop_at_segment_end,

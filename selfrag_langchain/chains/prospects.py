@@ -12,7 +12,9 @@ prospect).
 
 Long form keeps ``beam_width`` beams rather than one branch: a candidate segment's prospect bounds the score of
 the beam it would make (:func:`beam_bound`), and a candidate is left unwritten when that bound falls more than the
-margin below the ``beam_width``-th best of the bounds and of the finished beams' scores.
+margin below the ``beam_width``-th best of the bounds and of the finished beams' scores (at the first step, which
+keeps one candidate with ``answer_first``, below the best by more than the larger of the margin and
+``retrieval_order_margin``, as in short form).
 """
 
 from __future__ import annotations

@@ -27,6 +27,11 @@ class SearchConfig:
     """Beams kept after each segment."""
     beam_score: Literal["sum", "mean"]
     """How beams are ranked: the sum or the mean of their segment scores."""
+    answer_first: bool
+    """The first step keeps one candidate, chosen as short form chooses its answer; later steps extend it."""
+    retrieval_order_margin: float
+    """With ``answer_first``: of the first step's candidates within this much of the best, the one whose passage the
+    retriever ranked first is kept."""
     max_new_tokens: int
     """Token budget of the whole answer: a beam stops growing once its segments reach it."""
     max_segment_tokens: int

@@ -35,7 +35,8 @@ def _total(rel: dict[str, float], sup: dict[str, float], mean_logprob: float = -
 
 
 def _rag(llm: ScriptedLongFormLLM, retriever: RecordingRetriever, **kwargs) -> SelfRAGLongForm:
-    settings = {"k": 2, "max_depth": 2, "use_sequence_probability": True, **kwargs}  # the paper's score
+    # The paper's score, and its search: beams compete from the first step.
+    settings = {"k": 2, "max_depth": 2, "use_sequence_probability": True, "answer_first": False, **kwargs}
     return SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
                            **settings)
 
@@ -54,6 +55,26 @@ def test_beam_two_finds_the_answer_greedy_search_misses() -> None:
     # Every candidate's total is the paper's formula.
     gustave = next(c for c in greedy.candidates if c.passage.metadata["title"] == "Gustave Eiffel")
     assert gustave.scores.total == pytest.approx(_total(IRR, NOSUP))
+
+
+def test_by_default_the_first_segment_is_chosen_as_short_form_chooses_and_later_steps_extend_it() -> None:
+    llm, retriever = greedy_trap()
+    result = _rag(llm, retriever, beam_width=2, answer_first=True).invoke(QUESTION)
+    # The Paris beam's better second segment does not outweigh the Eiffel Tower's better answer.
+    assert result.answer.startswith("The Eiffel Tower is in Paris [1].")
+    assert {c.parent for c in result.candidates if c.depth == 1} == {"0.0"}
+    assert result.settings["answer_first"] is True
+
+
+@pytest.mark.parametrize(("margin", "first"), [(0.1, "Paris"), (0.0, "Eiffel Tower")])
+def test_a_first_segment_within_the_retrieval_order_margin_of_the_best_is_kept_from_the_first_passage(
+        margin: float, first: str) -> None:
+    llm, retriever = greedy_trap()
+    retriever.results[QUESTION] = [doc("Paris"), doc("Eiffel Tower")]
+    nearly = {"[Fully supported]": 0.65, "[Partially supported]": 0.2, "[No support / Contradictory]": 0.15}
+    llm.script[(0, "Paris")] = judged("Paris is the capital of France.", REL, nearly)  # 0.05 below the Eiffel Tower
+    result = _rag(llm, retriever, beam_width=2, answer_first=True, retrieval_order_margin=margin).invoke(QUESTION)
+    assert result.candidate(result.beams[0].segments[0]).passage.metadata["title"] == first
 
 
 def test_each_segment_retrieves_with_the_question_and_its_previous_segment() -> None:

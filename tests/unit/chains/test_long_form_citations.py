@@ -61,7 +61,7 @@ def test_numbers_follow_first_use_and_a_reused_passage_keeps_its_number() -> Non
 def test_the_winning_beam_numbers_only_what_it_cites() -> None:
     llm, retriever = greedy_trap()
     result = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm),
-                             retriever=retriever, k=2,
+                             retriever=retriever, k=2, answer_first=False,
                              max_depth=2).invoke(QUESTION)
     # Passages of beams that lost (Eiffel Tower, Gustave Eiffel, ...) are in the trace, not in the citations.
     assert [d.metadata["title"] for d in result.citations] == ["Paris", "Louvre"]
@@ -108,7 +108,7 @@ def test_citation_numbers_are_stable() -> None:
 def test_summary_lines_show_each_step_and_the_winning_beam() -> None:
     llm, retriever = greedy_trap()
     result = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm),
-                             retriever=retriever, k=2,
+                             retriever=retriever, k=2, answer_first=False,
                              max_depth=2, use_sequence_probability=True).invoke(QUESTION)
     lines = result.summary_lines()
     assert lines[0] == f'depth 0 beam -: p(Retrieve)=0.82 -> retrieve query "{QUESTION}"'

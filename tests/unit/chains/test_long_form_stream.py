@@ -57,7 +57,7 @@ def test_a_reader_that_stops_stops_the_generation() -> None:
 def test_with_two_beams_a_segment_waits_until_every_beam_shares_it() -> None:
     llm, retriever = greedy_trap()
     rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
-                          k=2, max_depth=2)
+                          k=2, max_depth=2, answer_first=False)
     order = [(item.text if isinstance(item, CitedSegment) else "result", len(llm.calls))
              for item in rag.stream(QUESTION)]
     # After depth 0 the beams start with different segments: nothing is final. After depth 1 both surviving
@@ -103,7 +103,7 @@ async def test_async_reader_that_stops_stops_the_generation() -> None:
 async def test_astream_events_reports_the_search_as_it_goes() -> None:
     llm, retriever = greedy_trap()
     rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
-                          k=2, max_depth=2)
+                          k=2, max_depth=2, answer_first=False)
     events = [e async for e in rag.astream_events(QUESTION, version="v2")]
     custom = [(e["name"], e["data"].get("depth")) for e in events if e["event"] == "on_custom_event"]
     assert custom == [

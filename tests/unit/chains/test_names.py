@@ -472,7 +472,7 @@ def test_long_form_drops_by_names_across_the_whole_step_not_beam_by_beam() -> No
         (1, "Wrought iron"): judged("Iron rusts.", REL, FULL),
     })
     result = SelfRAGLongForm(generator=llm, reflector=InlineReflector(llm), retriever=retriever, k=2,
-                             beam_width=2, max_depth=2).invoke(QUESTION)
+                             beam_width=2, max_depth=2, answer_first=False).invoke(QUESTION)
     dropped = {c.passage.metadata["title"] for c in result.candidates if c.depth == 1 and c.dropped}
     assert dropped == {"Paris", "Seine", "Wrought iron"}  # Paris and Seine had no naming sibling in their beam
     kept = {c.passage.metadata["title"] for c in result.candidates if c.depth == 1 and not c.dropped}

@@ -235,7 +235,7 @@ def _long(fichte_reads: float, *, beam_width: int, max_depth: int = 1, reader: b
     rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
                           k=3, beam_width=beam_width, max_depth=max_depth, min_name_coverage=0.0, decline=False,
                           quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings if reader else None),
-                          **knobs)
+                          **{"answer_first": False, **knobs})
     return rag, llm
 
 
@@ -330,7 +330,7 @@ def test_a_beam_whose_candidates_are_all_out_of_reach_leaves_the_search_as_an_ou
             f"{QUESTION} Fichte studied Kant.": [BAKERY]})
         rag = SelfRAGLongForm(generator=llm, reflector=CalibratedReflector(embeddings=BagOfWords()), mode="always",
                               retriever=retriever, k=3, beam_width=2, max_depth=2, min_name_coverage=0.0,
-                              decline=False, writing_margin=margin,
+                              decline=False, writing_margin=margin, answer_first=False,
                               quoter=PassageQuoter(embeddings=BagOfWords(), reader=readings))
         return rag.invoke(QUESTION), llm
 
