@@ -386,6 +386,8 @@ class _Held:
         """:func:`holds` against this text."""
         if word in self.words or not self.words.isdisjoint(number_forms(word)):
             return True
+        if not self.words.isdisjoint(short_form_pair(word)):  # "television" for "TV"
+            return True
         if american_spelling(word) in self._american_spellings():  # "fibres" for "fibers"
             return True
         prefix = decade_prefix(word)
@@ -409,6 +411,19 @@ class _Held:
         if not self.words.isdisjoint(_known_one_edit(word)):
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
+
+
+SHORT_FORMS = {"tv": "television"}
+"""Words shortened to letters that are not the initials of words (which :func:`acronyms` spells), so that a
+question's "satellite TV" finds the passage on satellite television; each is held by the word and the word by
+it."""
+
+
+def short_form_pair(word: str) -> frozenset[str]:
+    """The word a (lower-cased) short form of :data:`SHORT_FORMS` stands for, or the short forms of a word; empty
+    for any other word."""
+    return frozenset({SHORT_FORMS[word]} if word in SHORT_FORMS else
+                     {short for short, full in SHORT_FORMS.items() if full == word})
 
 
 @functools.lru_cache(maxsize=1024)
@@ -581,7 +596,8 @@ def holds(word: str, text: str) -> bool:
     :func:`~selfrag_langchain.text.spelling.american_spelling`), as the two words of a compound ("chess" and
     "board" for "chessboard"; the words anywhere in the text, each of at least three letters), or as an acronym
     the text spells
-    (:func:`acronyms`: "us" in "the United States")."""
+    (:func:`acronyms`: "us" in "the United States"), and a short form for its word and the word for it
+    (:data:`SHORT_FORMS`: "television" for "TV")."""
     return _held(text).holds(word)
 
 

@@ -58,11 +58,12 @@ def _typed_wrong(word: str) -> bool:
 _APOSTROPHES = str.maketrans("", "", "'’")
 SHORTENED = {"yr": "year", "yrs": "years", "govt": "government", "ppl": "people", "approx": "approximately",
              "bday": "birthday", "r": "are", "u": "you", "ur": "your", "wat": "what", "wut": "what", "thru": "through",
-             "abt": "about"}
+             "abt": "about", "kinda": "kind of", "sorta": "sort of"}
 """Words a hurried question shortens, typed in lower case, and the words they stand for: unknown to English's
 lexicon, "yr" reads as a name that no passage holds ("how many species of annelids r there": "r"). Only
-shortenings that stand for one word are listed ("hr" is also human resources); a letter the passages hold as a
-word (uranium's "U", an initial) is left as typed, and so is a word they hold ("wat" in "Angkor Wat")."""
+shortenings that stand for one thing are listed ("kinda" for "kind of"; "hr" is also human resources); a letter
+the passages hold as a word (uranium's "U", an initial) is left as typed, and so is a word they hold ("wat" in
+"Angkor Wat")."""
 
 
 def _meant(word: str, held: set[str], bare: dict[str, set[str]]) -> str | None:

@@ -571,6 +571,14 @@ def test_a_people_in_the_plural_is_held_by_its_adjective_and_a_field_by_its_adje
     assert not holds("physics", "He was a physician.")
 
 
+def test_a_short_form_that_spells_no_initials_is_held_by_its_word_and_the_word_by_it() -> None:
+    dish = ("Satellite television\nSatellite television is a service that delivers television programming to "
+            "viewers by relaying it from a communications satellite to a satellite dish.")
+    assert name_share("What's the outdoor antenna for receiving satellite TV usually called?", dish) == 1.0
+    assert holds("television", "The TV series ran for six seasons.")
+    assert not holds("tv", "The radio station broadcasts news.")
+
+
 def test_a_people_whose_name_is_not_the_place_s_stem_is_held_by_the_place_and_the_place_by_its_people() -> None:
     rowing = ("Rowing (sport)\nRowing, sometimes called crew in the United States, is the sport of racing boats "
               "using oars.")

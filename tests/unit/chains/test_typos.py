@@ -71,6 +71,11 @@ def test_a_letter_or_shorthand_typed_for_a_word_is_read_as_the_word_unless_the_p
         "plasmids are mostly found in what kind of organisms", [("r", "are"), ("wat", "what")])
     angkor = "Angkor Wat\nAngkor Wat is a Hindu-Buddhist temple complex in Cambodia."
     assert read_typos("which country is angkor wat in", [angkor])[1] == []
+    # A shortening of two words reads as both.
+    screw = "Archimedes' screw\nAn Archimedes' screw is a hydraulic machine."
+    assert read_typos("wat kinda machine is an archimedes screw", [screw])[0].startswith("what kind of machine")
+    assert names_found("what kind of machine is an archimedes' screw", [screw], 0.6)
+    assert not names_found("what kinda machine is an archimedes' screw", [screw], 0.6)
 
 
 def test_a_possessive_typed_without_its_apostrophe_is_read_with_it() -> None:
