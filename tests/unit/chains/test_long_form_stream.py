@@ -65,6 +65,16 @@ def test_with_two_beams_a_segment_waits_until_every_beam_shares_it() -> None:
     assert order == [("Paris is the capital of France.", 2), ("The Louvre is in Paris.", 2), ("result", 2)]
 
 
+def test_the_first_segment_chosen_alone_arrives_right_after_the_first_step() -> None:
+    llm, retriever = greedy_trap()
+    rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
+                          k=2, max_depth=2)  # answer_first, the default
+    order = [(item.text if isinstance(item, CitedSegment) else "result", len(llm.calls))
+             for item in rag.stream(QUESTION)]
+    assert order[0] == ("The Eiffel Tower is in Paris.", 1)
+    assert order[-1] == ("result", 2)
+
+
 def test_streamed_segments_equal_the_final_answer() -> None:
     llm, retriever = greedy_trap()
     rag = SelfRAGLongForm(min_name_coverage=0.0, generator=llm, reflector=InlineReflector(llm), retriever=retriever,
