@@ -9,8 +9,9 @@ not know (:func:`asked_names`); a passage holds a name in any form of it, a plac
 derived from it included (a collective in "-ry" too, "Freemasonry" for "freemasons", a long word with another
 ending, "hypothermia" for "hypothermic", a people's adjective, "Celtic" for "Celts", and a long word the lexicon
 knows for one a letter from it, "division" for "divison"), the place for its people's word where they share no
-stem ("France" for "French": :mod:`~selfrag_langchain.chains.peoples`), and a decade by a year within it ("1765"
-for "the 1760s": :func:`decade_prefix`; :func:`holds`). Three rules read them, with one threshold
+stem ("France" for "French": :mod:`~selfrag_langchain.chains.peoples`), a short form by its word ("television"
+for "TV": :data:`SHORT_FORMS`), and a decade by a year within it ("1765" for "the 1760s": :func:`decade_prefix`;
+:func:`holds`). Three rules read them, with one threshold
 (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
