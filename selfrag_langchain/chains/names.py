@@ -10,9 +10,9 @@ derived from it included (a collective in "-ry" too, "Freemasonry" for "freemaso
 ending, "hypothermia" for "hypothermic", a people's adjective, "Celtic" for "Celts", and a long word the lexicon
 knows for one a letter from it, "division" for "divison"), the place for its people's word where they share no
 stem ("France" for "French": :mod:`~selfrag_langchain.chains.peoples`), a short form by its word ("television"
-for "TV": :data:`SHORT_FORMS`), and a decade by a year within it ("1765" for "the 1760s": :func:`decade_prefix`;
-:func:`holds`). Three rules read them, with one threshold
-(:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
+for "TV": :data:`SHORT_FORMS`), a decade by a year within it ("1765" for "the 1760s": :func:`decade_prefix`) and a
+round year by the decade it opens ("2000" for "the early 2000s"; :func:`holds`). Three rules read them, with one
+threshold (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
   that much (a question that compares two things may find each in a passage of its own);
@@ -341,6 +341,10 @@ def number_forms(word: str) -> frozenset[str]:
 
 
 _DECADE = re.compile(r"(\d{2})(\d)0s")
+_ROUND_YEAR = re.compile(r"\d{3}0")
+"""A year that opens a decade ("2000", "1990"), held by that decade ("the early 2000s"): a round year in a
+question is as often a time about it ("around the year 2000") as that year. Any other year is not held by its
+decade, which does not say it."""
 
 
 def decade_prefix(word: str) -> str | None:
@@ -394,6 +398,8 @@ class _Held:
         prefix = decade_prefix(word)
         if prefix is not None:
             return any(len(w) == 4 and w.isdigit() for w in self._starting(prefix))
+        if _ROUND_YEAR.fullmatch(word):  # "around the year 2000" for "the early 2000s"
+            return f"{word}s" in self.words
         lemma = noun_lemma(word)
         if any(noun_lemma(w) == lemma for w in self._starting(lemma[:1])):
             return True

@@ -279,6 +279,16 @@ def test_a_decade_is_held_by_a_year_within_it() -> None:
     assert not holds("1800s", "It was rebuilt in 1905.") and not holds("1760s", "the 176th")
 
 
+def test_a_round_year_is_held_by_the_decade_it_opens() -> None:
+    reality = ("Reality television\nReality television achieved prominence in the early 2000s with the success of "
+               "the series Survivor, Idol, and Big Brother.")
+    assert holds("2000", reality) and holds("1990", "the 1990s") and holds("2000", "in 2000")
+    assert names_found("Which TV shows turned reality television into a worldwide hit around the year 2000?",
+                       [reality], 0.6)
+    assert not holds("2003", reality) and not holds("1990", reality)  # a decade does not say its other years
+    assert not holds("1900", "the 1990s") and not holds("2000", "the 20th century")
+
+
 def test_a_rare_lower_case_subject_no_passage_holds_means_the_sources_do_not_answer() -> None:
     question = "In the wild, where does the axolotl live?"
     salamander = "Salamander\nSalamanders are amphibians that live in the wild near water."
