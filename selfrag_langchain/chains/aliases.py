@@ -23,6 +23,7 @@ import re
 
 from selfrag_langchain.judging.signals import STOPWORDS, folded
 from selfrag_langchain.text.lexicon import noun_lemma
+from selfrag_langchain.text.spelling import american_spelling
 
 __all__ = ["asks_other_name", "gives_asked_name", "gives_expansion"]
 
@@ -42,12 +43,22 @@ _NAME = rf"(?!{_VERB})[^\W\d_][\w'’\-]*(?: (?!{_VERB})[\w'’\-]+){{0,5}}?"
 """A name of at most six words: no comma, bracket or other mark within it, and no verb."""
 _BRACKET = r"(?: \([^()]{1,40}\))?"
 """An abbreviation or gloss in brackets after a name ("An antibody (Ab)")."""
+_ARTICLE = r"(?:the |an? )?"
+_HEDGE = r"(?:(?:\w+ly|just) )?"
+"""A word that may stand before the last name of a list ("or simply the Golgi", "or generally a gravitational
+slingshot")."""
+_SETTING = r"(?!(?:in|on|at|for|from|by|during|since|after|before|among|under|within|with|as|when|while)\b)"
+"""Not a phrase that sets the scene ("In most buildings, an elevator or lift is ..."), which a list's first name
+would otherwise be read as."""
 _OPENING_ALTERNATIVE = re.compile(
-    rf"(?:^|: )(?:the |an? )?(?P<first>{_NAME}){_BRACKET},? or (?:the |an? )?(?P<second>{_NAME}){_BRACKET}"
-    rf"(?:,| {_VERB})",
+    rf"(?:^|: ){_ARTICLE}{_SETTING}(?P<first>{_NAME}){_BRACKET}(?P<middle>(?:, {_ARTICLE}{_NAME}{_BRACKET}){{0,5}})"
+    rf",? or {_HEDGE}{_ARTICLE}(?P<last>{_NAME}){_BRACKET}(?:,| {_VERB})",
     re.IGNORECASE)
-"""A sentence (or a titled one, "Elevator: An elevator or lift is ...") that opens with two names joined by "or"
-before its verb or a comma."""
+"""A sentence (or a titled one, "Elevator: An elevator or lift is ...") that opens with names joined by "or", two
+or a list of them ("A gravity assist, gravity assist maneuver, swing-by, or generally a gravitational slingshot
+...") before its verb or a comma."""
+_LISTED = re.compile(rf", {_ARTICLE}(?P<name>{_NAME}){_BRACKET}", re.IGNORECASE)
+"""One name of the middle of such a list."""
 
 
 def asks_other_name(question: str) -> bool:
@@ -64,18 +75,23 @@ def gives_asked_name(question: str, sentence: str) -> bool:
     if opening is None:
         return False
     asked = _lemmas(question)
-    first, second = (_lemmas(opening.group(part)) for part in ("first", "second"))
-    return any(_names_subject(asked, names) and set(other) - set(asked)
-               for names, other in ((first, second), (second, first)))
+    listed = [opening.group("first"), *(m.group("name") for m in _LISTED.finditer(opening.group("middle"))),
+              opening.group("last")]
+    names = [_lemmas(name) for name in listed]
+    return any(_names_subject(asked, name, names) for name in names) and any(set(name) - set(asked)
+                                                                             for name in names)
 
 
-def _names_subject(words: list[str], name: list[str]) -> bool:
+def _names_subject(words: list[str], name: list[str], names: list[list[str]]) -> bool:
     """Whether the question (``words``, its lemmas) names ``name`` (lemmas) as a whole: its words in a row, not
-    within a longer name ("an elevator known by", not "the diesel engine" for "engine", nor "elevator shaft")."""
+    within a longer name ("an elevator known by", not "the diesel engine" for "engine", nor "elevator shaft"),
+    unless the longer name is another of the sentence's ``names`` ("the gravity assist manoeuvre" when the sentence
+    names "gravity assist maneuver" beside "gravity assist")."""
     size = len(name)
     return size > 0 and any(
         words[i:i + size] == name and not _within_name(words[i - 1] if i else "")
-        and not _within_name(words[i + size] if i + size < len(words) else "")
+        and (not _within_name(words[i + size] if i + size < len(words) else "")
+             or any(other[:size + 1] == words[i:i + size + 1] for other in names))
         for i in range(len(words) - size + 1))
 
 
@@ -86,9 +102,10 @@ def _within_name(word: str) -> bool:
 
 
 def _lemmas(text: str) -> list[str]:
-    """The words of ``text`` read as nouns in their dictionary form ("elevators" is "elevator"), lower-cased and
-    without accents, a possessive "'s" dropped."""
-    return [noun_lemma(word) for word in _WORDS.findall(folded(text).lower().replace("'s", "").replace("’s", ""))]
+    """The words of ``text`` read as nouns in their dictionary form ("elevators" is "elevator") and spelt the
+    American way ("manoeuvre" is "maneuver"), lower-cased and without accents, a possessive "'s" dropped."""
+    return [american_spelling(noun_lemma(word))
+            for word in _WORDS.findall(folded(text).lower().replace("'s", "").replace("’s", ""))]
 
 
 _ASKS_EXPANSION = re.compile(r"\b(?:stands?|stood|short)\s+for\b|\b(?:abbreviation|acronym|initialism)\s+(?:of|for)\b",

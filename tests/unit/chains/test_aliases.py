@@ -34,6 +34,13 @@ def test_a_question_asks_another_name_in_the_words_people_use_for_it(question: s
     ("What is another name for a floodplain?", "A floodplain or flood plain or bottomlands is an area of land."),
     ("What is another name for a lift?", "An elevator or lift is a machine."),  # asked by the second name
     ("What is Muay Thai also called?", "Muay Thai or Muaythai, sometimes referred to as Thai boxing, is a sport."),
+    # a list of names, the last after a hedge; the question's longer name is another of them, spelt the British way
+    ("What's another name for the gravity assist manoeuvre spacecraft use?",
+     "A gravity assist, gravity assist maneuver, swing-by, or generally a gravitational slingshot in orbital "
+     "mechanics, is a type of spaceflight flyby."),
+    ("What is another name for a narrative?", "A narrative, story, or tale is any account of connected events."),
+    ("What is another name for a train station?",
+     "A train station, railroad station, or railway station is a railway facility."),
 ])
 def test_an_opening_with_the_subject_or_another_name_gives_the_asked_name(question: str, sentence: str) -> None:
     assert gives_asked_name(question, sentence)
@@ -44,11 +51,13 @@ def test_an_opening_with_the_subject_or_another_name_gives_the_asked_name(questi
     ("What is another name for a goat?", "An elevator or lift is a machine."),  # neither name is the subject's
     (ELEVATOR, "An elevator or elevators are machines."),  # no name the question lacks
     (ELEVATOR, "In most buildings, an elevator or lift is a machine."),  # not the sentence's opening
+    (ELEVATOR, "In most buildings, an elevator, or lift, is a machine."),
     (ELEVATOR, "An elevator is a machine, or a lift, that moves people."),  # the "or" comes after the verb
     (ELEVATOR, ""),
     # the question's subject is a longer name than the sentence's
     ("What other name is the diesel engine known by?", "An engine or motor is a machine."),
     ("What is another name for an elevator shaft?", "An elevator or lift is a machine."),
+    ("What is another name for a story arc?", "A narrative, story, or tale is any account of connected events."),
     # "or" within a clause that names the subject and goes on to say something of it
     ("What is another name for an antibody?", "Each individual antibody recognizes one or more antigens, and more."),
 ])
