@@ -23,7 +23,9 @@ points at nothing and is not quoted.
 A sentence that states another rank than the question asks ("the third-longest river in Africa" for "What is
 the longest river in Africa?") names the very measure asked, so both models read it as answering; its readings
 are 0 (:mod:`~selfrag_langchain.chains.ranks`), so that it is neither chosen for them nor read as holding an
-answer. The reverse holds for a sentence that opens with the question's subject and the other name it asks for,
+answer; so are those of a sentence that gives the title a question asks about only of other things ("the father
+of information theory" for "the father of geographic information systems": :mod:`~selfrag_langchain.chains.
+epithets`). The reverse holds for a sentence that opens with the question's subject and the other name it asks for,
 joined by "or" ("An elevator or lift is ...", or a list of names): both models read the opening as one name; its
 readings are 1 (:mod:`~selfrag_langchain.chains.aliases`).
 
@@ -55,6 +57,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.aliases import gives_asked_name, gives_expansion
 from selfrag_langchain.chains.branches import PreparedPassage
+from selfrag_langchain.chains.epithets import states_other_epithet
 from selfrag_langchain.chains.ranks import states_other_rank
 from selfrag_langchain.judging.claims import named, titled
 from selfrag_langchain.judging.finder import AnswerFinder
@@ -377,12 +380,14 @@ def _holdings(finder: AnswerFinder, pairs: Sequence[tuple[str, str]]) -> list[fl
 def _ruled(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[float]:
     """``readings`` of (question, sentence) pairs, each 0 where the sentence states another rank than the
     question asks (:func:`~selfrag_langchain.chains.ranks.states_other_rank`: "the third-longest river in
-    Africa" for "the longest"): it names the measure asked, so the models read it as answering, but it does
-    not; and 1 where it opens with the other name the question asks for
+    Africa" for "the longest") or gives the asked title only of other things
+    (:func:`~selfrag_langchain.chains.epithets.states_other_epithet`: "the father of information theory" for "the
+    father of geographic information systems"): it names what was asked, so the models read it as answering, but
+    it does not; and 1 where it opens with the other name the question asks for
     (:func:`~selfrag_langchain.chains.aliases.gives_asked_name`: "An elevator or lift is ..."), which the models
     read as one name, or spells out the abbreviation whose meaning it asks
     (:func:`~selfrag_langchain.chains.aliases.gives_expansion`: "A light-emitting diode (LED) is ...")."""
-    return [0.0 if states_other_rank(question, sentence)
+    return [0.0 if states_other_rank(question, sentence) or states_other_epithet(question, sentence)
             else 1.0 if gives_asked_name(question, sentence) or gives_expansion(question, sentence)
             else reading for (question, sentence), reading in zip(pairs, readings, strict=True)]
 
