@@ -102,6 +102,20 @@ LED = "What does the abbreviation LED stand for?"
     ("What French phrase lies behind the abbreviation UTC?", "Coordinated Universal Time (UTC) is the standard.",
      False),
     ("Who invented the LED?", "A light-emitting diode (LED) is an electronic component.", False),
+    # a name's initials spelt out: a word for each, in order, then the surname (a nickname between allowed)
+    ("What did the initials in the name of the historian A. J. P. Taylor stand for?",
+     "Alan John Percivale Taylor was an English historian.", True),
+    ("What did the initials D. H. stand for in the writer D. H. Lawrence's name?",
+     "David Herbert Lawrence was an English novelist.", True),
+    ("What did J.R.R. Tolkien's initials stand for?", "John Ronald Reuel Tolkien was an English writer.", True),
+    ("What do the initials in T. E. Lawrence stand for?",
+     'Thomas Edward "Lawrence of Arabia" Lawrence was a British Army officer.', True),
+    # another person's full name, the initials alone, or no meaning asked
+    ("What did the initials D. H. stand for in the writer D. H. Lawrence's name?",
+     "Thomas Edward Lawrence was a British Army officer.", False),
+    ("What did the initials D. H. stand for in the writer D. H. Lawrence's name?",
+     "D. H. Lawrence was an English novelist.", False),
+    ("Who was D. H. Lawrence's wife?", "David Herbert Lawrence was an English novelist.", False),
 ])
 def test_a_sentence_spelling_out_the_abbreviation_gives_what_it_stands_for(question: str, sentence: str,
                                                                             gives: bool) -> None:
