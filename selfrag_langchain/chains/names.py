@@ -343,8 +343,8 @@ def number_forms(word: str) -> frozenset[str]:
 _DECADE = re.compile(r"(\d{2})(\d)0s")
 _ROUND_YEAR = re.compile(r"\d{3}0")
 """A year that opens a decade ("2000", "1990"), held by that decade ("the early 2000s"): a round year in a
-question is as often a time about it ("around the year 2000") as that year. Any other year is not held by its
-decade, which does not say it."""
+question often stands for the time about it ("around the year 2000"). Any other year is not held by its decade,
+which does not say it."""
 
 
 def decade_prefix(word: str) -> str | None:

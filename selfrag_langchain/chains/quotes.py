@@ -24,10 +24,10 @@ A sentence that states another rank than the question asks ("the third-longest r
 the longest river in Africa?") names the very measure asked, so both models read it as answering; its readings
 are 0 (:mod:`~selfrag_langchain.chains.ranks`), so that it is neither chosen for them nor read as holding an
 answer; so are those of a sentence that gives the title a question asks about only of other things ("the father
-of information theory" for "the father of geographic information systems": :mod:`~selfrag_langchain.chains.
-epithets`). The reverse holds for a sentence that opens with the question's subject and the other name it asks for,
-joined by "or" ("An elevator or lift is ...", or a list of names): both models read the opening as one name; its
-readings are 1 (:mod:`~selfrag_langchain.chains.aliases`).
+of information theory" for "the father of geographic information systems":
+:mod:`~selfrag_langchain.chains.epithets`). The reverse holds for a sentence that opens with the question's
+subject and the other name it asks for, joined by "or" ("An elevator or lift is ...", or a list of names): both
+models read the opening as one name; its readings are 1 (:mod:`~selfrag_langchain.chains.aliases`).
 
 Each quote comes with that probability (:class:`Quote`): a quote is the passage's own words, so whether it is
 supported is settled, and what a judge still has to say of it is whether it answers the question. Selection
