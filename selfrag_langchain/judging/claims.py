@@ -55,7 +55,8 @@ _EMPTY_IT = re.compile(r"It (?:(?:is|was|has been|had been) (?:not until|(?:wide
                        r"(?:believed|thought|estimated|said|reported|suggested|unclear|likely|possible|probable|"
                        r"unknown|uncertain)\b)|(?:seems|seemed|appears|appeared) that\b)")
 """An "it" that stands for nothing ("It is believed that ...", "In 1900, it was thought ..."): not named."""
-_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+"""A title's bracketed qualifier, which tells its subject from another of the same name ("Guernica (Picasso)")."""
 
 
 def _subject_pronoun(sentence: str) -> tuple[int, re.Match[str]] | None:
@@ -82,7 +83,7 @@ def named(sentence: str, title: str | None, first: str) -> str:
     """``sentence`` with the pronoun that stands for its subject (:func:`_subject_pronoun`) replaced by the
     subject ``title`` names ("Guernica" for "Guernica (Picasso)"), when the passage's ``first`` sentence names it
     too; otherwise ``sentence`` unchanged."""
-    subject = _DISAMBIGUATION.sub("", title or "").strip()
+    subject = DISAMBIGUATION.sub("", title or "").strip()
     found = _subject_pronoun(sentence)
     if not subject or found is None or sentence == first:
         return sentence
