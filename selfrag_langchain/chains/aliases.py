@@ -14,7 +14,9 @@ two things ("Cats or dogs are ..."); a question asking another name of one of th
 then still the one whose subject it asks about. Likewise a sentence that spells out an abbreviation, with the
 abbreviation in brackets after its words ("A light-emitting diode (LED) is ..."), answers what the abbreviation
 stands for, and one that writes a name in full ("Alan John Percivale Taylor") what its initials stand for ("A. J. P.
-Taylor"; :func:`gives_expansion`).
+Taylor"; :func:`gives_expansion`). And a question that writes an abbreviation is read, against a passage whose title
+it abbreviates and which spells it out, as the title (:func:`in_full`): "What year was MIT founded?" of the
+Massachusetts Institute of Technology's article.
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ from __future__ import annotations
 import functools
 import re
 
+from selfrag_langchain.chains.names import initials
+from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.signals import STOPWORDS, folded
 from selfrag_langchain.text.lexicon import noun_lemma
+from selfrag_langchain.text.numerals import ROMAN
 from selfrag_langchain.text.spelling import american_spelling
 
-__all__ = ["asks_other_name", "gives_asked_name", "gives_expansion"]
+__all__ = ["asks_other_name", "gives_asked_name", "gives_expansion", "in_full"]
 
 _ASKS_OTHER_NAME = re.compile(
     r"\b(?:another|other|alternative|alternate)\s+(?:\w+\s+)?names?\b"
@@ -127,6 +132,26 @@ def gives_expansion(question: str, sentence: str) -> bool:
     folded_sentence = folded(sentence)
     return any(spelled.search(folded_sentence) is not None
                for spelled in (_spelled_out(question), _spelled_initials(question)) if spelled is not None)
+
+
+def in_full(question: str, title: str | None, passage: str) -> str:
+    """The question as the passage names things: each abbreviation it writes that the passage's ``title`` spells
+    (its words' initials) and the passage spells out, with the abbreviation in brackets after the words ("The
+    Massachusetts Institute of Technology (MIT) is ..."), written as the title. A sentence is read after its
+    title, and neither model reads a title as the abbreviation: "Founded in 1861 ..., the university ..." read
+    after "Massachusetts Institute of Technology" holds an answer to "What year was MIT founded?" at 0.035 for
+    the answer finder, and to "What year was Massachusetts Institute of Technology founded?" at 0.98. A question
+    that asks what the abbreviation stands for (:func:`gives_expansion`) and a Roman numeral ("Philip II") are
+    left as written."""
+    if not title or _ASKS_EXPANSION.search(question):
+        return question
+    name = DISAMBIGUATION.sub("", title).strip()
+    spelled = initials(name)
+    for abbreviation in set(_ABBREVIATION.findall(question)):
+        if (abbreviation.lower() == spelled and abbreviation.lower() not in ROMAN
+                and re.search(rf"\w\s*\(\s*{abbreviation}\s*[),;]", passage) is not None):
+            question = re.sub(rf"\b{abbreviation}\b", name, question)
+    return question
 
 
 _INITIALS = re.compile(r"\b((?:[A-Z]\. ?){1,4})([A-Z][a-z]+(?:-[A-Z]?[a-z]+)*)")

@@ -310,6 +310,13 @@ def acronyms(text: str) -> set[str]:
     return {a for a in found if low <= len(a) <= high}
 
 
+def initials(name: str) -> str:
+    """The first letters of a name's words, lower-cased, "of", "and", "for", "the" and "de" giving none
+    ("Massachusetts Institute of Technology" gives "mit"); empty for a name of one word, which has no initials."""
+    words = [word for word in WORD.findall(name) if word.lower() not in _JOINING]
+    return "".join(word[0].lower() for word in words) if len(words) > 1 else ""
+
+
 _NUMBERED = re.compile(r"\b(?:no|nos|number)\.?\s*(\d{1,2})\b", re.IGNORECASE)
 
 

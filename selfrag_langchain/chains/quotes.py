@@ -29,6 +29,10 @@ of information theory" for "the father of geographic information systems":
 subject and the other name it asks for, joined by "or" ("An elevator or lift is ...", or a list of names): both
 models read the opening as one name; its readings are 1 (:mod:`~selfrag_langchain.chains.aliases`).
 
+Each passage's sentences are read against the question as the passage names things: an abbreviation its title
+spells and it spells out is read as the title ("What year was Massachusetts Institute of Technology founded?" for
+"... MIT ...": :func:`~selfrag_langchain.chains.aliases.in_full`).
+
 Each quote comes with that probability (:class:`Quote`): a quote is the passage's own words, so whether it is
 supported is settled, and what a judge still has to say of it is whether it answers the question. Selection
 reads it as the quote's IsUse (:func:`~selfrag_langchain.chains.selection.quoted_critique`). With an answer
@@ -55,7 +59,7 @@ from dataclasses import dataclass, replace
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
 
-from selfrag_langchain.chains.aliases import gives_asked_name, gives_expansion
+from selfrag_langchain.chains.aliases import gives_asked_name, gives_expansion, in_full
 from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.chains.epithets import states_other_epithet
 from selfrag_langchain.chains.ranks import states_other_rank
@@ -171,7 +175,7 @@ class PassageQuoter(BaseModel):
         found = _Found(question, pairs, titles, taken)
         answering = self.sentence_readings(question, found.groups())
         quotes = found.quotes(self.embeddings.embed_documents(found.texts), answering, self.reader_weight)
-        return self._with_finder(question, quotes, found.titles)
+        return self._with_finder(_asked(question, found.groups()), quotes, found.titles)
 
     async def afind(self, question: str, pairs: Sequence[tuple[str, str]],
                     titles: Sequence[str | None] | None = None,
@@ -180,7 +184,7 @@ class PassageQuoter(BaseModel):
         found = _Found(question, pairs, titles, taken)
         answering = await asyncio.to_thread(self.sentence_readings, question, found.groups())
         quotes = found.quotes(await self.embeddings.aembed_documents(found.texts), answering, self.reader_weight)
-        return await asyncio.to_thread(self._with_finder, question, quotes, found.titles)
+        return await asyncio.to_thread(self._with_finder, _asked(question, found.groups()), quotes, found.titles)
 
     def best_answering(self, question: str, passages: Sequence[tuple[str, str | None]],
                        taken: Sequence[Collection[str]] | None = None) -> list[float | None]:
@@ -215,7 +219,8 @@ class PassageQuoter(BaseModel):
             return [None] * len(passages)
         sentences = [split_sentences(body) for body, _ in passages]
         titles = [title for _, title in passages]
-        readings = iter(self.sentence_readings(question, list(zip(sentences, titles, strict=True))) or [])
+        groups = list(zip(sentences, titles, strict=True))
+        readings = iter(self.sentence_readings(question, groups) or [])
         vectors = iter(self.embeddings.embed_documents([s for parts in sentences for s in parts]))
         quotes: list[Quote | None] = []
         for parts, title in zip(sentences, titles, strict=True):
@@ -223,7 +228,7 @@ class PassageQuoter(BaseModel):
             best = max(range(len(parts)), key=read.__getitem__, default=None)
             quotes.append(Quote(named(parts[best], title, parts[0]), read[best])
                           if best is not None and settled(read, embedded, self.reader_weight) else None)
-        return self._with_finder(question, quotes, titles)
+        return self._with_finder(_asked(question, groups), quotes, titles)
 
     async def asettled_quotes(self, question: str, passages: Sequence[tuple[str, str | None]]
                               ) -> list[Quote | None]:
@@ -246,8 +251,8 @@ class PassageQuoter(BaseModel):
             parts = split_sentences(passage)
             barred = taken[i] if taken is not None else ()
             shown.append([q for q in (named(s, title, parts[0]) for s in parts) if q not in barred])
-        read = iter(_holdings(self.finder, [(question, titled(title or "", q))
-                                            for quotes, (_, title) in zip(shown, passages, strict=True)
+        read = iter(_holdings(self.finder, [(in_full(question, title, passage), titled(title or "", q))
+                                            for quotes, (passage, title) in zip(shown, passages, strict=True)
                                             for q in quotes]))
         return [max((next(read) for _ in quotes), default=None) for quotes in shown]
 
@@ -270,11 +275,15 @@ class PassageQuoter(BaseModel):
     def sentence_readings(self, question: str, groups: Sequence[tuple[Sequence[str], str | None]]
                           ) -> list[float] | None:
         """:meth:`readings` of each (passage's sentences, title) group's sentences in order, read after the title
-        and, with :attr:`read_alone`, alone too (the lower of the two); None without a reader."""
-        after_title = [pair for parts, title in groups for pair in _reading_pairs(question, parts, title)]
+        and, with :attr:`read_alone`, alone too (the lower of the two), against the question as the passage names
+        things (:func:`~selfrag_langchain.chains.aliases.in_full`); None without a reader."""
+        asked = _asked(question, groups)
+        after_title = [pair for q, (parts, title) in zip(asked, groups, strict=True)
+                       for pair in _reading_pairs(q, parts, title)]
         if not self.read_alone:
             return self.readings(after_title)
-        alone = [pair for parts, title in groups for pair in _alone_pairs(question, parts, title)]
+        alone = [pair for q, (parts, title) in zip(asked, groups, strict=True)
+                 for pair in _alone_pairs(q, parts, title)]
         read = self.readings([*after_title, *alone])  # one batch for both readings
         if read is None:
             return None
@@ -285,13 +294,13 @@ class PassageQuoter(BaseModel):
         """:meth:`best_answering` off the event loop."""
         return await asyncio.to_thread(self.best_answering, question, passages, taken)
 
-    def _with_finder(self, question: str, quotes: list[Quote | None],
+    def _with_finder(self, asked: Sequence[str], quotes: list[Quote | None],
                      titles: Sequence[str | None]) -> list[Quote | None]:
-        """``quotes``, each with the finder's probability that it holds an answer (read after its passage's
-        title); as they are without a finder."""
+        """``quotes``, each with the finder's probability that it holds an answer to the question as its passage
+        names things (``asked``, one per quote), read after its passage's title; as they are without a finder."""
         if self.finder is None:
             return quotes
-        read = [(i, (question, titled(titles[i] or "", quote.text))) for i, quote in enumerate(quotes)
+        read = [(i, (asked[i], titled(titles[i] or "", quote.text))) for i, quote in enumerate(quotes)
                 if quote is not None]
         holds = dict(zip((i for i, _ in read), _holdings(self.finder, [pair for _, pair in read]), strict=True))
         return [replace(quote, holds_answer=holds[i]) if quote is not None else None
@@ -390,6 +399,12 @@ def _ruled(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[
     return [0.0 if states_other_rank(question, sentence) or states_other_epithet(question, sentence)
             else 1.0 if gives_asked_name(question, sentence) or gives_expansion(question, sentence)
             else reading for (question, sentence), reading in zip(pairs, readings, strict=True)]
+
+
+def _asked(question: str, groups: Sequence[tuple[Sequence[str], str | None]]) -> list[str]:
+    """The question as each (passage's sentences, title) group names things
+    (:func:`~selfrag_langchain.chains.aliases.in_full`)."""
+    return [in_full(question, title, " ".join(parts)) for parts, title in groups]
 
 
 def _reading_pairs(question: str, sentences: Sequence[str], title: str | None) -> list[tuple[str, str]]:

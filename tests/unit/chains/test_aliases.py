@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.chains.aliases import asks_other_name, gives_asked_name, gives_expansion
+from selfrag_langchain.chains.aliases import asks_other_name, gives_asked_name, gives_expansion, in_full
 from selfrag_langchain.chains.quotes import PassageQuoter
 from tests.fakes.bag_of_words import BagOfWords
 
@@ -134,3 +134,54 @@ def test_the_quoter_reads_a_sentence_spelling_out_the_asked_abbreviation_as_hold
     assert quoter.best_holding(LED, [(passage, "Light-emitting diode")]) == [1.0]
     assert quoter.best_holding("Who invented the LED?", [(passage, "Light-emitting diode")]) == [
         pytest.approx(1 / (1 + 2.718281828 ** 5), rel=1e-3)]
+
+
+MIT = ("The Massachusetts Institute of Technology (MIT) is a private research university in Cambridge. "
+       'Founded in 1861 to advance "useful knowledge", the university has played a significant role in science.')
+
+
+@pytest.mark.parametrize(("question", "title", "passage", "read"), [
+    ("What year was MIT founded?", "Massachusetts Institute of Technology", MIT,
+     "What year was Massachusetts Institute of Technology founded?"),
+    ("What is MIT's motto?", "Massachusetts Institute of Technology", MIT,
+     "What is Massachusetts Institute of Technology's motto?"),
+    ("How many teams play in the NBA?", "National Basketball Association",
+     "The National Basketball Association (NBA) is a professional basketball league.",
+     "How many teams play in the National Basketball Association?"),
+    # the title's bracketed qualifier is no part of the name
+    ("When was the ESA founded?", "European Space Agency (agency)",
+     "The European Space Agency (ESA; French: ASE) is an intergovernmental organisation.",
+     "When was the European Space Agency founded?"),
+    # left as written: another passage's title, a passage that does not spell it out, a Roman numeral, or the
+    # meaning of the abbreviation asked
+    ("What year was MIT founded?", "Harvard University", "Harvard University (HU) is ...",
+     "What year was MIT founded?"),
+    ("In which US state was Grant Wood born?", "Unitary state", "A unitary state is governed as one; the US is not.",
+     "In which US state was Grant Wood born?"),
+    ("Who was Philip II?", "Ismail I", "Ismail I (II) was a shah.", "Who was Philip II?"),
+    ("What does MIT stand for?", "Massachusetts Institute of Technology", MIT, "What does MIT stand for?"),
+])
+def test_an_abbreviation_the_passage_spells_out_is_read_as_its_title(question: str, title: str, passage: str,
+                                                                     read: str) -> None:
+    assert in_full(question, title, passage) == read
+
+
+def test_the_quoter_reads_the_question_as_the_passage_names_things() -> None:
+    from tests.fakes.table_finder import TableFinder
+    from tests.fakes.table_reader import TableReader
+
+    # as the shipped models read them: the abbreviation is not the title's name to either
+    def odds(question: str, sentence: str) -> float:
+        return 4.0 if "1861" in sentence and "Massachusetts" in question else -6.0
+
+    reader = TableReader(answering=lambda q, s: 0.9 if "1861" in s and "Massachusetts" in q else 0.2)
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=TableFinder(odds=odds))
+    asked = "What year was MIT founded?"
+    title = "Massachusetts Institute of Technology"
+    found = quoter.find(asked, [("MIT was founded in 1861.", MIT)], titles=[title])[0]
+    assert found is not None and found.text.startswith("Founded in 1861")
+    assert found.holds_answer == pytest.approx(1 / (1 + 2.718281828 ** -4), rel=1e-3)
+    assert quoter.best_holding(asked, [(MIT, title)]) == [pytest.approx(1 / (1 + 2.718281828 ** -4), rel=1e-3)]
+    # a passage that does not spell the abbreviation out is read against the question as asked
+    plain = MIT.replace(" (MIT)", "")
+    assert quoter.best_holding(asked, [(plain, title)]) == [pytest.approx(1 / (1 + 2.718281828 ** 6), rel=1e-3)]

@@ -17,6 +17,7 @@ from selfrag_langchain.chains.names import (
     asked_names,
     describing_words,
     holds,
+    initials,
     kind_nouns,
     missing_rare_terms,
     moot_reasons,
@@ -703,3 +704,14 @@ def test_a_long_content_word_typed_a_letter_wrong_is_held_by_the_word() -> None:
     assert names_found("whats the result of a divison called", [division], 0.6)
     assert not holds("sulfer", "Sulfur is a chemical element.")  # shorter than MIN_TYPED_WRONG: "shrek", "rolex"
     assert not holds("divison", "Multiplication of numbers.")  # the passage must hold a word one letter from it
+
+
+@pytest.mark.parametrize(("name", "letters"), [
+    ("Massachusetts Institute of Technology", "mit"),
+    ("National Aeronautics and Space Administration", "nasa"),
+    ("Attention deficit hyperactivity disorder", "adhd"),
+    ("University of California, Los Angeles", "ucla"),
+    ("Paris", ""),
+])
+def test_a_names_initials_skip_its_joining_words(name: str, letters: str) -> None:
+    assert initials(name) == letters
