@@ -203,13 +203,31 @@ def asked_names(question: str) -> list[str]:
     and numbers); for a question that capitalises none (typed in lower case, or with only its first letter
     capitalised), its numbers and the words that read as names (:func:`_unknown`: "who was otto von bismarck's
     wife": "otto", "von", "bismarck"; a word in a script without case is left out); never a word that describes
-    what is asked for (:func:`describing_words`)."""
-    describing = describing_words(question)
-    names = [name for name in name_words(question) if name not in describing]
+    what is asked for (:func:`describing_words`), nor a preposition that opens the question ("Besides London, ...":
+    :data:`PHRASE_OPENERS`)."""
+    left_out = describing_words(question) | _opening_function_words(question)
+    names = [name for name in name_words(question) if name not in left_out]
     if not all(name.isdigit() for name in names):
         return [*(word for word in _opening_names(question) if word not in names), *names]
     return [word for word in content_words(folded(question))
-            if (word.isdigit() or _unknown(word)) and word not in describing]
+            if (word.isdigit() or _unknown(word)) and word not in left_out]
+
+
+PHRASE_OPENERS = frozenset((
+    "besides", "unlike", "like", "according", "since", "despite", "following", "except", "aside", "apart",
+    "beyond", "along", "alongside", "among", "amid", "within", "without", "throughout", "toward", "towards",
+    "upon", "via", "per", "concerning", "regarding", "including", "although", "though", "whereas", "unless",
+    "until", "once", "outside", "inside", "near"))
+"""Prepositions and conjunctions that open a phrase before a question's main clause ("Besides London, where did
+William Blake live?"), which no stop word list holds."""
+
+
+def _opening_function_words(question: str) -> set[str]:
+    """The first words of the question's sentences that open a phrase (:data:`PHRASE_OPENERS`): capitalised before
+    a name ("Besides London"), :func:`~selfrag_langchain.judging.signals.name_words` reads such a word as the
+    name's first, and no passage holds it."""
+    openers = (WORD.match(sentence.strip()) for sentence in SENTENCE_BREAK.split(folded(question)))
+    return {word for m in openers if m and (word := m.group().lower()) in PHRASE_OPENERS}
 
 
 NATIONALITY_ENDINGS = ("ian", "ean", "can", "ese", "ish")

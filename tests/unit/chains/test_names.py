@@ -156,6 +156,18 @@ def test_a_question_typed_without_capitals_still_names_what_it_asks_about() -> N
     assert names_found("which church is based on martin luthers beliefs", [luther], 0.6)
 
 
+def test_a_preposition_opening_the_question_before_a_name_is_no_name() -> None:
+    question = "Besides London, where did the poet William Blake spend a few years of his life?"
+    assert asked_names(question) == ["london", "william", "blake"]
+    assert name_runs(question) == [["london"], ["william", "blake"]]
+    blake = ("William Blake\nWilliam Blake was an English poet. While he lived in London his entire life, except "
+             "for three years spent in Felpham, he produced a diverse collection of works.")
+    assert names_found(question, [blake], 0.6)
+    assert asked_names("Unlike Mars, which planet has a thick atmosphere?") == ["mars"]
+    # a name that opens the question is still one
+    assert asked_names("Mona Lisa was painted by whom?") == ["mona", "lisa"]
+
+
 def test_a_function_or_naming_word_typed_a_letter_wrong_is_no_name() -> None:
     ketchup = "Ketchup\nKetchup or catsup is a table condiment with a sweet and sour flavor."
     assert asked_names("whats anothr name for ketchup") == []
