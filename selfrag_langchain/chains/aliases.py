@@ -150,7 +150,7 @@ def in_full(question: str, title: str | None, passage: str) -> str:
     for abbreviation in set(_ABBREVIATION.findall(question)):
         if (abbreviation.lower() == spelled and abbreviation.lower() not in ROMAN
                 and re.search(rf"\w\s*\(\s*{abbreviation}\s*[),;]", passage) is not None):
-            question = re.sub(rf"\b{abbreviation}\b", name, question)
+            question = re.sub(rf"\b{abbreviation}\b", lambda _: name, question)  # the title as written, no escapes
     return question
 
 
