@@ -143,11 +143,12 @@ def in_full(question: str, title: str | None, passage: str) -> str:
     the answer finder, and to "What year was Massachusetts Institute of Technology founded?" at 0.98. A question
     that asks what the abbreviation stands for (:func:`gives_expansion`) and a Roman numeral ("Philip II") are
     left as written."""
-    if not title or _ASKS_EXPANSION.search(question):
+    abbreviations = set(_ABBREVIATION.findall(question))
+    if not abbreviations or not title or _ASKS_EXPANSION.search(question):
         return question
     name = DISAMBIGUATION.sub("", title).strip()
     spelled = initials(name)
-    for abbreviation in set(_ABBREVIATION.findall(question)):
+    for abbreviation in abbreviations:
         if (abbreviation.lower() == spelled and abbreviation.lower() not in ROMAN
                 and re.search(rf"\w\s*\(\s*{abbreviation}\s*[),;]", passage) is not None):
             question = re.sub(rf"\b{abbreviation}\b", lambda _: name, question)  # the title as written, no escapes

@@ -173,18 +173,22 @@ class PassageQuoter(BaseModel):
         pair, or None): quotes a pair may not give, so that it gives the best of its passage's other sentences
         (None when its passage has no other)."""
         found = _Found(question, pairs, titles, taken)
-        answering = self.sentence_readings(question, found.groups())
+        groups = found.groups()
+        asked = _asked(question, groups)
+        answering = self._readings_as_asked(asked, groups)
         quotes = found.quotes(self.embeddings.embed_documents(found.texts), answering, self.reader_weight)
-        return self._with_finder(_asked(question, found.groups()), quotes, found.titles)
+        return self._with_finder(asked, quotes, found.titles)
 
     async def afind(self, question: str, pairs: Sequence[tuple[str, str]],
                     titles: Sequence[str | None] | None = None,
                     taken: Sequence[Collection[str]] | None = None) -> list[Quote | None]:
         """:meth:`find` with the embeddings' async call."""
         found = _Found(question, pairs, titles, taken)
-        answering = await asyncio.to_thread(self.sentence_readings, question, found.groups())
+        groups = found.groups()
+        asked = _asked(question, groups)
+        answering = await asyncio.to_thread(self._readings_as_asked, asked, groups)
         quotes = found.quotes(await self.embeddings.aembed_documents(found.texts), answering, self.reader_weight)
-        return await asyncio.to_thread(self._with_finder, _asked(question, found.groups()), quotes, found.titles)
+        return await asyncio.to_thread(self._with_finder, asked, quotes, found.titles)
 
     def best_answering(self, question: str, passages: Sequence[tuple[str, str | None]],
                        taken: Sequence[Collection[str]] | None = None) -> list[float | None]:
@@ -220,7 +224,8 @@ class PassageQuoter(BaseModel):
         sentences = [split_sentences(body) for body, _ in passages]
         titles = [title for _, title in passages]
         groups = list(zip(sentences, titles, strict=True))
-        readings = iter(self.sentence_readings(question, groups) or [])
+        asked = _asked(question, groups)
+        readings = iter(self._readings_as_asked(asked, groups) or [])
         vectors = iter(self.embeddings.embed_documents([s for parts in sentences for s in parts]))
         quotes: list[Quote | None] = []
         for parts, title in zip(sentences, titles, strict=True):
@@ -228,7 +233,7 @@ class PassageQuoter(BaseModel):
             best = max(range(len(parts)), key=read.__getitem__, default=None)
             quotes.append(Quote(named(parts[best], title, parts[0]), read[best])
                           if best is not None and settled(read, embedded, self.reader_weight) else None)
-        return self._with_finder(_asked(question, groups), quotes, titles)
+        return self._with_finder(asked, quotes, titles)
 
     async def asettled_quotes(self, question: str, passages: Sequence[tuple[str, str | None]]
                               ) -> list[Quote | None]:
@@ -277,7 +282,11 @@ class PassageQuoter(BaseModel):
         """:meth:`readings` of each (passage's sentences, title) group's sentences in order, read after the title
         and, with :attr:`read_alone`, alone too (the lower of the two), against the question as the passage names
         things (:func:`~selfrag_langchain.chains.aliases.in_full`); None without a reader."""
-        asked = _asked(question, groups)
+        return self._readings_as_asked(_asked(question, groups), groups)
+
+    def _readings_as_asked(self, asked: Sequence[str], groups: Sequence[tuple[Sequence[str], str | None]]
+                           ) -> list[float] | None:
+        """:meth:`sentence_readings`, given the question as each group names things (``asked``, one per group)."""
         after_title = [pair for q, (parts, title) in zip(asked, groups, strict=True)
                        for pair in _reading_pairs(q, parts, title)]
         if not self.read_alone:
