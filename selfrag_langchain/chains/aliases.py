@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import re
 
-from selfrag_langchain.chains.names import initials
+from selfrag_langchain.chains.names import PHRASE_OPENERS, initials
 from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.signals import STOPWORDS, folded
 from selfrag_langchain.text.lexicon import noun_lemma
@@ -53,7 +53,7 @@ _ARTICLE = r"(?:the |an? )?"
 _HEDGE = r"(?:(?:\w+ly|just) )?"
 """A word that may stand before the last name of a list ("or simply the Golgi", "or generally a gravitational
 slingshot")."""
-_SETTING = r"(?!(?:in|on|at|for|from|by|during|since|after|before|among|under|within|with|as|when|while)\b)"
+_SETTING = rf"(?!(?:{'|'.join(sorted(PHRASE_OPENERS))})\b)"
 """Not a phrase that sets the scene ("In most buildings, an elevator or lift is ..."), which a list's first name
 would otherwise be read as."""
 _OPENING_ALTERNATIVE = re.compile(

@@ -214,12 +214,14 @@ def asked_names(question: str) -> list[str]:
 
 
 PHRASE_OPENERS = frozenset((
+    "in", "on", "at", "for", "from", "by", "during", "after", "before", "under", "with", "as", "when", "while",
     "besides", "unlike", "like", "according", "since", "despite", "following", "except", "aside", "apart",
     "beyond", "along", "alongside", "among", "amid", "within", "without", "throughout", "toward", "towards",
     "upon", "via", "per", "concerning", "regarding", "including", "although", "though", "whereas", "unless",
     "until", "once", "outside", "inside", "near"))
-"""Prepositions and conjunctions that open a phrase before a question's main clause ("Besides London, where did
-William Blake live?"), which no stop word list holds."""
+"""Prepositions and conjunctions that open a phrase before a sentence's main clause and so are not the first word
+of a name there: "Besides London, where did William Blake live?", "In most buildings, an elevator or lift is
+..."."""
 
 
 def _opening_function_words(question: str) -> set[str]:

@@ -52,6 +52,7 @@ def test_an_opening_with_the_subject_or_another_name_gives_the_asked_name(questi
     (ELEVATOR, "An elevator or elevators are machines."),  # no name the question lacks
     (ELEVATOR, "In most buildings, an elevator or lift is a machine."),  # not the sentence's opening
     (ELEVATOR, "In most buildings, an elevator, or lift, is a machine."),
+    ("What is another name for an embargo?", "Unlike sanctions or an embargo, a blockade is physical."),
     (ELEVATOR, "An elevator is a machine, or a lift, that moves people."),  # the "or" comes after the verb
     (ELEVATOR, ""),
     # the question's subject is a longer name than the sentence's
