@@ -24,7 +24,8 @@ from __future__ import annotations
 import functools
 import re
 
-from selfrag_langchain.chains.names import PHRASE_OPENERS, initials
+from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, PHRASE_OPENERS, initials
+from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.signals import STOPWORDS, folded
 from selfrag_langchain.text.lexicon import noun_lemma
@@ -53,7 +54,7 @@ _ARTICLE = r"(?:the |an? )?"
 _HEDGE = r"(?:(?:\w+ly|just) )?"
 """A word that may stand before the last name of a list ("or simply the Golgi", "or generally a gravitational
 slingshot")."""
-_SETTING = rf"(?!(?:{'|'.join(sorted(PHRASE_OPENERS))})\b)"
+_SETTING = rf"(?!(?:{'|'.join(sorted(PHRASE_OPENERS))})\s)"
 """Not a phrase that sets the scene ("In most buildings, an elevator or lift is ..."), which a list's first name
 would otherwise be read as."""
 _OPENING_ALTERNATIVE = re.compile(
@@ -114,12 +115,18 @@ def _lemmas(text: str) -> list[str]:
             for word in _WORDS.findall(folded(text).lower().replace("'s", "").replace("’s", ""))]
 
 
-_ASKS_EXPANSION = re.compile(r"\b(?:stands?|stood|short)\s+for\b|\b(?:abbreviation|acronym|initialism)\s+(?:of|for)\b",
-                             re.IGNORECASE)
-"""How a question asks what an abbreviation stands for ("stand for", "short for", "an abbreviation of"); not one
-that asks something else of it ("What French phrase lies behind the abbreviation UTC?")."""
+_ASKS_EXPANSION = re.compile(
+    r"\b(?:stands?|stood|short)\s+for\b|\b(?:abbreviation|acronym|initialism)\s+(?:of|for)\b"
+    r"|\b(?:do|does|did)\b[^?]*\bmean\b|\bmeaning\s+of\b|\bfull\s+(?:name|form)\b|\bspel(?:l|ls|led|t)\s+out\b",
+    re.IGNORECASE)
+"""How a question asks what an abbreviation stands for ("stand for", "short for", "an abbreviation of", "What does
+NASA mean?", "the full name of", "spelt out"); not one that asks something else of it ("What French phrase lies
+behind the abbreviation UTC?", "the mean temperature in NYC")."""
 _ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
 """An abbreviation as a question writes it: two to eight capitals (a digit after the first), "LED", "HTML"."""
+_STANDALONE = r"(?<![\w&/-]){}(?![\w&/-])"
+"""An abbreviation that stands alone: not part of a longer one written with "&", "/" or "-" ("AT&T", "AC/DC")."""
+_LEADING_THE = re.compile(r"^the\s+", re.IGNORECASE)
 
 
 def gives_expansion(question: str, sentence: str) -> bool:
@@ -141,18 +148,51 @@ def in_full(question: str, title: str | None, passage: str) -> str:
     title, and neither model reads a title as the abbreviation: "Founded in 1861 ..., the university ..." read
     after "Massachusetts Institute of Technology" holds an answer to "What year was MIT founded?" at 0.035 for
     the answer finder, and to "What year was Massachusetts Institute of Technology founded?" at 0.98. A question
-    that asks what the abbreviation stands for (:func:`gives_expansion`) and a Roman numeral ("Philip II") are
-    left as written."""
-    abbreviations = set(_ABBREVIATION.findall(question))
-    if not abbreviations or not title or _ASKS_EXPANSION.search(question):
+    that asks what the abbreviation stands for (:func:`gives_expansion`), one that already writes the title, a Roman
+    numeral ("Philip II"), and an abbreviation within a longer name or a question typed in capitals (a capitalised
+    word beside it: "The IT Crowd", "WHO IS THE HEAD OF THE WHO?") are left as written; a title's leading "The" gives
+    way to the question's own article ("the OU" is "the Open University")."""
+    standing = _standing_alone(question)
+    if not standing or not title or _ASKS_EXPANSION.search(question):
         return question
     name = DISAMBIGUATION.sub("", title).strip()
+    bare = _LEADING_THE.sub("", name)
+    if folded(bare).lower() in folded(question).lower():
+        return question
     spelled = initials(name)
-    for abbreviation in abbreviations:
+    for match in reversed(standing):  # from the end, so that the earlier places stay where they are
+        abbreviation = match.group()
         if (abbreviation.lower() == spelled and abbreviation.lower() not in ROMAN
                 and re.search(rf"\w\s*\(\s*{abbreviation}\s*[),;]", passage) is not None):
-            question = re.sub(rf"\b{abbreviation}\b", lambda _: name, question)  # the title as written, no escapes
+            article = re.search(r"\bthe\s+$", question[:match.start()], re.IGNORECASE) is not None
+            question = question[:match.start()] + (bare if article else name) + question[match.end():]
     return question
+
+
+def _standing_alone(question: str) -> list[re.Match[str]]:
+    """Where the question writes an abbreviation on its own: not within a longer name (a capitalised word right
+    after it, or right before it other than a sentence's first word, a possessive or a people's adjective: "The IT
+    Crowd", "MIT Press", "Scale AI", not "Vancouver's NHL team" or "the Dutch EIC"), nor joined to another by "&",
+    "/" or "-"."""
+    found = []
+    for match in re.finditer(_STANDALONE.format(_ABBREVIATION.pattern), question):
+        ahead, behind = question[:match.start()], question[match.end():]
+        before, after = re.search(r"(\S+)\s+$", ahead), re.match(r"\s+(\S+)", behind)
+        name_before = (before is not None and before.group(1)[0].isupper()
+                       and re.search(r"['’]s?$", before.group(1)) is None  # a possessive
+                       and not _people(before.group(1))
+                       and re.search(r"(?:^|[.?!:;]\s+)\S+\s+$", ahead) is None)  # a sentence's first word
+        name_after = after is not None and after.group(1)[0].isupper()
+        if not (name_before or name_after):
+            found.append(match)
+    return found
+
+
+def _people(word: str) -> bool:
+    """Whether a word names a people or its country's adjective ("Dutch", "Chinese"), which describes the name after
+    it rather than begins it."""
+    lowered = word.lower()
+    return bool(other_names(lowered)) or lowered.endswith(NATIONALITY_ENDINGS)
 
 
 _INITIALS = re.compile(r"\b((?:[A-Z]\. ?){1,4})([A-Z][a-z]+(?:-[A-Z]?[a-z]+)*)")

@@ -203,14 +203,16 @@ def asked_names(question: str) -> list[str]:
     and numbers); for a question that capitalises none (typed in lower case, or with only its first letter
     capitalised), its numbers and the words that read as names (:func:`_unknown`: "who was otto von bismarck's
     wife": "otto", "von", "bismarck"; a word in a script without case is left out); never a word that describes
-    what is asked for (:func:`describing_words`), nor a preposition that opens the question ("Besides London, ...":
-    :data:`PHRASE_OPENERS`)."""
-    left_out = describing_words(question) | _opening_function_words(question)
-    names = [name for name in name_words(question) if name not in left_out]
+    what is asked for (:func:`describing_words`), nor a preposition that opens the question's first phrase, once
+    ("Besides London, ...": :data:`PHRASE_OPENERS`)."""
+    describing, openers = describing_words(question), _opening_function_words(question)
+    names = [name for name in name_words(question) if name not in describing]
+    for opener in openers & set(names):
+        names.remove(opener)  # the opening one only: "Following Christopher Nolan's Following, ..."
     if not all(name.isdigit() for name in names):
-        return [*(word for word in _opening_names(question) if word not in names), *names]
+        return [*(word for word in _opening_names(question) if word not in names and word not in openers), *names]
     return [word for word in content_words(folded(question))
-            if (word.isdigit() or _unknown(word)) and word not in left_out]
+            if (word.isdigit() or _unknown(word)) and word not in describing | openers]
 
 
 PHRASE_OPENERS = frozenset((
@@ -225,11 +227,16 @@ of a name there: "Besides London, where did William Blake live?", "In most build
 
 
 def _opening_function_words(question: str) -> set[str]:
-    """The first words of the question's sentences that open a phrase (:data:`PHRASE_OPENERS`): capitalised before
-    a name ("Besides London"), :func:`~selfrag_langchain.judging.signals.name_words` reads such a word as the
-    name's first, and no passage holds it."""
-    openers = (WORD.match(sentence.strip()) for sentence in SENTENCE_BREAK.split(folded(question)))
-    return {word for m in openers if m and (word := m.group().lower()) in PHRASE_OPENERS}
+    """The first words of the question's sentences that open a phrase (:data:`PHRASE_OPENERS`) ended by a comma
+    before the sentence's main clause: capitalised before a name ("Besides London, where ..."),
+    :func:`~selfrag_langchain.judging.signals.name_words` reads such a word as the name's first, and no passage
+    holds it. Without the comma the word may begin a title ("Inside Out was produced by which studio?")."""
+    found = set()
+    for sentence in SENTENCE_BREAK.split(folded(question)):
+        opening = WORD.match(sentence.strip())
+        if opening and (word := opening.group().lower()) in PHRASE_OPENERS and "," in sentence:
+            found.add(word)
+    return found
 
 
 NATIONALITY_ENDINGS = ("ian", "ean", "can", "ese", "ish")

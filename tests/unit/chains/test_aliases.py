@@ -41,6 +41,8 @@ def test_a_question_asks_another_name_in_the_words_people_use_for_it(question: s
     ("What is another name for a narrative?", "A narrative, story, or tale is any account of connected events."),
     ("What is another name for a train station?",
      "A train station, railroad station, or railway station is a railway facility."),
+    # a hyphened name whose first part opens phrases elsewhere ("Near Paris, ...")
+    ("What is another name for a near-death experience?", "Near-death experience or NDE is a personal experience."),
 ])
 def test_an_opening_with_the_subject_or_another_name_gives_the_asked_name(question: str, sentence: str) -> None:
     assert gives_asked_name(question, sentence)
@@ -94,6 +96,8 @@ LED = "What does the abbreviation LED stand for?"
      "Java is intended to let programmers write once, run anywhere (WORA), meaning that compiled code runs.", True),
     ("what is HTML short for", "Hypertext Markup Language (HTML; from 1993) is a markup language.", True),
     ("Of what is NATO an abbreviation for?", "The North Atlantic Treaty Organization (NATO) is an alliance.", True),
+    ("What does NASA mean?", "The National Aeronautics and Space Administration (NASA) is an agency.", True),
+    ("what is the full form of NATO", "The North Atlantic Treaty Organization (NATO) is an alliance.", True),
     # the abbreviation not in brackets after the words it stands for
     (LED, "LED lighting is efficient.", False),
     (LED, "Diodes (see LEDs) emit light.", False),
@@ -103,6 +107,7 @@ LED = "What does the abbreviation LED stand for?"
     ("What French phrase lies behind the abbreviation UTC?", "Coordinated Universal Time (UTC) is the standard.",
      False),
     ("Who invented the LED?", "A light-emitting diode (LED) is an electronic component.", False),
+    ("What is the mean temperature in NYC?", "New York City (NYC) is the most populous city.", False),
     # a name's initials spelt out: a word for each, in order, then the surname (a nickname between allowed)
     ("What did the initials in the name of the historian A. J. P. Taylor stand for?",
      "Alan John Percivale Taylor was an English historian.", True),
@@ -161,6 +166,25 @@ MIT = ("The Massachusetts Institute of Technology (MIT) is a private research un
      "In which US state was Grant Wood born?"),
     ("Who was Philip II?", "Ismail I", "Ismail I (II) was a shah.", "Who was Philip II?"),
     ("What does MIT stand for?", "Massachusetts Institute of Technology", MIT, "What does MIT stand for?"),
+    ("What does MIT mean?", "Massachusetts Institute of Technology", MIT, "What does MIT mean?"),
+    ("What is the full name of MIT?", "Massachusetts Institute of Technology", MIT, "What is the full name of MIT?"),
+    # a question that already writes the title
+    ("Is MIT the same as the Massachusetts Institute of Technology?", "Massachusetts Institute of Technology", MIT,
+     "Is MIT the same as the Massachusetts Institute of Technology?"),
+    # within a longer name, typed in capitals, or joined to another abbreviation
+    ("Who created The IT Crowd?", "Information technology", "Information technology (IT) is the use of computers.",
+     "Who created The IT Crowd?"),
+    ("Who runs MIT Press?", "Massachusetts Institute of Technology", MIT, "Who runs MIT Press?"),
+    ("WHO IS THE HEAD OF THE WHO?", "World Health Organization", "The World Health Organization (WHO) is an agency.",
+     "WHO IS THE HEAD OF THE WHO?"),
+    ("Who founded AC/DC?", "Alternating current", "Alternating current (AC) is an electric current.",
+     "Who founded AC/DC?"),
+    ("Where is AT&T based?", "Air Transport", "Air Transport (AT) is carriage by aircraft.", "Where is AT&T based?"),
+    # a sentence's first word before it is no part of a name; the title's "The" is the question's own article
+    ("Did MIT admit women?", "Massachusetts Institute of Technology", MIT,
+     "Did Massachusetts Institute of Technology admit women?"),
+    ("When was the OU founded?", "The Open University", "The Open University (OU) is a public university.",
+     "When was the Open University founded?"),
 ])
 def test_an_abbreviation_the_passage_spells_out_is_read_as_its_title(question: str, title: str, passage: str,
                                                                      read: str) -> None:

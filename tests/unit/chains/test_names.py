@@ -164,8 +164,15 @@ def test_a_preposition_opening_the_question_before_a_name_is_no_name() -> None:
              "for three years spent in Felpham, he produced a diverse collection of works.")
     assert names_found(question, [blake], 0.6)
     assert asked_names("Unlike Mars, which planet has a thick atmosphere?") == ["mars"]
-    # a name that opens the question is still one
+    # a name that opens the question is still one, and a title that opens with such a word, without the comma
+    # that ends an opening phrase
     assert asked_names("Mona Lisa was painted by whom?") == ["mona", "lisa"]
+    assert asked_names("Inside Out was produced by which studio?") == ["inside"]
+    assert asked_names("Per Gessle is a member of which band?") == ["per", "gessle"]
+    # the opening word only, and whether or not the lexicon knows it
+    assert asked_names("Following Christopher Nolan's Following, what film did he make?") == [
+        "christopher", "nolan", "following"]
+    assert asked_names("Despite Brexit, is London still a financial centre?") == ["brexit", "london"]
 
 
 def test_a_function_or_naming_word_typed_a_letter_wrong_is_no_name() -> None:
