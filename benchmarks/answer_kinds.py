@@ -25,12 +25,13 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_birthplace,
     asks_place,
     asks_relative,
+    asks_share,
     asks_year,
     gives_asked_kind,
 )
 from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, paragraphs
 
-KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "birthplace": asks_birthplace,
+KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "share": asks_share, "birthplace": asks_birthplace,
                                            "birth_name": asks_birth_name, "place": asks_place, "agent": asks_agent,
                                            "relative": asks_relative}
 """Each checked kind, in the order :func:`gives_asked_kind` reads them: a question is counted under the first."""

@@ -1,51 +1,65 @@
 """What kind of value a question asks for, and whether a claim gives one.
 
-A question that asks for a year ("In what year was NBC founded?") is not answered by a sentence that holds no
-number ("NBC is the first and oldest major broadcast network in the United States."), however much of the
-question's subject it names. Nor is a question that asks where, down to a town or a state ("In which
-Norwegian town was Henrik Ibsen born?"), answered by a sentence that names no place but the subject's own
-("Henrik Johan Ibsen was a Norwegian playwright."), or one that asks who wrote, founded, discovered or won
-something ("Who succeeded Eisaku Sato as prime minister of Japan?") by a sentence that names no one but the
-subject ("Eisaku Sato was a Japanese politician who served as prime minister of Japan."), or one that asks who
-someone's father, wife or other relative was ("Who was Gian Lorenzo Bernini's father?") by a sentence that
-says nothing of a family ("Gian Lorenzo Bernini was an Italian sculptor, architect, painter and city
-planner."), or one that asks the name someone was born with ("Under what name was Charles Aznavour born?") by a
-sentence that names no one but them ("Charles Aznavour was a French and Armenian singer-songwriter."): the reader
-reads such a sentence as answering, since it is about exactly what was asked. Declining
-(:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not answer.
+A question that asks for a year ("In what year was NBC founded?") is not answered by a sentence that holds no number
+("NBC is the first and oldest major broadcast network in the United States."), however much of the question's
+subject it names, nor one that asks what share of a whole something is ("Roughly what share of Denmark's people live
+on the island of Zealand?") by a sentence that gives no quantity ("The city is situated mainly on the island of
+Zealand (Sjælland) ..."). Nor is a question that asks where, down to a town or a state ("In which Norwegian town was
+Henrik Ibsen born?"), answered by a sentence that names no place but the subject's own ("Henrik Johan Ibsen was a
+Norwegian playwright."), or one that asks who wrote, founded, discovered or won something ("Who succeeded Eisaku
+Sato as prime minister of Japan?") by a sentence that names no one but the subject ("Eisaku Sato was a Japanese
+politician who served as prime minister of Japan."), or one that asks who someone's father, wife or other relative
+was ("Who was Gian Lorenzo Bernini's father?") by a sentence that says nothing of a family ("Gian Lorenzo Bernini
+was an Italian sculptor, architect, painter and city planner."), or one that asks the name someone was born with
+("Under what name was Charles Aznavour born?") by a sentence that names no one but them ("Charles Aznavour was a
+French and Armenian singer-songwriter."): the reader reads such a sentence as answering, since it is about exactly
+what was asked. Declining (:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not
+answer.
 
 The evidence, from SQuAD's training questions whose answer lies in one sentence of their paragraph (``python
 benchmarks/answer_kinds.py``): of the 2,366 that ask "what year" or "which year", the answer sentence holds a digit
-for all but one; of the 30 that ask where someone was born ("Where was ... born?", "In which town ... born?", "Which
-city ... born in?"), it speaks of a birth ("born", a birthplace, "a native of": :func:`speaks_of_birth`) for all 30,
-against 11% of the same paragraphs' other sentences (a lead that names where someone worked, "a lawyer at the
-parlement of Toulouse", names a place but does not say they were born there); of the other 180 that open "In / At /
-Near / From which (or what) city, town, village, state, county, province, borough, municipality, suburb or port", it
-names a place for 178 (the other two ask a state of matter or of mind); of the 742 that open "Who" and one of
-:data:`AGENT_VERBS`, it names someone or something besides the question's names for 737; of the 193 that ask who (or
-the name of) someone's relative or whom someone married (a birth name asked of a relative counted as a birth name),
-it speaks of a family (:func:`speaks_of_family`: a relative, a marriage, a birth to someone) for 185, against 30% of
-the same paragraphs' other sentences (the others: a metaphor, "the father of ASCII", or a relative named without the
-word); of the 41 that ask a birth, real, original or maiden name, it holds a name the question lacks
-(:func:`names_another`) for 39 (the other two's names are the question's own words, "SPECTRE" for Spectre's original
-name), against 86% of the same paragraphs' other sentences. The place, agent and birth-name rules are narrow: 87%,
-82% and 86% of the same paragraphs' other sentences name something too, so they only catch a sentence naming nothing
-but its subject, which is what a lead section that does not state the asked detail gives. Questions of other kinds
-are not checked: "when" may be answered "in spring", "how many" by "every one of them", "which country" by a
-nationality ("a Norwegian playwright"), "where" by "at sea", and "who" with other verbs by "the innocent" or "its
-founder" (94% of SQuAD's "who" questions name someone, too few to decline on).
+for all but one; of the 814 that ask what share, percentage, proportion or fraction of something, it gives a
+quantity (a figure, "%", a fraction or number word, "most", "the majority") for 812, against 65% of the same
+paragraphs' other sentences; of the 30 that ask where someone was born ("Where was ... born?", "In which town ...
+born?", "Which city ... born in?"), it speaks of a birth ("born", a birthplace, "a native of":
+:func:`speaks_of_birth`) for all 30, against 11% of the same paragraphs' other sentences (a lead that names where
+someone worked, "a lawyer at the parlement of Toulouse", names a place but does not say they were born there); of
+the other 180 that open "In / At / Near / From which (or what) city, town, village, state, county, province,
+borough, municipality, suburb or port", it names a place for 178 (the other two ask a state of matter or of mind);
+of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names someone or something besides the question's
+names for 737; of the 193 that ask who (or the name of) someone's relative or whom someone married (a birth name
+asked of a relative counted as a birth name), it speaks of a family (:func:`speaks_of_family`: a relative, a
+marriage, a birth to someone) for 185, against 30% of the same paragraphs' other sentences (the others: a metaphor,
+"the father of ASCII", or a relative named without the word); of the 41 that ask a birth, real, original or maiden
+name, it holds a name the question lacks (:func:`names_another`) for 39 (the other two's names are the question's
+own words, "SPECTRE" for Spectre's original name), against 86% of the same paragraphs' other sentences. The place,
+agent and birth-name rules are narrow: 87%, 82% and 86% of the same paragraphs' other sentences name something too,
+so they only catch a sentence naming nothing but its subject, which is what a lead section that does not state the
+asked detail gives. Questions of other kinds are not checked: "when" may be answered "in spring", "how many" by
+"every one of them", "which country" by a nationality ("a Norwegian playwright"), "where" by "at sea", and "who"
+with other verbs by "the innocent" or "its founder" (94% of SQuAD's "who" questions name someone, too few to decline
+on).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_place", "asks_relative", "asks_year",
+__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_place", "asks_relative", "asks_share", "asks_year",
            "gives_asked_kind", "names_another", "names_beyond", "speaks_of_birth", "speaks_of_family"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
+_ASKS_SHARE = re.compile(
+    r"\b(?:what|which)\s+(?:[a-z-]+\s+)?(?:percentage|percent|share|proportion|fraction)\s+of\b", re.IGNORECASE)
+"""A question asking what part of a whole something is ("Roughly what share of Denmark's people live on Zealand?",
+"What percentage of the Earth's surface is water?")."""
+_QUANTITY = re.compile(
+    r"\d|%|\b(?:half|halves|thirds?|quarters?|fifths?|tenths?|majority|minority|most|all|none|per\s?cent|percentage|"
+    r"one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+    r"hundred)\b", re.IGNORECASE)
+"""A quantity, in figures or words ("40%", "about a third", "the majority", "three in four")."""
 
 PLACE_UNITS = ("city", "town", "village", "state", "county", "province", "borough", "municipality", "suburb",
                "port")
@@ -127,6 +141,11 @@ def _bare(word: str) -> str:
 def asks_year(question: str) -> bool:
     """Whether ``question`` opens by asking for a year ("In what year ...", "Which year ...")."""
     return bool(_ASKS_YEAR.search(question))
+
+
+def asks_share(question: str) -> bool:
+    """Whether ``question`` asks what share, percentage, proportion or fraction of a whole something is."""
+    return bool(_ASKS_SHARE.search(question))
 
 
 def asks_place(question: str) -> bool:
@@ -263,13 +282,16 @@ def names_another(question: str, claim: str) -> bool:
 
 def gives_asked_kind(question: str, claim: str) -> bool:
     """Whether ``claim`` gives the kind of value ``question`` asks for: a number ("1976", "the 1990s", "the 5th
-    century BC") when it asks for a year, a birth (:func:`speaks_of_birth`) when it asks where someone was born, a
+    century BC") when it asks for a year, a quantity ("40%", "a third", "the majority") when it asks what share of a
+    whole something is, a birth (:func:`speaks_of_birth`) when it asks where someone was born, a
     name that is not the question's (:func:`names_another`) when it asks a birth, real or original name, a
     name besides the question's (:func:`names_beyond`) when it asks in which town, city or state, or who wrote,
     founded, discovered or won something, a family (:func:`speaks_of_family`) when it asks who someone's relative
     was; True for a question of any other kind."""
     if asks_year(question):
         return bool(_NUMBER.search(claim))
+    if asks_share(question):
+        return bool(_QUANTITY.search(claim))
     if asks_birthplace(question) and not speaks_of_birth(claim):
         return False
     if asks_birth_name(question) and not names_another(question, claim):

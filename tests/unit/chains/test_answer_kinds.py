@@ -1,6 +1,7 @@
-"""A question that asks for a year is answered only by a claim that gives a number, one that asks in which town,
-city or state, or who wrote, founded or discovered something, only by a claim that names something besides the
-question's names, one that asks a birth or real name only by a claim that holds a name the question lacks."""
+"""A question that asks for a year is answered only by a claim that gives a number, one that asks for a share only
+by a claim that gives a quantity, one that asks in which town, city or state, or who wrote, founded or discovered
+something, only by a claim that names something besides the question's names, one that asks a birth or real name
+only by a claim that holds a name the question lacks."""
 
 from __future__ import annotations
 
@@ -12,12 +13,38 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_birthplace,
     asks_place,
     asks_relative,
+    asks_share,
     asks_year,
     gives_asked_kind,
     names_another,
     names_beyond,
     speaks_of_birth,
 )
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Roughly what share of Denmark's people live on the island of Zealand?", True),
+    ("What percentage of the Earth's surface is water?", True),
+    ("what proportion of adults smoke", True),  # as typed
+    ("Which fraction of the vote did the party win?", True),
+    ("What may share a radical without being meaningful?", False),  # "share" as a verb
+    ("What ideal proportion did Alberti promote?", False),  # a proportion, not a part of a whole
+    ("How many people live in Denmark?", False),  # "how many" may be answered "every one of them"
+])
+def test_a_question_asks_for_a_share_when_it_asks_what_part_of_a_whole_something_is(question: str,
+                                                                                    asks: bool) -> None:
+    assert asks_share(question) is asks
+
+
+@pytest.mark.parametrize(("claim", "gives"), [
+    ("Feldspars make up about 60% of the Earth's crust.", True),
+    ("About a third of the population lives on Zealand.", True),
+    ("The majority of Danes live on the islands.", True),
+    ("Sea ice covers seven per cent of the surface.", True),
+    ("The city is situated mainly on the island of Zealand (Sjælland).", False),
+])
+def test_a_share_question_is_answered_only_by_a_claim_with_a_quantity(claim: str, gives: bool) -> None:
+    assert gives_asked_kind("What share of Denmark's people live on Zealand?", claim) is gives
 
 
 @pytest.mark.parametrize(("question", "asks"), [
