@@ -126,6 +126,7 @@ _ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9]{1,7}\b")
 """An abbreviation as a question writes it: two to eight capitals (a digit after the first), "LED", "HTML"."""
 _STANDALONE = r"(?<![\w&/-]){}(?![\w&/-])"
 """An abbreviation that stands alone: not part of a longer one written with "&", "/" or "-" ("AT&T", "AC/DC")."""
+_STANDING_ABBREVIATION = re.compile(_STANDALONE.format(_ABBREVIATION.pattern))
 _LEADING_THE = re.compile(r"^the\s+", re.IGNORECASE)
 
 
@@ -175,7 +176,7 @@ def _standing_alone(question: str) -> list[re.Match[str]]:
     Crowd", "MIT Press", "Scale AI", not "Vancouver's NHL team" or "the Dutch EIC"), nor joined to another by "&",
     "/" or "-"."""
     found = []
-    for match in re.finditer(_STANDALONE.format(_ABBREVIATION.pattern), question):
+    for match in _STANDING_ABBREVIATION.finditer(question):
         ahead, behind = question[:match.start()], question[match.end():]
         before, after = re.search(r"(\S+)\s+$", ahead), re.match(r"\s+(\S+)", behind)
         name_before = (before is not None and before.group(1)[0].isupper()

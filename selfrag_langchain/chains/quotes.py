@@ -251,13 +251,14 @@ class PassageQuoter(BaseModel):
         if taken is not None and len(taken) != len(passages):
             msg = f"{len(taken)} taken quote sets for {len(passages)} passages"
             raise ValueError(msg)
+        groups = [(split_sentences(passage), title) for passage, title in passages]
         shown: list[list[str]] = []
-        for i, (passage, title) in enumerate(passages):
-            parts = split_sentences(passage)
+        for i, (parts, title) in enumerate(groups):
             barred = taken[i] if taken is not None else ()
             shown.append([q for q in (named(s, title, parts[0]) for s in parts) if q not in barred])
-        read = iter(_holdings(self.finder, [(in_full(question, title, passage), titled(title or "", q))
-                                            for quotes, (passage, title) in zip(shown, passages, strict=True)
+        read = iter(_holdings(self.finder, [(asked, titled(title or "", q))
+                                            for asked, quotes, (_, title)
+                                            in zip(_asked(question, groups), shown, passages, strict=True)
                                             for q in quotes]))
         return [max((next(read) for _ in quotes), default=None) for quotes in shown]
 
