@@ -25,6 +25,7 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_birthplace,
     asks_place,
     asks_relative,
+    asks_scientific_name,
     asks_share,
     asks_year,
     gives_asked_kind,
@@ -33,7 +34,7 @@ from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, 
 
 KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "share": asks_share, "birthplace": asks_birthplace,
                                            "birth_name": asks_birth_name, "place": asks_place, "agent": asks_agent,
-                                           "relative": asks_relative}
+                                           "relative": asks_relative, "scientific_name": asks_scientific_name}
 """Each checked kind, in the order :func:`gives_asked_kind` reads them: a question is counted under the first."""
 
 
@@ -72,10 +73,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(result))
         return
-    print(f"{'kind':<10} {'questions':>9}  {'answer sentence gives it':<30} other sentences give it")
+    print(f"{'kind':<16} {'questions':>9}  {'answer sentence gives it':<30} other sentences give it")
     for kind, row in result.items():
         low, high = row["answer_interval"]
-        print(f"{kind:<10} {row['questions']:>9}  {row['answer_gives']:>5} = {row['answer_share']:.1%} "
+        print(f"{kind:<16} {row['questions']:>9}  {row['answer_gives']:>5} = {row['answer_share']:.1%} "
               f"[{low:.1%}, {high:.1%}]      {row['other_gives']} of {row['others']} = {row['other_share']:.1%}")
 
 

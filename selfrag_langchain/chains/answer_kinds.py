@@ -12,9 +12,10 @@ politician who served as prime minister of Japan."), or one that asks who someon
 was ("Who was Gian Lorenzo Bernini's father?") by a sentence that says nothing of a family ("Gian Lorenzo Bernini
 was an Italian sculptor, architect, painter and city planner."), or one that asks the name someone was born with
 ("Under what name was Charles Aznavour born?") by a sentence that names no one but them ("Charles Aznavour was a
-French and Armenian singer-songwriter."): the reader reads such a sentence as answering, since it is about exactly
-what was asked. Declining (:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not
-answer.
+French and Armenian singer-songwriter."), or one that asks a species' scientific name ("What is the scientific name
+of the housefly?") by a sentence that gives only the family or genus it belongs to ("The housefly is a fly of the
+suborder Cyclorrhapha."): the reader reads such a sentence as answering, since it is about exactly what was asked.
+Declining (:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not answer.
 
 The evidence, from SQuAD's training questions whose answer lies in one sentence of their paragraph (``python
 benchmarks/answer_kinds.py``): of the 2,366 that ask "what year" or "which year", the answer sentence holds a digit
@@ -35,7 +36,10 @@ name, it holds a name the question lacks (:func:`names_another`) for 39 (the oth
 own words, "SPECTRE" for Spectre's original name), against 86% of the same paragraphs' other sentences. The place,
 agent and birth-name rules are narrow: 87%, 82% and 86% of the same paragraphs' other sentences name something too,
 so they only catch a sentence naming nothing but its subject, which is what a lead section that does not state the
-asked detail gives. Questions of other kinds are not checked: "when" may be answered "in spring", "how many" by
+asked detail gives. SQuAD holds one question read as asking a scientific name, and it asks a term ("the
+scientific name for cell division", "mitosis"), so a sentence that names no rank at all is not declined; the
+lists' 19 unanswerable such questions, of which Self-RAG had answered eight with the family or genus, are what the
+rule was read against. Questions of other kinds are not checked: "when" may be answered "in spring", "how many" by
 "every one of them", "which country" by a nationality ("a Norwegian playwright"), "where" by "at sea", and "who"
 with other verbs by "the innocent" or "its founder" (94% of SQuAD's "who" questions name someone, too few to decline
 on).
@@ -43,10 +47,16 @@ on).
 
 from __future__ import annotations
 
+import itertools
 import re
 
-__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_place", "asks_relative", "asks_share", "asks_year",
-           "gives_asked_kind", "names_another", "names_beyond", "speaks_of_birth", "speaks_of_family"]
+from selfrag_langchain.chains.names import NATIONALITY_ENDINGS
+from selfrag_langchain.judging.signals import STOPWORDS
+from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
+
+__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_place", "asks_relative", "asks_scientific_name",
+           "asks_share", "asks_year", "gives_asked_kind", "gives_scientific_name", "names_another", "names_beyond",
+           "speaks_of_birth", "speaks_of_family"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
@@ -60,6 +70,28 @@ _QUANTITY = re.compile(
     r"one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
     r"hundred)\b", re.IGNORECASE)
 """A quantity, in figures or words ("40%", "about a third", "the majority", "three in four")."""
+
+_ASKS_SCIENTIFIC_NAME = re.compile(
+    r"^\W*(?:what(?:['’]?s|\s+(?:is|was|are|were))?\s+)?(?:[\w-]+['’]?s?\s+){0,6}?"
+    r"(?:scientific|binomial|botanical|zoological|species|latin\s+(?:species|scientific|binomial))\s+names?\b",
+    re.IGNORECASE)
+"""A question asking what a species' scientific name is ("What is the scientific name of the housefly?", "What
+is the turbot's Latin species name?", "scientific name of the mango tree?")."""
+_ASKS_HIGHER_RANK = re.compile(
+    r"\b(?:family|families|genus|genera|order|orders|class|classes|phylum|subfamily|tribe|kingdom|mean|means|"
+    r"meaning|who|whom|which)\b", re.IGNORECASE)
+"""A question that asks a name above a species ("the scientific name of the family that auks make up"), what a
+name means, or who gave it: not a species' name."""
+RANKS = ("genus", "family", "subfamily", "superfamily", "order", "suborder", "infraorder", "class", "subclass",
+         "phylum", "division", "tribe", "kingdom", "clade", "species", "subspecies")
+"""The ranks a sentence names a group by ("the family Dasyuridae", "in the Macaca genus")."""
+_NAMES_RANK = re.compile(rf"\b(?:{'|'.join(RANKS)})\b", re.IGNORECASE)
+_AFTER_RANK = re.compile(rf"\b(?:{'|'.join(RANKS)})\s+$", re.IGNORECASE)
+"""A rank just before a name: the name is the group something belongs to ("the family Mustelidae native to ...")."""
+_BINOMIAL = re.compile(r"\b([A-Z][a-z]{2,}|[A-Z]\.)\s+([a-z]{3,})\b")
+"""A genus and an epithet ("Scophthalmus maximus", "M. indica")."""
+_GROUP_NAME = re.compile(r"\b[A-Z][a-z]+(?:idae|inae|aceae|ales|phyta|phyceae|mycota|mycetes|oidea|formes|opsida)\b")
+"""A group's scientific name ("Rhodophyta", "Dasyuridae")."""
 
 PLACE_UNITS = ("city", "town", "village", "state", "county", "province", "borough", "municipality", "suburb",
                "port")
@@ -182,6 +214,42 @@ def asks_birth_name(question: str) -> bool:
     return bool(_ASKS_BIRTH_NAME.search(question))
 
 
+def asks_scientific_name(question: str) -> bool:
+    """Whether ``question`` asks a species' scientific name ("What is the scientific name of the housefly?"), which
+    a sentence giving only the family it belongs to ("The housefly is a fly of the suborder Cyclorrhapha.") does
+    not answer; not a family's or genus's name, what a name means, who gave it, nor a group's name asked in the
+    plural ("the scientific name for seed plants", answered "gymnosperms")."""
+    asked = _ASKS_SCIENTIFIC_NAME.search(question)
+    return bool(asked) and not _ASKS_HIGHER_RANK.search(question) and not _names_plural(question[asked.end():])
+
+
+_NAMED = re.compile(r"^\s+(?:of|for)\s+(?:(?:the|an?)\s+)?([a-z -]+)", re.IGNORECASE)
+
+
+def _names_plural(rest: str) -> bool:
+    """Whether what follows "name" asks about a plural ("for seed plants", "for trees like the oak"): a word
+    before the first function word is a noun in the plural, "species" aside."""
+    named = _NAMED.match(rest)
+    words = itertools.takewhile(lambda word: word not in STOPWORDS, named.group(1).lower().split() if named else ())
+    return any(word != "species" and word.endswith(("s", "ae")) and noun_lemma(word) != word for word in words)
+
+
+def gives_scientific_name(claim: str) -> bool:
+    """Whether ``claim`` does not stop at the rank something belongs to: it writes a scientific name, a genus and
+    an epithet English's lexicon does not know ("Mangifera indica", "M. indica"; not "The housefly" nor "Indian
+    myna") or a group's name standing for the group ("Red algae, or Rhodophyta, ..."), or it names no rank at
+    all (a term asked as a scientific name, "mitosis (i.e., cell division)", "The patella, also known as the
+    kneecap, ..."); not "The housefly is a fly of the suborder Cyclorrhapha."."""
+    for match in _BINOMIAL.finditer(claim):
+        genus, epithet = match.group(1).lower(), match.group(2)
+        if (genus not in STOPWORDS and not genus.endswith(NATIONALITY_ENDINGS) and epithet not in STOPWORDS
+                and not parts_of_speech(epithet)):
+            return True
+    if any(not _AFTER_RANK.search(claim, 0, m.start()) for m in _GROUP_NAME.finditer(claim)):
+        return True
+    return not _NAMES_RANK.search(claim)
+
+
 def speaks_of_birth(claim: str) -> bool:
     """Whether ``claim`` speaks of a birth: "born", a birthplace, a native of somewhere, "b."."""
     return bool(_BIRTH.search(claim))
@@ -300,4 +368,6 @@ def gives_asked_kind(question: str, claim: str) -> bool:
         return names_beyond(question, claim)
     if asks_relative(question):
         return speaks_of_family(claim)
+    if asks_scientific_name(question):
+        return gives_scientific_name(claim)
     return True

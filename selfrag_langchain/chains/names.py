@@ -257,7 +257,8 @@ def describing_words(question: str) -> set[str]:
     architect ...": "american"; "which South American country": "south", "american"; not "Which Bohemian
     Rhapsody singer ..."), and the language of an asked name
     ("What is xiangqi usually called in English?": "english"; a word that ends as a nationality or is one of
-    :data:`~selfrag_langchain.chains.peoples.LANGUAGES`). A passage that answers need
+    :data:`~selfrag_langchain.chains.peoples.LANGUAGES`), or of a scientific name (:func:`_latin_name`: "What is
+    the turbot's Latin species name?": "latin"). A passage that answers need
     not say it: the one about the tuba says "Prussia", not "European"; the one about xiangqi says "commonly known
     in the West as Chinese chess"."""
     found = set()
@@ -269,7 +270,23 @@ def describing_words(question: str) -> set[str]:
                 found.update(_describing_nationality(tokens, lowered, i + 1))
             if _names_language(tokens, lowered, i):
                 found.add(lowered[i + 2])
+        if any(_latin_name(lowered, i) for i in range(len(lowered) - 1)):
+            found.add("latin")
     return found
+
+
+SCIENTIFIC_NAMING = frozenset(("species", "scientific", "binomial", "genus"))
+"""Words between "Latin" and "name" that say a scientific name is asked ("the turbot's Latin species name")."""
+
+
+def _latin_name(lowered: Sequence[str], i: int) -> bool:
+    """Whether ``lowered[i:]`` read "Latin name", or "Latin" and one of :data:`SCIENTIFIC_NAMING` before "name"
+    ("Latin species name"): the language of the asked name, which a passage writes without saying it ("The
+    turbot, Scophthalmus maximus, is ...")."""
+    if lowered[i] != "latin":
+        return False
+    after = lowered[i + 1:i + 3]
+    return after[:1] == ["name"] or (len(after) == 2 and after[0] in SCIENTIFIC_NAMING and after[1] == "name")
 
 
 _COMPASS = frozenset(("north", "south", "east", "west", "central", "northern", "southern", "eastern", "western"))
@@ -401,7 +418,7 @@ class _Held:
     def __init__(self, text: str) -> None:
         content = content_words(folded(text))
         self.phrase = f" {' '.join(content)} "
-        self.words = set(content) | acronyms(text) | numbered(text)
+        self.words = set(content) | acronyms(text) | numbered(text) | unit_names(text)
         self.initial: dict[str, list[str]] = {}
         self._american: set[str] | None = None
         for w in self.words:
@@ -452,6 +469,18 @@ class _Held:
         if not self.words.isdisjoint(_known_one_edit(word)):
             return True
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
+
+
+UNIT_SYMBOLS = {"C": "celsius", "F": "fahrenheit"}
+"""The temperature scales a text writes as a symbol after the degree sign ("20 °C", "68°F"), by the name a question
+uses ("at 20 degrees Celsius")."""
+_DEGREES = re.compile(r"°\s?([CF])\b")
+
+
+def unit_names(text: str) -> set[str]:
+    """The (lower-cased) names of the temperature scales ``text`` writes as symbols (:data:`UNIT_SYMBOLS`), so that
+    a question's "Celsius" is held by a passage that gives "20 °C"; "℃" is folded to "°C" first."""
+    return {UNIT_SYMBOLS[m.group(1)] for m in _DEGREES.finditer(folded(text))}
 
 
 SHORT_FORMS = {"tv": "television"}

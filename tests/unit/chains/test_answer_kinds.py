@@ -1,7 +1,8 @@
 """A question that asks for a year is answered only by a claim that gives a number, one that asks for a share only
 by a claim that gives a quantity, one that asks in which town, city or state, or who wrote, founded or discovered
 something, only by a claim that names something besides the question's names, one that asks a birth or real name
-only by a claim that holds a name the question lacks."""
+only by a claim that holds a name the question lacks, one that asks a species' scientific name only by a claim that
+writes one."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_birthplace,
     asks_place,
     asks_relative,
+    asks_scientific_name,
     asks_share,
     asks_year,
     gives_asked_kind,
@@ -264,3 +266,40 @@ def test_a_birth_name_question_is_answered_only_by_a_claim_holding_a_name_the_qu
     assert names_another(question, claim) is gives
     assert gives_asked_kind(question, claim) is gives
     assert gives_asked_kind("Who was Charles Aznavour?", claim)  # other kinds of question are not checked
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What is the scientific name of the red fox?", True),
+    ("whats the scientific name for the common toad", True),  # as typed
+    ("scientific name of the olive tree?", True),
+    ("What is the walrus's Latin species name?", True),
+    ("What is the botanical name for garlic?", True),
+    ("What is the scientific name of the family that herons belong to?", False),  # a family, not a species
+    ("What is the genus name of the olive?", False),
+    ("What does the species name sapiens mean?", False),
+    ("Which naturalist gave the walrus its species name?", False),  # who, not what
+    ("What is the Latin name for London?", False),  # a Latin name, not a scientific one
+    ("What is the red fox's name in French?", False),
+])
+def test_a_question_asks_for_a_scientific_name_when_it_asks_a_species_name(question: str, asks: bool) -> None:
+    assert asks_scientific_name(question) is asks
+
+
+@pytest.mark.parametrize(("claim", "gives"), [
+    ("The red fox (Vulpes vulpes) is the largest of the true foxes.", True),
+    ("The olive, Olea europaea, is a small tree.", True),
+    ("V. vulpes is found across the Northern Hemisphere.", True),
+    ("Brown algae, or Phaeophyceae, are a large group of seaweeds.", True),  # a group's name for the group
+    ("The red fox is a fox of the family Canidae.", False),  # only the family it belongs to
+    ("It is a frog in the genus Rana, which is widespread.", False),
+    ("The common toad, or European toad, is a toad in the family Bufonidae.", False),  # no binomial: "European toad"
+    ("The red fox lives across the Northern Hemisphere.", True),  # names no rank: a term may be what is asked
+])
+def test_a_scientific_name_question_is_answered_only_by_a_claim_that_writes_one(claim: str, gives: bool) -> None:
+    assert gives_asked_kind("What is the scientific name of the red fox?", claim) is gives
+    assert gives_asked_kind("Where does the red fox live?", claim)  # other kinds of question are not checked
+
+
+def test_a_scientific_term_that_is_no_species_name_is_not_declined() -> None:
+    assert gives_asked_kind("What is the scientific name for the kneecap?",
+                            "The patella, also known as the kneecap, is a flat, rounded triangular bone.")

@@ -289,6 +289,22 @@ def test_a_number_is_held_written_another_way() -> None:
     assert not holds("21", "the twenty-first") and not holds("1066", "the Norman conquest")
 
 
+def test_a_temperature_scale_is_held_by_its_symbol() -> None:
+    sound = "Speed of sound\nIn dry air at 20 °C (68°F), the speed of sound is 343 metres per second."
+    assert holds("celsius", sound) and holds("fahrenheit", sound) and holds("celsius", "It melts at 5℃.")
+    assert names_found("How fast does sound travel through air at 20 degrees Celsius?", [sound], 0.6)
+    assert not holds("celsius", "Vitamin C and F-16") and not holds("celsius", "at 5 °Cx")  # a letter is no scale
+    assert not holds("fahrenheit", "It melts at 5 °C.")
+
+
+def test_latin_before_a_scientific_name_says_the_asked_name_s_language() -> None:
+    assert "latin" in describing_words("What is the walrus's Latin species name?")
+    assert "latin" in describing_words("What is the Latin name of the walrus?")
+    assert asked_names("What is the walrus's Latin species name?") == []
+    assert "latin" not in describing_words("From which Latin word does the word walrus come?")  # a word, not a name
+    assert "latin" not in describing_words("Which Latin poet wrote the Aeneid?")
+
+
 def test_a_decade_is_held_by_a_year_within_it() -> None:
     burma = ("Sino-Burmese War\nThe Qing under the Qianlong Emperor launched four invasions of Burma between 1765 "
              "and 1769.")
