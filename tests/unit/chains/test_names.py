@@ -657,6 +657,18 @@ CAESIUM = ("Caesium\nCaesium is a chemical element; it has symbol Cs. It is a so
            "of 28.5 °C.")
 
 
+def test_a_passage_that_does_not_hold_the_question_s_year_speaks_of_another_time() -> None:
+    question = "Who won the 1998 Tour de France?"
+    other = "Tour de France\nThe Tour de France is an annual race. In 1999 Lance Armstrong won it."
+    assert not speaks_of_asked(question, "In 1999 Lance Armstrong won it.", other, "Tour de France")
+    pantani = "Marco Pantani\nMarco Pantani won the Tour de France in 1998."
+    assert speaks_of_asked(question, "Marco Pantani won the Tour de France in 1998.", pantani, "Marco Pantani")
+    decade = "Reality television\nReality television became a hit in the early 2000s."
+    assert speaks_of_asked("Which shows were a hit around 2000?", "It became a hit in the early 2000s.", decade,
+                           "Reality television")  # a round year is held by its decade
+    assert not speaks_of_asked(question, "It won.", other, None)  # a title or not
+
+
 @pytest.mark.parametrize(("question", "quote", "passage", "title", "speaks_of_it"), [
     # another article's sentence, whose passage names the asked thing only in passing
     ("What is the capital of Chechnya?", "Makhachkala is the republic's capital and largest city.", DAGESTAN,
