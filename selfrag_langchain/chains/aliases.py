@@ -16,7 +16,11 @@ abbreviation in brackets after its words ("A light-emitting diode (LED) is ...")
 stands for, and one that writes a name in full ("Alan John Percivale Taylor") what its initials stand for ("A. J. P.
 Taylor"; :func:`gives_expansion`). And a question that writes an abbreviation is read, against a passage whose title
 it abbreviates and which spells it out, as the title (:func:`in_full`): "What year was MIT founded?" of the
-Massachusetts Institute of Technology's article.
+Massachusetts Institute of Technology's article. So too a sentence that opens with the question's person under a
+fuller name ("Eldred Gregory Peck was an American actor.") answers a question asking their full, real, first or
+middle name ("What was Gregory Peck's actual first name?", :func:`gives_full_name`), which the finder reads as
+holding no answer: of SQuAD's 32 training questions asking such a name whose answer lies in one sentence, 7 answer
+sentences open so, against none of the same paragraphs' 91 other sentences.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from __future__ import annotations
 import functools
 import re
 
-from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, PHRASE_OPENERS, initials
+from selfrag_langchain.chains.answer_kinds import KINSHIP
+from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, PHRASE_OPENERS, asked_names, initials
 from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.signals import STOPWORDS, folded
@@ -32,7 +37,7 @@ from selfrag_langchain.text.lexicon import noun_lemma
 from selfrag_langchain.text.numerals import ROMAN
 from selfrag_langchain.text.spelling import american_spelling
 
-__all__ = ["asks_other_name", "gives_asked_name", "gives_expansion", "in_full"]
+__all__ = ["asks_full_name", "asks_other_name", "gives_asked_name", "gives_expansion", "gives_full_name", "in_full"]
 
 _ASKS_OTHER_NAME = re.compile(
     r"\b(?:another|other|alternative|alternate)\s+(?:\w+\s+)?names?\b"
@@ -140,6 +145,48 @@ def gives_expansion(question: str, sentence: str) -> bool:
     folded_sentence = folded(sentence)
     return any(spelled.search(folded_sentence) is not None
                for spelled in (_spelled_out(question), _spelled_initials(question)) if spelled is not None)
+
+
+_ASKS_FULL_NAME = re.compile(
+    r"\b(?:full|real|birth|actual|given|first|christian|middle|complete)\s+(?:first\s+)?names?\b"
+    r"|\bnames?\s+at\s+birth\b", re.IGNORECASE)
+"""How a question asks a person's fuller name: "full name", "real name", "actual first name", "middle name"."""
+_ASKS_WHAT = re.compile(r"\W*(?:what|which)\b", re.IGNORECASE)
+_KIN = re.compile(rf"\b(?:{'|'.join(KINSHIP)})\b", re.IGNORECASE)
+_NAME_PARTICLES = "de|van|von|da|del|der|la|le|bin|ibn|ben|di|do|dos"
+_OPENING_NAME = re.compile(
+    rf"(?:^|: )\W*((?:(?:[A-Z][\w'’.-]*|\"[^\"]{{1,20}}\"|{_NAME_PARTICLES})\s+){{0,8}}[A-Z][\w'’-]*)")
+"""The run of capitalised words (a nickname in quotation marks, a particle: "Dwight David "Ike" Eisenhower",
+"Ludwig van Beethoven") a sentence opens with, after a title and colon when it is titled."""
+
+
+def asks_full_name(question: str) -> bool:
+    """Whether ``question`` asks a person's full, real, first or middle name, not a relative's, nor something else
+    about the name ("What was Gregory Peck's actual first name?", not "What was Gregory Peck's father's first
+    name?" nor "At what age did Bell ask for a middle name?")."""
+    return (bool(_ASKS_WHAT.match(question)) and bool(_ASKS_FULL_NAME.search(question))
+            and not _KIN.search(question))
+
+
+def gives_full_name(question: str, sentence: str) -> bool:
+    """Whether the question asks a fuller name (:func:`asks_full_name`) and ``sentence`` opens with one: a run of
+    capitalised words holding every name of the question and at least one more ("Eldred Gregory Peck was ..."
+    for Gregory Peck, "Dwight David "Ike" Eisenhower" for his middle name)."""
+    if not asks_full_name(question):
+        return False
+    names = {name for name in asked_names(question) if not name.isdigit()}
+    if not names:
+        return False
+    text = folded(sentence)
+    for opening in (_OPENING_NAME.match(text), _OPENING_NAME.search(text, text.find(": ")) if ": " in text else None):
+        if opening is None:
+            continue
+        words = [word.strip(".,'’\"") for word in opening.group(1).split()]
+        lowered = {word.lower() for word in words}
+        if names <= lowered and any(len(word) > 1 and word[:1].isupper() and word.lower() not in names
+                                    for word in words):
+            return True
+    return False
 
 
 def in_full(question: str, title: str | None, passage: str) -> str:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from selfrag_langchain.chains.aliases import asks_other_name, gives_asked_name, gives_expansion, in_full
+from selfrag_langchain.chains.aliases import (
+    asks_full_name,
+    asks_other_name,
+    gives_asked_name,
+    gives_expansion,
+    gives_full_name,
+    in_full,
+)
 from selfrag_langchain.chains.quotes import PassageQuoter
 from tests.fakes.bag_of_words import BagOfWords
 
@@ -139,6 +146,37 @@ def test_the_quoter_reads_a_sentence_spelling_out_the_asked_abbreviation_as_hold
     quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
     assert quoter.best_holding(LED, [(passage, "Light-emitting diode")]) == [1.0]
     assert quoter.best_holding("Who invented the LED?", [(passage, "Light-emitting diode")]) == [
+        pytest.approx(1 / (1 + 2.718281828 ** 5), rel=1e-3)]
+
+
+@pytest.mark.parametrize(("question", "sentence", "gives"), [
+    ("What was Cary Grant's real name?", "Archibald Alexander Leach, known as Cary Grant, was an actor.", False),
+    ("What is Bette Davis's full name?", "Ruth Elizabeth Davis, known as Bette, was an actress.", False),  # no Bette
+    ("What is Bette Davis's full name?", "Ruth Elizabeth \"Bette\" Davis was an American actress.", True),
+    ("What was Humphrey Bogart's middle name?", "Humphrey DeForest Bogart was an American actor.", True),
+    ("what is humphrey bogart's full name", "Humphrey Bogart: Humphrey DeForest Bogart was an actor.", True),
+    ("What was Humphrey Bogart's middle name?", "Humphrey Bogart was an American actor.", False),  # no more name
+    ("What is Vincent van Gogh's full name?", "Vincent van Gogh was a Dutch painter.", False),  # "van" is his
+    ("What was Humphrey Bogart's father's first name?", "Humphrey DeForest Bogart was an American actor.", False),
+    ("At what age did Bogart choose a middle name?", "Humphrey DeForest Bogart was an American actor.", False),
+    ("Who was Humphrey Bogart?", "Humphrey DeForest Bogart was an American actor.", False),
+])
+def test_a_sentence_opening_with_the_person_s_fuller_name_gives_the_asked_name(question: str, sentence: str,
+                                                                              gives: bool) -> None:
+    assert gives_full_name(question, sentence) is gives
+    assert asks_full_name("What was Humphrey Bogart's actual first name?")
+
+
+def test_the_quoter_reads_a_sentence_opening_with_the_asked_fuller_name_as_holding_the_answer() -> None:
+    from tests.fakes.table_finder import TableFinder
+    from tests.fakes.table_reader import TableReader
+
+    passage = "Humphrey DeForest Bogart was an American actor. He starred in Casablanca."
+    reader = TableReader(answering=lambda q, s: 0.1)
+    finder = TableFinder(odds=lambda q, s: -5.0)  # the shipped finder reads such an opening as holding no name
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
+    assert quoter.best_holding("What was Humphrey Bogart's middle name?", [(passage, "Humphrey Bogart")]) == [1.0]
+    assert quoter.best_holding("Where was Humphrey Bogart born?", [(passage, "Humphrey Bogart")]) == [
         pytest.approx(1 / (1 + 2.718281828 ** 5), rel=1e-3)]
 
 
