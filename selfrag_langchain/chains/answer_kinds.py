@@ -72,7 +72,8 @@ _QUANTITY = re.compile(
 """A quantity, in figures or words ("40%", "about a third", "the majority", "three in four")."""
 
 _ASKS_SCIENTIFIC_NAME = re.compile(
-    r"^\W*(?:what(?:['’]?s|\s+(?:is|was|are|were))?\s+)?(?:[\w-]+['’]?s?\s+){0,6}?"
+    r"^(?!\W*(?:how|who|whom|when|where|why)\b)\W*(?:what(?:['’]?s|\s+(?:is|was|are|were))?\s+)?"
+    r"(?:[\w-]+['’]?s?\s+){0,6}?"
     r"(?:scientific|binomial|botanical|zoological|species|latin\s+(?:species|scientific|binomial))\s+names?\b",
     re.IGNORECASE)
 """A question asking what a species' scientific name is ("What is the scientific name of the housefly?", "What
@@ -85,11 +86,13 @@ name means, or who gave it: not a species' name."""
 RANKS = ("genus", "family", "subfamily", "superfamily", "order", "suborder", "infraorder", "class", "subclass",
          "phylum", "division", "tribe", "kingdom", "clade", "species", "subspecies")
 """The ranks a sentence names a group by ("the family Dasyuridae", "in the Macaca genus")."""
-_NAMES_RANK = re.compile(rf"\b(?:{'|'.join(RANKS)})\b", re.IGNORECASE)
+_NAMES_RANK = re.compile(rf"\b(?:{'|'.join(RANKS)})\s+[A-Z]|\b[A-Z][a-z]+\s+(?:genus|family)\b")
+"""A rank named as one: before a capitalised group ("the family Canidae") or after it ("the Macaca genus"), not
+"cell division" or "in order to"."""
 _AFTER_RANK = re.compile(rf"\b(?:{'|'.join(RANKS)})\s+$", re.IGNORECASE)
 """A rank just before a name: the name is the group something belongs to ("the family Mustelidae native to ...")."""
-_BINOMIAL = re.compile(r"\b([A-Z][a-z]{2,}|[A-Z]\.)\s+([a-z]{3,})\b")
-"""A genus and an epithet ("Scophthalmus maximus", "M. indica")."""
+_BINOMIAL = re.compile(r"(\()?\b([A-Z][a-z]{2,}|[A-Z]\.)\s+([a-z]{3,})\b(\))?")
+"""A genus and an epithet ("Scophthalmus maximus", "M. indica"), in brackets or not ("(Canis lupus)")."""
 _GROUP_NAME = re.compile(r"\b[A-Z][a-z]+(?:idae|inae|aceae|ales|phyta|phyceae|mycota|mycetes|oidea|formes|opsida)\b")
 """A group's scientific name ("Rhodophyta", "Dasyuridae")."""
 
@@ -153,7 +156,7 @@ _FUNCTION_WORDS = frozenset((
 """Words capitalised at a sentence's start that name nothing."""
 _QUESTION_WORDS = frozenset(("who", "whom", "whose", "what", "which", "where", "when", "why", "how"))
 """A question's opening word, capitalised but no name."""
-_NAME_JOINERS = frozenset(("of", "de", "del", "la", "von", "van", "da"))
+NAME_JOINERS = frozenset(("of", "de", "del", "la", "von", "van", "da", "der", "di", "do", "dos", "bin", "ibn", "ben"))
 """Lower-case words inside a name ("Federico del Sagrado Corazón", "Vincent van Gogh")."""
 _LOCATING = frozenset(("in", "at", "near", "from"))
 """Words before a name that make it a place even when the question names it ("born in Vinci")."""
@@ -236,18 +239,30 @@ def _names_plural(rest: str) -> bool:
 
 def gives_scientific_name(claim: str) -> bool:
     """Whether ``claim`` does not stop at the rank something belongs to: it writes a scientific name, a genus and
-    an epithet English's lexicon does not know ("Mangifera indica", "M. indica"; not "The housefly" nor "Indian
-    myna") or a group's name standing for the group ("Red algae, or Rhodophyta, ..."), or it names no rank at
-    all (a term asked as a scientific name, "mitosis (i.e., cell division)", "The patella, also known as the
-    kneecap, ..."); not "The housefly is a fly of the suborder Cyclorrhapha."."""
-    for match in _BINOMIAL.finditer(claim):
-        genus, epithet = match.group(1).lower(), match.group(2)
-        if (genus not in STOPWORDS and not genus.endswith(NATIONALITY_ENDINGS) and epithet not in STOPWORDS
-                and not parts_of_speech(epithet)):
-            return True
+    an epithet (:func:`_binomial`) or a group's name standing for the group ("Red algae, or Rhodophyta, ..."), or it
+    names no rank at all (a term asked as a scientific name, "mitosis (i.e., cell division)", "The patella, also
+    known as the kneecap, ..."); not "The housefly is a fly of the suborder Cyclorrhapha."."""
+    if any(_binomial(*match.groups()) for match in _BINOMIAL.finditer(claim)):
+        return True
     if any(not _AFTER_RANK.search(claim, 0, m.start()) for m in _GROUP_NAME.finditer(claim)):
         return True
     return not _NAMES_RANK.search(claim)
+
+
+def _binomial(opening: str | None, genus: str, epithet: str, closing: str | None) -> bool:
+    """Whether a capitalised word and a lower-case one make a genus and an epithet: written in brackets ("(Boa
+    constrictor)"), the one word twice ("Gorilla gorilla"), an epithet English's lexicon does not know after a
+    word that is no function word or people's adjective ("Mangifera indica", not "The housefly" nor "Indian
+    myna"), or one it knows only as a noun after a genus it does not know ("Canis lupus", "Tyrannosaurus rex"; not
+    "Macaca genus")."""
+    lowered = genus.lower().rstrip(".")
+    if epithet in STOPWORDS or lowered in STOPWORDS or lowered.endswith(NATIONALITY_ENDINGS):
+        return False
+    if (opening and closing) or epithet == lowered:
+        return True
+    known = parts_of_speech(epithet)
+    return not known or (known == {"NOUN"} and epithet not in RANKS and not genus.endswith(".")
+                         and not parts_of_speech(lowered))
 
 
 def speaks_of_birth(claim: str) -> bool:
@@ -270,7 +285,7 @@ def _names(text: str, words: list[re.Match[str]]) -> list[list[int]]:
         capitalised = token[0].isupper() and token.lower() not in _FUNCTION_WORDS
         joined = (bool(names) and names[-1][-1] == i - 1 and text[words[i - 1].end():word.start()].isspace()
                   and not _POSSESSIVE.search(words[i - 1].group()))
-        if capitalised or (joined and token.lower() in _NAME_JOINERS):
+        if capitalised or (joined and token.lower() in NAME_JOINERS):
             if joined:
                 names[-1].append(i)
             else:

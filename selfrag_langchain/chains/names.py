@@ -286,7 +286,9 @@ def _latin_name(lowered: Sequence[str], i: int) -> bool:
     if lowered[i] != "latin":
         return False
     after = lowered[i + 1:i + 3]
-    return after[:1] == ["name"] or (len(after) == 2 and after[0] in SCIENTIFIC_NAMING and after[1] == "name")
+    naming = ("name", "names")
+    return after[:1] in (["name"], ["names"]) or (len(after) == 2 and after[0] in SCIENTIFIC_NAMING
+                                                   and after[1] in naming)
 
 
 _COMPASS = frozenset(("north", "south", "east", "west", "central", "northern", "southern", "eastern", "western"))
@@ -756,9 +758,20 @@ def names_enough(question: str, passage: str | None, found: Sequence[str | None]
     return name_share(question, passage) >= minimum or name_coverages(question, found, minimum) is None
 
 
-_YEAR = re.compile(r"1\d{3}|20\d{2}")
-"""A year as a question names it ("the 2003 Nobel Prize"): the passage that speaks of it holds it (or its decade,
-:func:`holds`), as every answerable list question's article does (220 of 220)."""
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_ASKED_YEAR = re.compile(
+    r"(?:\b(?:in|since|from|until|till|during|around|circa|before|after|between|and|year|"
+    + "|".join(_MONTHS) + r")\s+|[-–]|\b(?:the|of|by)\s+(?=\d{4}(?:\s+(?-i:[A-Z])|\s*[-–?,.]|$)))(1\d{3}|20\d{2})\b",
+    re.IGNORECASE)
+"""A year as a question names it: after a word that dates ("in 1993", "May 1914", "of 1609–1618"), or after "the",
+"of" or "by" before a name or the question's end ("the 2003 Nobel Prize"); not a quantity ("over 1000 goals",
+"of 1500 metres") nor a title ("Who wrote 1984?")."""
+
+
+def asked_years(question: str) -> list[str]:
+    """The years the question names (:data:`_ASKED_YEAR`)."""
+    return [m.group(1) for m in _ASKED_YEAR.finditer(folded(question))]
 
 
 def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) -> bool:
@@ -768,8 +781,9 @@ def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) 
     :func:`rare_terms` (one of them, when the question offers alternatives: "... or ..."), or, when it has none, one
     of its names, and every name it numbers with a Roman numeral with its number ("Mary I":
     :func:`~selfrag_langchain.chains.regnal.regnal_names`; one of them, offered as alternatives), and whose passage
-    holds every year the question names (:data:`_YEAR`: "Konrad Lorenz shared the 1973 Nobel Prize ..." does not
-    speak of the 2003 one; a title or not); a term counts as
+    holds every year the question names (:func:`asked_years`), or its decade ("Konrad Lorenz shared the 1973 Nobel
+    Prize ..." does not speak of the 2003 one; "the mid-1990s" speaks of 1993), as every answerable list question's
+    article does (220 of 220); a term counts as
     well written as one word with the question's word beside it ("kiwi fruit" as "Kiwifruit") or at the end of a
     longer word ("benzylpenicillin"), and a rare common noun that describes the subject rather than names it
     ("hadith" in "The hadith scholar known as Imam Muslim ...") as held by any sentence of the passage, when the
@@ -788,12 +802,13 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
     """:func:`speaks_of_asked` for each of one passage's ``quotes``, its first sentence split once."""
     rare = rare_terms(question)
     names = asked_names(question)
-    if not all(_held(passage).holds(year) for year in names if _YEAR.fullmatch(year)):
-        return [False] * len(quotes)
     terms = rare or names
     numbered_names = regnal_names(question)
     if not (terms or numbered_names) or not title:
         return [True] * len(quotes)
+    whole = _held(passage)
+    if not all(whole.holds(year) or f"{year[:3]}0s" in whole.words for year in asked_years(question)):
+        return [False] * len(quotes)
     body = passage_body(passage, title)
     sentences = split_sentences(body) or [""]
     lead = " ".join([sentences[0], *(s for s in sentences[1:] if _GIVES_NAMES.search(s))])

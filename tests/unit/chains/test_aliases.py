@@ -154,12 +154,20 @@ def test_the_quoter_reads_a_sentence_spelling_out_the_asked_abbreviation_as_hold
     ("What is Bette Davis's full name?", "Ruth Elizabeth Davis, known as Bette, was an actress.", False),  # no Bette
     ("What is Bette Davis's full name?", "Ruth Elizabeth \"Bette\" Davis was an American actress.", True),
     ("What was Humphrey Bogart's middle name?", "Humphrey DeForest Bogart was an American actor.", True),
-    ("what is humphrey bogart's full name", "Humphrey Bogart: Humphrey DeForest Bogart was an actor.", True),
+    ("What is Humphrey Bogart's full name?", "Humphrey Bogart: Humphrey DeForest Bogart was an actor.", True),
     ("What was Humphrey Bogart's middle name?", "Humphrey Bogart was an American actor.", False),  # no more name
     ("What is Vincent van Gogh's full name?", "Vincent van Gogh was a Dutch painter.", False),  # "van" is his
     ("What was Humphrey Bogart's father's first name?", "Humphrey DeForest Bogart was an American actor.", False),
     ("At what age did Bogart choose a middle name?", "Humphrey DeForest Bogart was an American actor.", False),
     ("Who was Humphrey Bogart?", "Humphrey DeForest Bogart was an American actor.", False),
+    # a word before the name that is no name, a name that goes on, another's name, another's name asked
+    ("What was Humphrey Bogart's middle name?", "Actor Humphrey Bogart was born in New York.", False),
+    ("What was Humphrey Bogart's middle name?", "When Humphrey Bogart was ten, he moved.", False),
+    ("What was Humphrey Bogart's middle name?", "Legendary Humphrey Bogart died in 1957.", False),
+    ("What was Humphrey Bogart's middle name?", "Humphrey Bogart Jr. was his son.", False),
+    ("What was George Washington's middle name?", "George Washington Carver was an American scientist.", False),
+    ("What was the first name of the Titanic's captain?", "RMS Titanic was a British passenger liner.", False),
+    ("What was Lenin's real name?", "Vladimir Lenin was a Russian revolutionary.", False),  # a pen name's fuller form
 ])
 def test_a_sentence_opening_with_the_person_s_fuller_name_gives_the_asked_name(question: str, sentence: str,
                                                                               gives: bool) -> None:

@@ -280,6 +280,7 @@ def test_a_birth_name_question_is_answered_only_by_a_claim_holding_a_name_the_qu
     ("Which naturalist gave the walrus its species name?", False),  # who, not what
     ("What is the Latin name for London?", False),  # a Latin name, not a scientific one
     ("What is the red fox's name in French?", False),
+    ("How many species names are there?", False),
 ])
 def test_a_question_asks_for_a_scientific_name_when_it_asks_a_species_name(question: str, asks: bool) -> None:
     assert asks_scientific_name(question) is asks
@@ -294,6 +295,11 @@ def test_a_question_asks_for_a_scientific_name_when_it_asks_a_species_name(quest
     ("It is a frog in the genus Rana, which is widespread.", False),
     ("The common toad, or European toad, is a toad in the family Bufonidae.", False),  # no binomial: "European toad"
     ("The red fox lives across the Northern Hemisphere.", True),  # names no rank: a term may be what is asked
+    ("The gray wolf (Canis lupus) is a canine of the family Canidae.", True),  # in brackets, an English epithet
+    ("The western gorilla (Gorilla gorilla) is an ape of the family Hominidae.", True),
+    ("Tyrannosaurus rex is the type species of the genus Tyrannosaurus.", True),  # an unknown genus, a noun epithet
+    ("The rhesus macaque is a monkey in the Macaca genus.", False),  # the rank after the group
+    ("The European badger is a badger in the family Mustelidae native to Europe.", False),
 ])
 def test_a_scientific_name_question_is_answered_only_by_a_claim_that_writes_one(claim: str, gives: bool) -> None:
     assert gives_asked_kind("What is the scientific name of the red fox?", claim) is gives
@@ -302,4 +308,6 @@ def test_a_scientific_name_question_is_answered_only_by_a_claim_that_writes_one(
 
 def test_a_scientific_term_that_is_no_species_name_is_not_declined() -> None:
     assert gives_asked_kind("What is the scientific name for the kneecap?",
-                            "The patella, also known as the kneecap, is a flat, rounded triangular bone.")
+                            "The patella, also known as the kneecap, is a bone that moves in order to guard the knee.")
+    assert gives_asked_kind("What is the scientific name for cell division?",
+                            "Mitosis (i.e., cell division) is a part of the cell cycle.")  # ranks as plain words

@@ -15,6 +15,7 @@ from selfrag_langchain.chains.names import (
     NAMES_DECLINED,
     acronyms,
     asked_names,
+    asked_years,
     describing_words,
     holds,
     initials,
@@ -301,6 +302,7 @@ def test_latin_before_a_scientific_name_says_the_asked_name_s_language() -> None
     assert "latin" in describing_words("What is the walrus's Latin species name?")
     assert "latin" in describing_words("What is the Latin name of the walrus?")
     assert asked_names("What is the walrus's Latin species name?") == []
+    assert asked_names("What are the Latin names of the planets?") == []
     assert "latin" not in describing_words("From which Latin word does the word walrus come?")  # a word, not a name
     assert "latin" not in describing_words("Which Latin poet wrote the Aeneid?")
 
@@ -666,7 +668,13 @@ def test_a_passage_that_does_not_hold_the_question_s_year_speaks_of_another_time
     decade = "Reality television\nReality television became a hit in the early 2000s."
     assert speaks_of_asked("Which shows were a hit around 2000?", "It became a hit in the early 2000s.", decade,
                            "Reality television")  # a round year is held by its decade
-    assert not speaks_of_asked(question, "It won.", other, None)  # a title or not
+    assert speaks_of_asked(question, "It won.", other, None)  # an untitled chunk is left to the names rule
+    grunge = "Grunge\nGrunge peaked in the mid-1990s, led by Nirvana."
+    assert speaks_of_asked("Which grunge bands were most popular in 1993?", grunge.split("\n")[1], grunge, "Grunge")
+    assert asked_years("Which liner sank in May 1914 after a collision?") == ["1914"]
+    assert asked_years("Which truce ended the Polish–Russian War of 1609–1618?") == ["1609", "1618"]
+    assert asked_years("Which footballers scored over 1000 goals?") == []  # a quantity
+    assert asked_years("Who wrote 1984?") == [] and asked_years("a town of 1500 people") == []  # a title, a number
 
 
 @pytest.mark.parametrize(("question", "quote", "passage", "title", "speaks_of_it"), [
