@@ -770,7 +770,7 @@ _ASKED_YEAR = re.compile(
 
 
 def asked_years(question: str) -> list[str]:
-    """The years the question names (:data:`_ASKED_YEAR`)."""
+    """The years the question dates (:data:`_ASKED_YEAR`)."""
     return [m.group(1) for m in _ASKED_YEAR.finditer(folded(question))]
 
 
@@ -781,9 +781,9 @@ def speaks_of_asked(question: str, quote: str, passage: str, title: str | None) 
     :func:`rare_terms` (one of them, when the question offers alternatives: "... or ..."), or, when it has none, one
     of its names, and every name it numbers with a Roman numeral with its number ("Mary I":
     :func:`~selfrag_langchain.chains.regnal.regnal_names`; one of them, offered as alternatives), and whose passage
-    holds every year the question names (:func:`asked_years`), or its decade ("Konrad Lorenz shared the 1973 Nobel
+    holds every year the question dates (:func:`asked_years`), or its decade ("Konrad Lorenz shared the 1973 Nobel
     Prize ..." does not speak of the 2003 one; "the mid-1990s" speaks of 1993), as every answerable list question's
-    article does (220 of 220); a term counts as
+    article does (144 of 144); a term counts as
     well written as one word with the question's word beside it ("kiwi fruit" as "Kiwifruit") or at the end of a
     longer word ("benzylpenicillin"), and a rare common noun that describes the subject rather than names it
     ("hadith" in "The hadith scholar known as Imam Muslim ...") as held by any sentence of the passage, when the
