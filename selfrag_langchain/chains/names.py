@@ -277,6 +277,7 @@ def describing_words(question: str) -> set[str]:
 
 SCIENTIFIC_NAMING = frozenset(("species", "scientific", "binomial", "genus"))
 """Words between "Latin" and "name" that say a scientific name is asked ("the turbot's Latin species name")."""
+_NAME_WORDS = frozenset(("name", "names"))
 
 
 def _latin_name(lowered: Sequence[str], i: int) -> bool:
@@ -285,10 +286,8 @@ def _latin_name(lowered: Sequence[str], i: int) -> bool:
     turbot, Scophthalmus maximus, is ...")."""
     if lowered[i] != "latin":
         return False
-    after = lowered[i + 1:i + 3]
-    naming = ("name", "names")
-    return after[:1] in (["name"], ["names"]) or (len(after) == 2 and after[0] in SCIENTIFIC_NAMING
-                                                   and after[1] in naming)
+    after = [*lowered[i + 1:i + 3], ""]
+    return after[0] in _NAME_WORDS or (after[0] in SCIENTIFIC_NAMING and after[1] in _NAME_WORDS)
 
 
 _COMPASS = frozenset(("north", "south", "east", "west", "central", "northern", "southern", "eastern", "western"))
