@@ -78,8 +78,9 @@ def _quiet_libraries(*, progress_bars: bool = False) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: user errors print one line and exit 2; an interrupt exits 130; stdout carries only the
-    command's results."""
+    """Entry point: user errors print one line and exit 2; an interrupt exits 130; a reader that closes the
+    pipe early (``selfrag ask … | head -1``) ends it quietly with 141, as a shell reports SIGPIPE; stdout
+    carries only the command's results."""
     args = parse_command_line(argv)
     _quiet_libraries(progress_bars=args.command == "train")
     try:
@@ -95,6 +96,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("selfrag: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        _drop_standard_output()
+        return 141
+
+
+def _drop_standard_output() -> None:
+    """Point standard output at the null device, so that Python's flush at exit does not fail again on the
+    closed pipe (the way the ``signal`` module's documentation gives for SIGPIPE)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
 
 
 if __name__ == "__main__":

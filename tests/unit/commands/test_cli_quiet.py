@@ -72,3 +72,24 @@ def test_stdout_carries_only_the_commands_results(monkeypatch: pytest.MonkeyPatc
     assert json.loads(out) == {"answer": "Leonardo da Vinci"}
     assert "Setting accelerator to CPU" in err and "a library's log line" in err
     assert sys.stdout is not sys.stderr  # restored once the command is done
+
+
+def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly() -> None:
+    """``selfrag ask … | head -1``: the closed pipe ends the command with 141 and nothing on stderr, not a
+    BrokenPipeError traceback (nor a second one when Python flushes standard output at exit)."""
+    script = (
+        "import os, sys, argparse\n"
+        "from selfrag_langchain import cli\n"
+        "from selfrag_langchain.commands.output import emit\n"
+        "reader, writer = os.pipe()\n"
+        "os.close(reader)\n"
+        "os.dup2(writer, 1)\n"
+        "def run(args):\n"
+        "    for _ in range(10_000):\n"
+        "        emit('an answer line')\n"
+        "    return 0\n"
+        "cli.parse_command_line = lambda argv: argparse.Namespace(command='ask', run=run)\n"
+        "sys.exit(cli.main([]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (141, "")
