@@ -24,7 +24,10 @@ quantity (a figure, "%", a fraction or number word, "most", "the majority") for 
 paragraphs' other sentences; of the 30 that ask where someone was born ("Where was ... born?", "In which town ...
 born?", "Which city ... born in?"), it speaks of a birth ("born", a birthplace, "a native of":
 :func:`speaks_of_birth`) for all 30, against 11% of the same paragraphs' other sentences (a lead that names where
-someone worked, "a lawyer at the parlement of Toulouse", names a place but does not say they were born there); of
+someone worked, "a lawyer at the parlement of Toulouse", names a place but does not say they were born there);
+of the 10 such answer sentences whose question asks a town, city or state, none gives the birth only by a people
+("a Scottish-born naturalist", which :func:`speaks_of_birth_below_country` does not read as naming the town; a
+place's own name, "Plymouth-born Michael Foot", does); of
 the other 180 that open "In / At / Near / From which (or what) city, town, village, state, county, province,
 borough, municipality, suburb or port", it names a place for 178 (the other two ask a state of matter or of mind);
 of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names someone or something besides the question's
@@ -56,7 +59,7 @@ from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 
 __all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_place", "asks_relative", "asks_scientific_name",
            "asks_share", "asks_year", "gives_asked_kind", "gives_scientific_name", "names_another", "names_beyond",
-           "speaks_of_birth", "speaks_of_family"]
+           "speaks_of_birth", "speaks_of_birth_below_country", "speaks_of_family"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
@@ -136,6 +139,11 @@ _BIRTH = re.compile(r"\b(?:born|birth\w*|natives? (?:of|to))\b|(?-i:\bb\.\s)|(?-
                     re.IGNORECASE)
 """A birth, in words ("was born in", "his birthplace", "a native of", "a Baghdad native", "b. Netherlands 1659"; not
 an initial, "W. E. B. Du Bois", nor "Native American")."""
+_BORN_IN_A_PEOPLE = re.compile(r"\b([A-Z][a-z]+)-born\b")
+"""A birth given by a people or region's adjective ("a Scottish-born naturalist")."""
+_IRREGULAR_PEOPLES = frozenset(("dutch", "french", "welsh", "greek", "swiss", "thai", "czech", "iraqi", "israeli",
+                                "pakistani", "saudi", "somali", "kuwaiti", "yemeni", "nepali", "bangladeshi"))
+"""Peoples whose adjective ends otherwise than :data:`NATIONALITY_ENDINGS` say."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
 _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|named)\b", re.IGNORECASE)
 _RELATIVE = re.compile(rf"['’]s? (?:[a-z-]+ )?(?:{_KIN})\b|\b(?:{_KIN}) of\b")
@@ -270,6 +278,18 @@ def speaks_of_birth(claim: str) -> bool:
     return bool(_BIRTH.search(claim))
 
 
+def speaks_of_birth_below_country(question: str, claim: str) -> bool:
+    """Whether ``claim`` speaks of a birth that a question asking the town, city or state someone was born in
+    ("In which Scottish town was John Muir born?") can read an answer in: a birth given only by a people's or
+    the question's own word ("a Scottish-born naturalist") names no town; one given by a place's name
+    ("Plymouth-born Michael Foot") may."""
+    asked = {word.lower() for word in _WORD.findall(question)}
+    peopled = [m for m in _BORN_IN_A_PEOPLE.finditer(claim)
+               if (lowered := m.group(1).lower()) in asked or lowered in _IRREGULAR_PEOPLES
+               or lowered.endswith(NATIONALITY_ENDINGS)]
+    return any(not any(p.start() <= m.start() < p.end() for p in peopled) for m in _BIRTH.finditer(claim))
+
+
 def speaks_of_family(claim: str) -> bool:
     """Whether ``claim`` speaks of someone's family: a relative ("his father"), a marriage, a birth to someone."""
     return bool(_FAMILY.search(claim))
@@ -375,7 +395,8 @@ def gives_asked_kind(question: str, claim: str) -> bool:
         return bool(_NUMBER.search(claim))
     if asks_share(question):
         return bool(_QUANTITY.search(claim))
-    if asks_birthplace(question) and not speaks_of_birth(claim):
+    if asks_birthplace(question) and not (speaks_of_birth_below_country(question, claim) if asks_place(question)
+                                          else speaks_of_birth(claim)):
         return False
     if asks_birth_name(question) and not names_another(question, claim):
         return False

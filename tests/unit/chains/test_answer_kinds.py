@@ -231,6 +231,23 @@ def test_a_birthplace_question_is_answered_only_by_a_claim_that_speaks_of_a_birt
     assert gives_asked_kind(question, claim) is gives
 
 
+@pytest.mark.parametrize(("question", "claim", "gives"), [
+    ("In what town was Michael Foot born?", "In 1945, Plymouth-born Michael Foot was elected MP for Devonport.", True),
+    ("In which state was Lee Harvey Oswald born?", "Oswald was a Louisiana-born former Marine.", True),
+    ("In which Scottish town was John Muir born?", "John Muir was born in Dunbar and was a Scottish-born naturalist.",
+     True),
+    # a people's birth names no town, nor does a word the question already holds
+    ("In which Scottish town was John Muir born?",
+     'John Muir, known as "Father of the National Parks", was a Scottish-born American naturalist.', False),
+    ("In which city was Piet Mondrian born?", "Piet Mondrian was a Dutch-born painter who worked in Paris.", False),
+])
+def test_a_birth_given_by_a_people_does_not_answer_which_town(question: str, claim: str, gives: bool) -> None:
+    assert speaks_of_birth(claim)
+    assert gives_asked_kind(question, claim) is gives
+    assert gives_asked_kind(question.replace("In which Scottish town", "Where").replace("In which city", "Where")
+                            .replace("In what town", "Where"), claim)
+
+
 @pytest.mark.parametrize(("question", "asks"), [
     ("What was the writer Jack London's birth name?", True),
     ("Under what name was the singer Charles Aznavour born?", True),
