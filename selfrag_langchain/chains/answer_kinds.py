@@ -330,22 +330,36 @@ def names_beyond(question: str, claim: str) -> bool:
     a capitalised word that is not a function word, not in a name holding the last word of one of the
     question's names ("Henrik Johan Ibsen" for "Henrik Ibsen"; but "Gustave Eiffel" is not "the Eiffel Tower";
     of a question typed in lower case every word counts; a place unit such as "County" does not, and a name
-    after "in", "at", "near" or "from" is a place whatever the question names: "born in Vinci"), and not a
-    nationality used as an adjective ("a Norwegian playwright", "a Swedish and American actress")."""
+    after "in", "at", "near" or "from" is a place whatever the question names: "born in Vinci"; nor is what
+    follows the last "of" in the subject's name when the question lacks it: "the West End of London" for "In which
+    city is West End theatre staged?"), and not a nationality used as an adjective ("a Norwegian playwright", "a
+    Swedish and American actress")."""
     asked_words = list(_WORD.finditer(question))
+    asked = {_bare(w.group()) for w in asked_words}
     heads = {_bare(asked_words[name[-1]].group()) for name in _names(question, asked_words)} - _QUESTION_WORDS
     if not heads:
-        heads = {_bare(w.group()) for w in asked_words}
+        heads = set(asked)
     heads -= set(PLACE_UNITS)
     words = list(_WORD.finditer(claim))
     for name in _names(claim, words):
         located = name[0] > 0 and words[name[0] - 1].group().lower() in _LOCATING
         named = {_bare(words[i].group()) for i in name if words[i].group()[0].isupper()}
         if not located and named & heads:
-            continue  # the asked subject's name, however long
+            owner = _after_last_of(words, name)  # the asked subject's name, however long, and whose it is
+            if owner and not {_bare(words[i].group()) for i in owner} & asked and _names_something(
+                    claim, words, owner, True):
+                return True
+            continue
         if _names_something(claim, words, name, located):
             return True
     return False
+
+
+def _after_last_of(words: list[re.Match[str]], name: list[int]) -> list[int]:
+    """The part of a name (indices into ``words``) after its last "of" ("London" of "West End of London"), empty
+    for a name without one."""
+    ofs = [k for k, i in enumerate(name) if words[i].group() == "of"]
+    return name[ofs[-1] + 1:] if ofs else []
 
 
 def _names_something(claim: str, words: list[re.Match[str]], name: list[int], located: bool) -> bool:

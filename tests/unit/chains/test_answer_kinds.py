@@ -114,6 +114,9 @@ def test_a_question_asks_for_a_place_when_it_opens_by_asking_in_which_town_city_
     ("In what city is the Passage located?", "In St. Petersburg The Passage has been popular since 1840.", True),
     ("In which city did the emperor reside?", "Milan also served as the capital of the western empire.", True),
     ("In which town was Leonardo da Vinci born?", "Leonardo da Vinci was born in Vinci.", True),
+    ("In which city is West End theatre staged?", "It is staged in and near the West End of London.", True),
+    ("In which city is West End theatre staged?", "West End theatre is mainstream professional theatre.", False),
+    ("In which town was Catherine of Aragon born?", "Catherine of Aragon was a queen consort.", False),  # asked
     # Any other name counts (what the rule leaves to the reader; a birthplace asks a birth as well).
     ("In which city did Jiang Zemin study?", "Jiang Zemin led the Chinese Communist Party.", True),
 ])
