@@ -89,9 +89,9 @@ name means, or who gave it: not a species' name."""
 RANKS = ("genus", "family", "subfamily", "superfamily", "order", "suborder", "infraorder", "class", "subclass",
          "phylum", "division", "tribe", "kingdom", "clade", "species", "subspecies")
 """The ranks a sentence names a group by ("the family Dasyuridae", "in the Macaca genus")."""
-_NAMES_RANK = re.compile(rf"\b(?:{'|'.join(RANKS)})\s+[A-Z]|\b[A-Z][a-z]+\s+(?:genus|family)\b|\bspecies\s+of\b")
-"""A rank named as one: before a capitalised group ("the family Canidae") or after it ("the Macaca genus"), or
-what something is a species of ("a species of rodent"); not "cell division" or "in order to"."""
+_NAMES_RANK = re.compile(rf"\b(?:{'|'.join(RANKS)})\s+[A-Z]|\b[A-Z][a-z]+\s+(?:genus|family)\b")
+"""A rank named as one: before a capitalised group ("the family Canidae") or after it ("the Macaca genus"), not
+"cell division" or "in order to"."""
 _AFTER_RANK = re.compile(rf"\b(?:{'|'.join(RANKS)})\s+$", re.IGNORECASE)
 """A rank just before a name: the name is the group something belongs to ("the family Mustelidae native to ...")."""
 _BINOMIAL = re.compile(r"(\()?\b([A-Z][a-z]{2,}|[A-Z]\.)\s+([a-z]{3,})\b(\))?")
@@ -249,8 +249,7 @@ def gives_scientific_name(claim: str) -> bool:
     """Whether ``claim`` does not stop at the rank something belongs to: it writes a scientific name, a genus and
     an epithet (:func:`_binomial`) or a group's name standing for the group ("Red algae, or Rhodophyta, ..."), or it
     names no rank at all (a term asked as a scientific name, "mitosis (i.e., cell division)", "The patella, also
-    known as the kneecap, ..."); not "The housefly is a fly of the suborder Cyclorrhapha." nor "The guinea pig
-    ... is a species of rodent."."""
+    known as the kneecap, ..."); not "The housefly is a fly of the suborder Cyclorrhapha."."""
     if any(_binomial(*match.groups()) for match in _BINOMIAL.finditer(claim)):
         return True
     if any(not _AFTER_RANK.search(claim, 0, m.start()) for m in _GROUP_NAME.finditer(claim)):

@@ -320,8 +320,6 @@ def test_a_question_asks_for_a_scientific_name_when_it_asks_a_species_name(quest
     ("Tyrannosaurus rex is the type species of the genus Tyrannosaurus.", True),  # an unknown genus, a noun epithet
     ("The rhesus macaque is a monkey in the Macaca genus.", False),  # the rank after the group
     ("The European badger is a badger in the family Mustelidae native to Europe.", False),
-    ("The red fox, also known as the common fox, is a species of canid.", False),  # only what it is a species of
-    ("The red fox (Vulpes vulpes) is a species of canid.", True),
 ])
 def test_a_scientific_name_question_is_answered_only_by_a_claim_that_writes_one(claim: str, gives: bool) -> None:
     assert gives_asked_kind("What is the scientific name of the red fox?", claim) is gives
