@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from selfrag_langchain.commands import ask, chat, index, serve, train
 from selfrag_langchain.commands import eval as eval_command
-from selfrag_langchain.commands.output import results_only
+from selfrag_langchain.commands.output import results, results_only
 from selfrag_langchain.errors import SelfRAGError
 
 COMMANDS = (index, ask, chat, serve, eval_command, train)
@@ -85,7 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _quiet_libraries(progress_bars=args.command == "train")
     try:
         with results_only():  # what libraries print goes to stderr; the command's results to stdout
-            return args.run(args)
+            code = args.run(args)
+            results().flush()  # a reader gone early is met here, not in Python's flush at exit
+            return code
     except SelfRAGError as e:
         print(f"selfrag: error: {e}", file=sys.stderr)
         return 2

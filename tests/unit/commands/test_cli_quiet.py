@@ -74,9 +74,11 @@ def test_stdout_carries_only_the_commands_results(monkeypatch: pytest.MonkeyPatc
     assert sys.stdout is not sys.stderr  # restored once the command is done
 
 
-def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly() -> None:
+@pytest.mark.parametrize("lines", [1, 10_000])
+def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly(lines: int) -> None:
     """``selfrag ask … | head -1``: the closed pipe ends the command with 141 and nothing on stderr, not a
-    BrokenPipeError traceback (nor a second one when Python flushes standard output at exit)."""
+    BrokenPipeError traceback, whether it is met while the command writes (many lines) or only when its last
+    buffered line is flushed (one line, standard output buffered)."""
     script = (
         "import os, sys, argparse\n"
         "from selfrag_langchain import cli\n"
@@ -85,11 +87,12 @@ def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly() -> None:
         "os.close(reader)\n"
         "os.dup2(writer, 1)\n"
         "def run(args):\n"
-        "    for _ in range(10_000):\n"
+        f"    for _ in range({lines}):\n"
         "        emit('an answer line')\n"
         "    return 0\n"
         "cli.parse_command_line = lambda argv: argparse.Namespace(command='ask', run=run)\n"
         "sys.exit(cli.main([]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert (done.returncode, done.stderr) == (141, "")
