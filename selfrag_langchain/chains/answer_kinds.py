@@ -25,9 +25,10 @@ paragraphs' other sentences; of the 30 that ask where someone was born ("Where w
 born?", "Which city ... born in?"), it speaks of a birth ("born", a birthplace, "a native of":
 :func:`speaks_of_birth`) for all 30, against 11% of the same paragraphs' other sentences (a lead that names where
 someone worked, "a lawyer at the parlement of Toulouse", names a place but does not say they were born there);
-of the 10 such answer sentences whose question asks a town, city or state, none gives the birth only by a people
-("a Scottish-born naturalist", which :func:`speaks_of_birth_below_country` does not read as naming the town; a
-place's own name, "Plymouth-born Michael Foot", does); of
+of the 13 answer sentences of such questions that ask a town, city or state (SQuAD 1.1 train and dev), the 10 that
+speak of a birth still do when a birth given only by a people ("a Scottish-born naturalist",
+:func:`speaks_of_birth_below_country`, :func:`~selfrag_langchain.chains.peoples.names_a_people`) is read as naming
+no town (a place's own name, "Plymouth-born Michael Foot", still does); of
 the other 180 that open "In / At / Near / From which (or what) city, town, village, state, county, province,
 borough, municipality, suburb or port", it names a place for 178 (the other two ask a state of matter or of mind);
 of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names someone or something besides the question's
@@ -54,6 +55,7 @@ import itertools
 import re
 
 from selfrag_langchain.chains.names import NATIONALITY_ENDINGS
+from selfrag_langchain.chains.peoples import names_a_people
 from selfrag_langchain.judging.signals import STOPWORDS
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 
@@ -139,11 +141,11 @@ _BIRTH = re.compile(r"\b(?:born|birth\w*|natives? (?:of|to))\b|(?-i:\bb\.\s)|(?-
                     re.IGNORECASE)
 """A birth, in words ("was born in", "his birthplace", "a native of", "a Baghdad native", "b. Netherlands 1659"; not
 an initial, "W. E. B. Du Bois", nor "Native American")."""
-_BORN_IN_A_PEOPLE = re.compile(r"\b([A-Z][a-z]+)-born\b")
-"""A birth given by a people or region's adjective ("a Scottish-born naturalist")."""
-_IRREGULAR_PEOPLES = frozenset(("dutch", "french", "welsh", "greek", "swiss", "thai", "czech", "iraqi", "israeli",
-                                "pakistani", "saudi", "somali", "kuwaiti", "yemeni", "nepali", "bangladeshi"))
-"""Peoples whose adjective ends otherwise than :data:`NATIONALITY_ENDINGS` say."""
+_BORN_IN_A_PEOPLE = re.compile(r"\b((?:[A-Z][\w'’]* )?[A-Z][\w'’]*)-born\b")
+"""A birth given by a people or a place's name ("a Scottish-born naturalist", "South African-born",
+"Plymouth-born")."""
+_TOWN_ASKED = re.compile(r"\b(?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(PLACE_UNITS) + r")\b", re.IGNORECASE)
+"""A question asking for a place below a country ("Which town ...", "In what US state ...")."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
 _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|named)\b", re.IGNORECASE)
 _RELATIVE = re.compile(rf"['’]s? (?:[a-z-]+ )?(?:{_KIN})\b|\b(?:{_KIN}) of\b")
@@ -285,8 +287,8 @@ def speaks_of_birth_below_country(question: str, claim: str) -> bool:
     ("Plymouth-born Michael Foot") may."""
     asked = {word.lower() for word in _WORD.findall(question)}
     peopled = [m for m in _BORN_IN_A_PEOPLE.finditer(claim)
-               if (lowered := m.group(1).lower()) in asked or lowered in _IRREGULAR_PEOPLES
-               or lowered.endswith(NATIONALITY_ENDINGS)]
+               if (lowered := m.group(1).lower()) in asked or names_a_people(lowered)
+               or names_a_people(lowered.split()[-1])]
     return any(not any(p.start() <= m.start() < p.end() for p in peopled) for m in _BIRTH.finditer(claim))
 
 
@@ -329,10 +331,10 @@ def names_beyond(question: str, claim: str) -> bool:
     a capitalised word that is not a function word, not in a name holding the last word of one of the
     question's names ("Henrik Johan Ibsen" for "Henrik Ibsen"; but "Gustave Eiffel" is not "the Eiffel Tower";
     of a question typed in lower case every word counts; a place unit such as "County" does not, and a name
-    after "in", "at", "near" or "from" is a place whatever the question names: "born in Vinci"; nor is what
-    follows the last "of" in the subject's name when the question lacks it: "the West End of London" for "In which
-    city is West End theatre staged?"), and not a nationality used as an adjective ("a Norwegian playwright", "a
-    Swedish and American actress")."""
+    after "in", "at", "near" or "from" is a place whatever the question names: "born in Vinci"; so is what follows
+    the last "of" of the subject's name there, when the question lacks it: "in and near the West End of London"
+    for "In which city is West End theatre staged?", not "Henry VIII of England was ..."), and not a nationality
+    used as an adjective ("a Norwegian playwright", "a Swedish and American actress")."""
     asked_words = list(_WORD.finditer(question))
     asked = {_bare(w.group()) for w in asked_words}
     heads = {_bare(asked_words[name[-1]].group()) for name in _names(question, asked_words)} - _QUESTION_WORDS
@@ -344,14 +346,22 @@ def names_beyond(question: str, claim: str) -> bool:
         located = name[0] > 0 and words[name[0] - 1].group().lower() in _LOCATING
         named = {_bare(words[i].group()) for i in name if words[i].group()[0].isupper()}
         if not located and named & heads:
-            owner = _after_last_of(words, name)  # the asked subject's name, however long, and whose it is
+            owner = _after_last_of(words, name) if _located_after_article(words, name) else []
             if owner and not {_bare(words[i].group()) for i in owner} & asked and _names_something(
                     claim, words, owner, True):
-                return True
-            continue
+                return True  # the place the subject's name is of: "near the West End of London"
+            continue  # the asked subject's name, however long
         if _names_something(claim, words, name, located):
             return True
     return False
+
+
+def _located_after_article(words: list[re.Match[str]], name: list[int]) -> bool:
+    """Whether a name (indices into ``words``) follows "in", "at", "near" or "from" and "the" ("near the West End
+    of London")."""
+    first = name[0]
+    return (first > 1 and words[first - 1].group().lower() == "the"
+            and words[first - 2].group().lower() in _LOCATING)
 
 
 def _after_last_of(words: list[re.Match[str]], name: list[int]) -> list[int]:
@@ -409,8 +419,8 @@ def gives_asked_kind(question: str, claim: str) -> bool:
         return bool(_NUMBER.search(claim))
     if asks_share(question):
         return bool(_QUANTITY.search(claim))
-    if asks_birthplace(question) and not (speaks_of_birth_below_country(question, claim) if asks_place(question)
-                                          else speaks_of_birth(claim)):
+    if asks_birthplace(question) and not (speaks_of_birth_below_country(question, claim)
+                                          if _TOWN_ASKED.search(question) else speaks_of_birth(claim)):
         return False
     if asks_birth_name(question) and not names_another(question, claim):
         return False

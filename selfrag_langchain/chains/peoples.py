@@ -87,6 +87,31 @@ LANGUAGES = frozenset((*(people.language for people in PEOPLES if people.languag
 among them ("icelandic", "slovak" are not)."""
 
 
+ADJECTIVES_SHARING_A_STEM = frozenset((
+    "german", "italian", "russian", "chinese", "japanese", "korean", "indian", "canadian", "australian", "austrian",
+    "hungarian", "mexican", "brazilian", "cuban", "kenyan", "nigerian", "egyptian", "iranian", "persian", "syrian",
+    "belgian", "romanian", "bulgarian", "serbian", "croatian", "slovenian", "bosnian", "albanian", "ukrainian",
+    "belarusian", "latvian", "lithuanian", "estonian", "israeli", "palestinian", "jordanian", "saudi", "iraqi",
+    "yemeni", "omani", "kuwaiti", "pakistani", "bangladeshi", "nepali", "nepalese", "tibetan", "mongolian",
+    "taiwanese", "vietnamese", "burmese", "cambodian", "laotian", "malaysian", "indonesian", "singaporean",
+    "sri lankan", "african", "south african", "european", "asian", "american", "jamaican", "haitian", "dominican",
+    "puerto rican", "chilean", "colombian", "venezuelan", "bolivian", "ecuadorian", "paraguayan", "uruguayan",
+    "guatemalan", "panamanian", "ethiopian", "eritrean", "somali", "sudanese", "ugandan", "tanzanian", "rwandan",
+    "ghanaian", "senegalese", "cameroonian", "congolese", "angolan", "zambian", "zimbabwean", "moroccan",
+    "algerian", "tunisian", "libyan", "armenian", "georgian", "azerbaijani", "maltese", "prussian", "bavarian",
+    "bohemian", "moravian", "catalan", "basque", "galician", "corsican", "sicilian", "sardinian", "cornish",
+    "yugoslav", "soviet", "ottoman"))
+"""Peoples' adjectives that share a stem with their place's name, so that :data:`PEOPLES` leaves them out
+("German", "Italian", "Kenyan"), with a continent's and a former state's."""
+
+
+def names_a_people(word: str) -> bool:
+    """Whether a (lower-cased) word names a people or the place of one: a word of :data:`PEOPLES` (a city's
+    among them: "Florentine" says the city only by its people's word) or :data:`ADJECTIVES_SHARING_A_STEM`; not a
+    place whose name ends as an adjective does ("Dalian", "Varese")."""
+    return word in _groups() or word in ADJECTIVES_SHARING_A_STEM
+
+
 @functools.cache
 def _groups() -> dict[str, tuple[tuple[str, ...], ...]]:
     forms: dict[str, tuple[tuple[str, ...], ...]] = {}

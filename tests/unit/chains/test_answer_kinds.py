@@ -115,6 +115,9 @@ def test_a_question_asks_for_a_place_when_it_opens_by_asking_in_which_town_city_
     ("In which city did the emperor reside?", "Milan also served as the capital of the western empire.", True),
     ("In which town was Leonardo da Vinci born?", "Leonardo da Vinci was born in Vinci.", True),
     ("In which city is West End theatre staged?", "It is staged in and near the West End of London.", True),
+    # not a name that only goes on with "of": it names no place the subject is in
+    ("In which city was Henry VIII born?", "Henry VIII of England was born in 1491.", False),
+    ("Who founded the Royal Society?", "The Royal Society of London is a learned society.", False),
     ("In which city is West End theatre staged?", "West End theatre is mainstream professional theatre.", False),
     ("In which town was Catherine of Aragon born?", "Catherine of Aragon was a queen consort.", False),  # asked
     # Any other name counts (what the rule leaves to the reader; a birthplace asks a birth as well).
@@ -243,12 +246,25 @@ def test_a_birthplace_question_is_answered_only_by_a_claim_that_speaks_of_a_birt
     ("In which Scottish town was John Muir born?",
      'John Muir, known as "Father of the National Parks", was a Scottish-born American naturalist.', False),
     ("In which city was Piet Mondrian born?", "Piet Mondrian was a Dutch-born painter who worked in Paris.", False),
+    ("In which city was Albert Einstein born?", "Einstein was a German-born physicist who found relativity.", False),
+    ("In which US state was Jane Doe born?", "Jane Doe is a US-born actor of the Actors Studio.", False),
+    ("In which city was Jane Doe born?", "Jane Doe is a South African-born writer of the Cape.", False),
+    # a place whose name ends as a people's adjective does is still a place
+    ("In which city was Zhang Wei born?", "Zhang Wei is a Dalian-born footballer who plays for Shanghai Port.", True),
+    ("In which town was Jane Doe born?", "Jane Doe is a Varese-born cyclist who rode for Team Sky.", True),
 ])
 def test_a_birth_given_by_a_people_does_not_answer_which_town(question: str, claim: str, gives: bool) -> None:
     assert speaks_of_birth(claim)
     assert gives_asked_kind(question, claim) is gives
     assert gives_asked_kind(question.replace("In which Scottish town", "Where").replace("In which city", "Where")
-                            .replace("In what town", "Where"), claim)
+                            .replace("In what town", "Where").replace("In which town", "Where")
+                            .replace("In which US state", "Where"), claim)
+
+
+def test_a_birth_given_by_a_people_does_not_answer_which_town_however_the_question_is_worded() -> None:
+    claim = 'John Muir, known as "Father of the National Parks", was a Scottish-born American naturalist.'
+    assert not gives_asked_kind("Which town was John Muir born in?", claim)
+    assert not gives_asked_kind("What Scottish town was John Muir born in?", claim)
 
 
 @pytest.mark.parametrize(("question", "asks"), [
