@@ -94,7 +94,7 @@ ADJECTIVES_SHARING_A_STEM = frozenset((
     "belarusian", "latvian", "lithuanian", "estonian", "israeli", "palestinian", "jordanian", "saudi", "iraqi",
     "yemeni", "omani", "kuwaiti", "pakistani", "bangladeshi", "nepali", "nepalese", "tibetan", "mongolian",
     "taiwanese", "vietnamese", "burmese", "cambodian", "laotian", "malaysian", "indonesian", "singaporean",
-    "sri lankan", "african", "south african", "european", "asian", "american", "jamaican", "haitian", "dominican",
+    "sri lankan", "african", "south african", "european", "asian", "jamaican", "haitian", "dominican",
     "puerto rican", "chilean", "colombian", "venezuelan", "bolivian", "ecuadorian", "paraguayan", "uruguayan",
     "guatemalan", "panamanian", "ethiopian", "eritrean", "somali", "sudanese", "ugandan", "tanzanian", "rwandan",
     "ghanaian", "senegalese", "cameroonian", "congolese", "angolan", "zambian", "zimbabwean", "moroccan",
