@@ -104,9 +104,14 @@ _GROUP_NAME = re.compile(r"\b[A-Z][a-z]+(?:idae|inae|aceae|ales|phyta|phyceae|my
 PLACE_UNITS = ("city", "town", "village", "state", "county", "province", "borough", "municipality", "suburb",
                "port")
 """The places a question can ask for by name, below a country (a country may be given as a nationality)."""
-_ASKS_PLACE = re.compile(
-    r"^\W*(?:in|at|near|from) (?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(PLACE_UNITS) + r")\b",
-    re.IGNORECASE)
+
+
+def _unit_asked(units: tuple[str, ...]) -> str:
+    """A pattern for "which" or "what", up to two words, and one of ``units`` ("which Norwegian town")."""
+    return r"(?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(units) + r")\b"
+
+
+_ASKS_PLACE = re.compile(r"^\W*(?:in|at|near|from) " + _unit_asked(PLACE_UNITS), re.IGNORECASE)
 AGENT_VERBS = ("wrote", "created", "designed", "founded", "co-founded", "developed", "discovered", "invented",
                "directed", "composed", "painted", "sculpted", "published", "introduced", "won", "succeeded")
 """What a question asks someone to have done when its answer is a name ("Who wrote ...?", "Who won ...?")."""
@@ -118,7 +123,7 @@ KINSHIP = ("father", "mother", "parent", "parents", "son", "sons", "daughter", "
 _KIN = "|".join(KINSHIP)
 BIRTHPLACE_UNITS = (*PLACE_UNITS, "country", "place", "region", "area", "part")
 """The places a question can ask someone was born in ("In which country was ... born?")."""
-_PLACE_ASKED = r"(?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(BIRTHPLACE_UNITS) + r")\b"
+_PLACE_ASKED = _unit_asked(BIRTHPLACE_UNITS)
 _WAS_BORN = r"[^?]*\b(?:was|were)\b[^?]*(?<![\w-])born"
 _ASKS_BIRTHPLACE = re.compile(
     rf"^\W*(?:(?:where\b|(?:in|at|near|from) {_PLACE_ASKED}){_WAS_BORN}|{_PLACE_ASKED}{_WAS_BORN} (?:in|at|near))\W*$",
@@ -144,7 +149,7 @@ an initial, "W. E. B. Du Bois", nor "Native American")."""
 _BORN_IN_A_PEOPLE = re.compile(r"\b((?:[A-Z][\w'’]* )?[A-Z][\w'’]*)-born\b")
 """A birth given by a people or a place's name ("a Scottish-born naturalist", "South African-born",
 "Plymouth-born")."""
-_TOWN_ASKED = re.compile(r"\b(?:which|what) (?:[a-z.-]+ ){0,2}?(?:" + "|".join(PLACE_UNITS) + r")\b", re.IGNORECASE)
+_TOWN_ASKED = re.compile(r"\b" + _unit_asked(PLACE_UNITS), re.IGNORECASE)
 """A question asking for a place below a country ("Which town ...", "In what US state ...")."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
 _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|named)\b", re.IGNORECASE)
