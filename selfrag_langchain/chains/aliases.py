@@ -147,11 +147,13 @@ def gives_expansion(question: str, sentence: str) -> bool:
                for spelled in (_spelled_out(question), _spelled_initials(question)) if spelled is not None)
 
 
-_ASKS_FULL_NAME = re.compile(r"\b(?:full|given|first|christian|middle|complete)\s+names?\b", re.IGNORECASE)
+_FULLER = "full|given|first|christian|middle|complete"
+"""The words before "name" that ask a person's fuller name."""
+_ASKS_FULL_NAME = re.compile(rf"\b(?:{_FULLER})\s+names?\b", re.IGNORECASE)
 """How a question asks a person's fuller name: "full name", "actual first name", "middle name". Not a real or
 birth name: a fuller form of a pen or stage name ("Vladimir Lenin") is not the name behind it."""
 _ASKS_WHAT = re.compile(r"\W*(?:what|which)\b", re.IGNORECASE)
-_OTHERS = re.compile(r"['’]s?\s+(?!(?:actual|full|given|first|christian|middle|complete)\b)[a-z]")
+_OTHERS = re.compile(rf"['’]s?\s+(?!(?:actual|{_FULLER})\b)[a-z]")
 """A possessive before a lower-case word: the name asked is another's ("the Titanic's captain", "the Beatles'
 manager")."""
 _OPENING_NAME = re.compile(
