@@ -30,6 +30,16 @@ def test_a_misspelt_word_is_read_as_the_one_word_of_the_passages_a_letter_from_i
         "about how many teeth does a great white shark have", [("sharck", "shark")])
 
 
+def test_a_word_typed_with_two_neighbouring_letters_swapped_is_read_as_the_passages_word_at_either_end() -> None:
+    charophyta = "Charophyta\nCharophyta is a paraphyletic group of freshwater green algae, called charophytes."
+    assert read_typos("what kind of algea are charophytes", [charophyta]) == (
+        "what kind of algae are charophytes", [("algea", "algae")])
+    assert names_found("what kind of algae are charophytes", [charophyta], 0.6)
+    assert not names_found("what kind of algea are charophytes", [charophyta], 0.6)
+    # Only a swap reads so: a name a letter from a word of the passages at its end is left as typed.
+    assert read_typos("what kind of algex are charophytes", [charophyta])[1] == []
+
+
 def test_a_word_no_passage_spells_a_letter_from_it_stays_as_typed() -> None:
     assert read_typos("about how many teeth does a great white sharck have", [TEMPEST]) == (
         "about how many teeth does a great white sharck have", [])
