@@ -11,10 +11,9 @@ A word is read so only when it reads as typed wrong: written in lower case, of
 and split by MiniLM's vocabulary (:func:`~selfrag_langchain.chains.names.rare`). It is read as the one word of the
 passages it is with an apostrophe ("otoole" as "o'toole", "orwells" as "orwell's"), or else as the one word of the
 passages a letter from it that begins and ends with the same letters (a typo rarely falls there, while a name's
-relatives differ there: "axolotl" and "Xolotl", "rendang" and "kendang"; "fransisco" is read as "francisco"), or,
-failing one, as the one word of the passages it gives with two neighbouring letters swapped, wherever they are
-("algea" as "algae": the 18 words of SQuAD 1.1's questions that only this reads as a word of their own paragraph
-are all typos, "lenght", "hteir", "astham"). A word
+relatives differ there: "axolotl" and "Xolotl", "rendang" and "kendang"; "fransisco" is read as "francisco"; a
+swap of the first or last two letters is left as typed, "algea", since names give common words so, "ovid" "void",
+"yeats" "yeast", "aceh" "ache"). A word
 that is a word of the passages with an "s" after it is their word's plural or possessive ("asterixs" beside
 "Asterix", not "Asterius"); one that is a noun of the lexicon with an "s" after it is that noun's possessive typed
 without its apostrophe ("vitus bering was an officer in which countrys navy": "country's"). A capitalised word is a
@@ -37,7 +36,6 @@ from selfrag_langchain.chains.names import (
     MIN_MISTYPED,
     WORD,
     lexical,
-    neighbours_swapped,
     one_edit,
     plain_words,
     rare_unknown,
@@ -80,7 +78,6 @@ def _meant(word: str, held: set[str], bare: dict[str, set[str]]) -> str | None:
     if (possessive := _as_possessive(word)) is not None:
         return possessive
     meant = [w for w in one_edit(word) & held if w[0] == word[0] and w[-1] == word[-1]]
-    meant = meant or list(neighbours_swapped(word) & held)
     return meant[0] if len(meant) == 1 else None
 
 

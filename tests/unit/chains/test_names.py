@@ -187,8 +187,11 @@ def test_a_function_or_naming_word_typed_a_letter_wrong_is_no_name() -> None:
     # An adverb typed a letter wrong is no name either, and a question that names nothing else names nothing.
     assert asked_names("what year did the cold war finaly end") == []
     assert asked_names("who actualy carried out the rutherford scattering experiments") == ["rutherford"]
-    # A name one letter from a content word is still a name, and so is a short one one letter from a stop word.
+    # A name one letter from a content word is still a name, and so is a short one one letter from a stop word,
+    # and a name one letter from an adverb that does not end as one does ("quite", "soon", "thrice", "fairly").
     assert asked_names("who voices shrek") == ["shrek"]
+    for name in ("quito", "solon", "thrace", "fairey", "newlyn", "soong"):
+        assert asked_names(f"what is {name} known for") == [name]
     assert asked_names("who founded rolex") == ["rolex"]
     assert "hoi" in asked_names("whats the old japanese covered bridge in hoi an called")
 

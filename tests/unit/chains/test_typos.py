@@ -30,14 +30,12 @@ def test_a_misspelt_word_is_read_as_the_one_word_of_the_passages_a_letter_from_i
         "about how many teeth does a great white shark have", [("sharck", "shark")])
 
 
-def test_a_word_typed_with_two_neighbouring_letters_swapped_is_read_as_the_passages_word_at_either_end() -> None:
+def test_a_word_whose_first_or_last_two_letters_are_swapped_stays_as_typed() -> None:
+    # Names give common words so: a question about Ovid or Yeats is not read as one about a void or yeast.
+    assert read_typos("when was ovid exiled", ["Void\nA void is a vast empty space between galaxies."])[1] == []
+    assert read_typos("what poems did yeats write", ["Bread\nBread is leavened with yeast."])[1] == []
     charophyta = "Charophyta\nCharophyta is a paraphyletic group of freshwater green algae, called charophytes."
-    assert read_typos("what kind of algea are charophytes", [charophyta]) == (
-        "what kind of algae are charophytes", [("algea", "algae")])
-    assert names_found("what kind of algae are charophytes", [charophyta], 0.6)
-    assert not names_found("what kind of algea are charophytes", [charophyta], 0.6)
-    # Only a swap reads so: a name a letter from a word of the passages at its end is left as typed.
-    assert read_typos("what kind of algex are charophytes", [charophyta])[1] == []
+    assert read_typos("what kind of algea are charophytes", [charophyta])[1] == []
 
 
 def test_a_word_no_passage_spells_a_letter_from_it_stays_as_typed() -> None:
