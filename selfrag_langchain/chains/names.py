@@ -156,14 +156,10 @@ def one_edit(word: str) -> set[str]:
     """The words one letter away from ``word``: one dropped, added, changed, or two neighbours swapped."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     dropped = {a + b[1:] for a, b in splits if b}
+    swapped = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
     changed = {a + c + b[1:] for a, b in splits if b for c in string.ascii_lowercase}
     added = {a + c + b for a, b in splits for c in string.ascii_lowercase}
-    return dropped | neighbours_swapped(word) | changed | added
-
-
-def neighbours_swapped(word: str) -> set[str]:
-    """The words ``word`` gives with two neighbouring letters swapped ("algae" for "algea")."""
-    return {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)}
+    return dropped | swapped | changed | added
 
 
 def rare_unknown(word: str, fewest: int) -> bool:
