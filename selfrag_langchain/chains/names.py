@@ -191,9 +191,10 @@ def _adverb_mistyped(word: str, near: set[str]) -> bool:
     """Whether ``word`` (``near``: the words one letter from it) reads as an adverb typed a letter wrong: of
     :data:`MIN_MISTYPED_ADVERB` letters or more, ending in "-ly" and one letter from a word ending so that the lexicon
     knows only as an adverb ("finaly", "actualy"). Names one letter from an adverb end otherwise ("quito" and "quite",
-    "solon" and "soon", "thrace" and "thrice", "fairey" and "fairly", "newlyn" and "newly"). Of SQuAD's questions
-    (1.1's and 2.0's dev), the 48 words this reads so are no names: adverbs typed wrong ("orginally", "succesfully")
-    and adverbs the lexicon does not know ("natively", "wirelessly"), but for one noun typed wrong ("povertly")."""
+    "solon" and "soon", "thrace" and "thrice", "fairey" and "fairly", "newlyn" and "newly"). Of the 48 words of
+    SQuAD's questions (1.1's and 2.0's dev) this reads so, none is a name: they are adverbs typed wrong
+    ("orginally", "succesfully"), adverbs the lexicon does not know ("natively", "wirelessly") and one noun typed
+    wrong ("povertly")."""
     return (len(word) >= MIN_MISTYPED_ADVERB and word.endswith("ly")
             and any(w.endswith("ly") and parts_of_speech(w) == _ADVERB for w in near))
 
