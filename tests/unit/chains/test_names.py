@@ -188,9 +188,10 @@ def test_a_function_or_naming_word_typed_a_letter_wrong_is_no_name() -> None:
     assert asked_names("what year did the cold war finaly end") == []
     assert asked_names("who actualy carried out the rutherford scattering experiments") == ["rutherford"]
     # A name one letter from a content word is still a name, and so is a short one one letter from a stop word,
-    # and a name one letter from an adverb that does not end as one does ("quite", "soon", "thrice", "fairly").
+    # and a name one letter from an adverb that does not end as one does ("quite", "soon", "thrice", "fairly") or
+    # changes one of its letters ("vastly", "nicely", "soberly").
     assert asked_names("who voices shrek") == ["shrek"]
-    for name in ("quito", "solon", "thrace", "fairey", "newlyn", "soong"):
+    for name in ("quito", "solon", "thrace", "fairey", "newlyn", "soong", "vasily", "cicely", "moberly", "barkly"):
         assert asked_names(f"what is {name} known for") == [name]
     assert asked_names("who founded rolex") == ["rolex"]
     assert "hoi" in asked_names("whats the old japanese covered bridge in hoi an called")
