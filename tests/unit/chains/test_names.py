@@ -184,7 +184,7 @@ def test_a_function_or_naming_word_typed_a_letter_wrong_is_no_name() -> None:
     assert asked_names("what were the three kingdoms of korea caled") == ["korea"]
     assert rare_terms("what is the study of puzzles calld") == []
     assert asked_names("wich country borders guinea-bissau to the north") == ["bissau"]
-    # An adverb typed a letter wrong is no name either, and a question that names nothing else names nothing.
+    # An adverb typed with a letter left out is no name either, and a question naming nothing else names nothing.
     assert asked_names("what year did the cold war finaly end") == []
     assert asked_names("who actualy carried out the rutherford scattering experiments") == ["rutherford"]
     # A name one letter from a content word is still a name, and so is a short one one letter from a stop word,
