@@ -14,8 +14,12 @@ was an Italian sculptor, architect, painter and city planner."), or one that ask
 ("Under what name was Charles Aznavour born?") by a sentence that names no one but them ("Charles Aznavour was a
 French and Armenian singer-songwriter."), or one that asks a species' scientific name ("What is the scientific name
 of the housefly?") by a sentence that gives only the family or genus it belongs to ("The housefly is a fly of the
-suborder Cyclorrhapha."): the reader reads such a sentence as answering, since it is about exactly what was asked.
-Declining (:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not answer.
+suborder Cyclorrhapha."), or one that asks what someone is nicknamed ("What nickname has Franz Boas been given?") by a
+sentence that gives no name they are called by ("Franz Uri Boas was a German-American anthropologist ..."): the reader
+reads such a sentence as answering, since it is about exactly what was asked. Declining
+(:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not answer, and the quoter
+(:class:`~selfrag_langchain.chains.quotes.PassageQuoter`) reads a sentence giving no nickname as answering no nickname
+question, so that it quotes the one that does ("... who has been called the 'Father of American Anthropology'").
 
 The evidence, from SQuAD's training questions whose answer lies in one sentence of their paragraph (``python
 benchmarks/answer_kinds.py``): of the 2,366 that ask "what year" or "which year", the answer sentence holds a digit
@@ -37,7 +41,12 @@ asked of a relative counted as a birth name), it speaks of a family (:func:`spea
 marriage, a birth to someone) for 185, against 30% of the same paragraphs' other sentences (the others: a metaphor,
 "the father of ASCII", or a relative named without the word); of the 41 that ask a birth, real, original or maiden
 name, it holds a name the question lacks (:func:`names_another`) for 39 (the other two's names are the question's
-own words, "SPECTRE" for Spectre's original name), against 86% of the same paragraphs' other sentences. The place,
+own words, "SPECTRE" for Spectre's original name), against 86% of the same paragraphs' other sentences; of the 116
+that ask a nickname, an epithet, a sobriquet or an honorific (:func:`asks_nickname`), it gives a name as one its
+subject is called by (a word of naming or quotation marks, :func:`gives_nickname`) for 110, against 24% of the same
+paragraphs' other sentences (the other six: a name in brackets, "Antoine Lavoisier (Father of Modern Chemistry)",
+"ALS, or Lou Gehrig's Disease", an appositive, "his son Edward, the Black Prince", two teams named in passing, and an
+answer that is no nickname). The place,
 agent and birth-name rules are narrow: 87%, 82% and 86% of the same paragraphs' other sentences name something too,
 so they only catch a sentence naming nothing but its subject, which is what a lead section that does not state the
 asked detail gives. SQuAD holds one question read as asking a scientific name, and it asks a term ("the
@@ -59,9 +68,10 @@ from selfrag_langchain.chains.peoples import names_a_people
 from selfrag_langchain.judging.signals import STOPWORDS
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 
-__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_place", "asks_relative", "asks_scientific_name",
-           "asks_share", "asks_year", "gives_asked_kind", "gives_scientific_name", "names_another", "names_beyond",
-           "speaks_of_birth", "speaks_of_birth_below_country", "speaks_of_family"]
+__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_nickname", "asks_place", "asks_relative",
+           "asks_scientific_name", "asks_share", "asks_year", "gives_asked_kind", "gives_nickname",
+           "gives_scientific_name", "names_another", "names_beyond", "speaks_of_birth", "speaks_of_birth_below_country",
+           "speaks_of_family"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
@@ -151,6 +161,23 @@ _BORN_IN_A_PEOPLE = re.compile(r"\b((?:[A-Z][\w'’]* )?[A-Z][\w'’]*)-born\b")
 "Plymouth-born")."""
 _TOWN_ASKED = re.compile(r"\b" + _unit_asked(PLACE_UNITS), re.IGNORECASE)
 """A question asking for a place below a country ("Which town ...", "In what US state ...")."""
+_ASKS_NICKNAME = re.compile(
+    r"(?:^|[,;]\s*)\W*(?:(?:by|under)\s+)?(?:what|which)(?:['’]?s)?\b(?:\s+[\w'’-]+){0,3}?\s+"
+    r"(?:nick-?names?|epithets?|sobriquets?|honorifics?)\b"
+    r"|(?:^|[,;]\s*)\W*(?:what|which)(?:['’]?s|\s+(?:is|was|are|were))\b.*\b(?:nick-?names?|epithets?|sobriquets?)\W*$"
+    r"|^\W*(?:by|under)\s+what\s+(?:[\w'’-]+\s+)?titles?\b.*\b(?:known|called|remembered)\b", re.IGNORECASE)
+"""A question asking what someone or something is nicknamed ("What nickname has Franz Boas been given?", "what was
+al capones nickname", "By what epithet is Basil II known?", "By what title are Cyril and Methodius known?"; after an
+opening clause: "Besides the Prudent, what nickname was Louis XI known by?"); not one asking what a nickname means
+(:data:`_MEANING_ASKED`) nor who gave it ("Which chronicler gave Philip II the epithet Augustus?")."""
+_MEANING_ASKED = re.compile(r"\bdoes\b.*\bmean\b", re.IGNORECASE)
+_NAMING = re.compile(
+    r"\b(?:call(?:ed|s|ing)?|known\s+(?:\w+ly\s+)?(?:as|by|under)|nick-?named|nicknames?|dubbed|named|referred|"
+    r"termed|terms?|titled?|styled|hailed|regarded|considered|remembered|epithets?|sobriquets?|honou?rifics?|alias|"
+    r"moniker)\b|[\"“”«»]", re.IGNORECASE)
+"""How a sentence gives something a name it is called by: a word of naming ("has been called the 'Father of American
+Anthropology'", "also known familiarly as Rabbie Burns", "regarded as the father of optics"; not "best known for")
+or a name in quotation marks."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
 _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|named)\b", re.IGNORECASE)
 _RELATIVE = re.compile(rf"['’]s? (?:[a-z-]+ )?(?:{_KIN})\b|\b(?:{_KIN}) of\b")
@@ -230,6 +257,17 @@ def asks_birth_name(question: str) -> bool:
     original or maiden name), which a sentence naming nothing but what the question names does not give ("Charles
     Aznavour was a French and Armenian singer-songwriter." for the name Aznavour was born with)."""
     return bool(_ASKS_BIRTH_NAME.search(question))
+
+
+def asks_nickname(question: str) -> bool:
+    """Whether ``question`` asks what someone or something is nicknamed (:data:`_ASKS_NICKNAME`), which a sentence
+    that gives no name as one it is called by (:func:`gives_nickname`) does not answer."""
+    return bool(_ASKS_NICKNAME.search(question)) and not _MEANING_ASKED.search(question)
+
+
+def gives_nickname(claim: str) -> bool:
+    """Whether ``claim`` gives a name something is called by (:data:`_NAMING`)."""
+    return bool(_NAMING.search(claim))
 
 
 def asks_scientific_name(question: str) -> bool:
@@ -419,7 +457,8 @@ def gives_asked_kind(question: str, claim: str) -> bool:
     name that is not the question's (:func:`names_another`) when it asks a birth, real or original name, a
     name besides the question's (:func:`names_beyond`) when it asks in which town, city or state, or who wrote,
     founded, discovered or won something, a family (:func:`speaks_of_family`) when it asks who someone's relative
-    was; True for a question of any other kind."""
+    was, a name it is called by (:func:`gives_nickname`) when it asks a nickname; True for a question of any other
+    kind."""
     if asks_year(question):
         return bool(_NUMBER.search(claim))
     if asks_share(question):
@@ -435,4 +474,6 @@ def gives_asked_kind(question: str, claim: str) -> bool:
         return speaks_of_family(claim)
     if asks_scientific_name(question):
         return gives_scientific_name(claim)
+    if asks_nickname(question):
+        return gives_nickname(claim)
     return True

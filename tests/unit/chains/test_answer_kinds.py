@@ -12,6 +12,7 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_agent,
     asks_birth_name,
     asks_birthplace,
+    asks_nickname,
     asks_place,
     asks_relative,
     asks_scientific_name,
@@ -347,3 +348,37 @@ def test_a_scientific_term_that_is_no_species_name_is_not_declined() -> None:
                             "The patella, also known as the kneecap, is a bone that moves in order to guard the knee.")
     assert gives_asked_kind("What is the scientific name for cell division?",
                             "Mitosis (i.e., cell division) is a part of the cell cycle.")  # ranks as plain words
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What nickname was the sprinter Usain Bolt given?", True),
+    ("what was babe ruths nickname", True),  # typed carelessly, no apostrophe
+    ("What was the boxer Muhammad Ali's famous nickname?", True),
+    ("By what epithet is the Frankish king Pepin known?", True),
+    ("By what sobriquet was the painter Tintoretto known?", True),
+    ("What honorific title is Gandhi known by in India?", True),
+    ("By what title is Saladin remembered in the West?", True),
+    ("Besides the Great, what nickname was Peter I given?", True),  # after an opening clause
+    ("What does the nickname Bolt mean?", False),  # what it means
+    ("Which journalist gave Usain Bolt his nickname?", False),  # who gave it
+    ("What title did Napoleon hold before he became emperor?", False),  # an office, not a name called by
+    ("What is the title of Tolstoy's longest novel?", False),
+])
+def test_a_question_asks_for_a_nickname_when_it_asks_what_something_is_called_by(question: str, asks: bool) -> None:
+    assert asks_nickname(question) is asks
+
+
+@pytest.mark.parametrize(("claim", "gives"), [
+    ("He is often called the Lightning Bolt for his speed.", True),
+    ("Bolt, known as the fastest man alive, won eight Olympic golds.", True),
+    ('His fans dubbed him "Lightning".', True),
+    ("He is regarded as the greatest sprinter of all time.", True),
+    ("Bolt, also known familiarly as Lightning, is a sprinter.", True),
+    ("Bolt is best known for his world records in the 100 metres.", False),  # known for, not known as
+    ("Usain St Leo Bolt is a Jamaican retired sprinter.", False),  # who he is, not what he is called
+    ("Bolt won the 100 metres at three Olympic Games.", False),
+])
+def test_a_nickname_question_is_answered_only_by_a_claim_that_gives_a_name_it_is_called_by(claim: str,
+                                                                                          gives: bool) -> None:
+    assert gives_asked_kind("What nickname was the sprinter Usain Bolt given?", claim) is gives
+    assert gives_asked_kind("Where was Usain Bolt born?", "Usain Bolt was born in Sherwood Content, Jamaica.")

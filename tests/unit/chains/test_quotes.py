@@ -623,3 +623,25 @@ def test_long_form_declines_a_quote_that_speaks_of_another_thing_than_the_questi
         result = rag.invoke(question)
         assert result.declined is declined, question
         assert ("Makhachkala" in result.answer) is not declined
+
+
+def test_asked_a_nickname_the_quoter_passes_over_a_sentence_that_gives_none_though_both_models_read_it_as_answering(
+) -> None:
+    from tests.fakes.table_finder import TableFinder
+    from tests.fakes.table_reader import TableReader
+
+    passage = ("Usain St Leo Bolt is a Jamaican retired sprinter. "
+               "For his speed he has been called the \"Lightning Bolt\".")
+    question = "What nickname was the sprinter Usain Bolt given?"
+    answer = "Usain Bolt is a Jamaican retired sprinter."  # copies the opening, as a small generator does
+    # both models read the opening, which names the asked person, as answering best
+    reader = TableReader(answering=lambda q, s: 0.95 if "Jamaican" in s else 0.6)
+    finder = TableFinder(odds=lambda q, s: 4.0 if "Jamaican" in s else 2.0)
+    quoter = PassageQuoter(embeddings=BagOfWords(), reader=reader, finder=finder)
+    found = quoter.find(question, [(answer, passage)], titles=["Usain Bolt"])[0]
+    assert found is not None and found.text == "For his speed he has been called the \"Lightning Bolt\"."
+    assert found.holds_answer == pytest.approx(1 / (1 + 2.718281828 ** -2), rel=1e-3)
+    # asked something else, the opening is quoted, as the models read it
+    asked = "What nationality is the sprinter Usain Bolt?"
+    assert quoter.find(asked, [(answer, passage)], titles=["Usain Bolt"])[0].text == (
+        "Usain St Leo Bolt is a Jamaican retired sprinter.")
