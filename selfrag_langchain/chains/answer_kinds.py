@@ -41,9 +41,9 @@ asked of a relative counted as a birth name), it speaks of a family (:func:`spea
 marriage, a birth to someone) for 185, against 30% of the same paragraphs' other sentences (the others: a metaphor,
 "the father of ASCII", or a relative named without the word); of the 41 that ask a birth, real, original or maiden
 name, it holds a name the question lacks (:func:`names_another`) for 39 (the other two's names are the question's
-own words, "SPECTRE" for Spectre's original name), against 86% of the same paragraphs' other sentences; of the 116
+own words, "SPECTRE" for Spectre's original name), against 86% of the same paragraphs' other sentences; of the 102
 that ask a nickname, an epithet, a sobriquet or an honorific (:func:`asks_nickname`), it gives a name as one its
-subject is called by (a word of naming or quotation marks, :func:`gives_nickname`) for 110, against 24% of the same
+subject is called by (a word of naming or quotation marks, :func:`gives_nickname`) for 96, against 24% of the same
 paragraphs' other sentences (the other six: a name in brackets, "Antoine Lavoisier (Father of Modern Chemistry)",
 "ALS, or Lou Gehrig's Disease", an appositive, "his son Edward, the Black Prince", two teams named in passing, and an
 answer that is no nickname). The place,
@@ -161,23 +161,39 @@ _BORN_IN_A_PEOPLE = re.compile(r"\b((?:[A-Z][\w'’]* )?[A-Z][\w'’]*)-born\b")
 "Plymouth-born")."""
 _TOWN_ASKED = re.compile(r"\b" + _unit_asked(PLACE_UNITS), re.IGNORECASE)
 """A question asking for a place below a country ("Which town ...", "In what US state ...")."""
+_NICKNAME = r"(?:nick-?names?|epithets?|sobriquets?|honou?rifics?)"
+"""The words a question asks a nickname by."""
+_AUXILIARY = r"(?:is|was|are|were|do|does|did|has|had|have)"
+_OPENING = r"(?:^|[,;]\s*)\W*"
+"""Where a question's asking starts: its beginning, or after an opening clause ("Besides the Prudent, what ...")."""
 _ASKS_NICKNAME = re.compile(
-    r"(?:^|[,;]\s*)\W*(?:(?:by|under)\s+)?(?:what|which)(?:['’]?s)?\b(?:\s+[\w'’-]+){0,3}?\s+"
-    r"(?:nick-?names?|epithets?|sobriquets?|honorifics?)\b"
-    r"|(?:^|[,;]\s*)\W*(?:what|which)(?:['’]?s|\s+(?:is|was|are|were))\b.*\b(?:nick-?names?|epithets?|sobriquets?)\W*$"
-    r"|^\W*(?:by|under)\s+what\s+(?:[\w'’-]+\s+)?titles?\b.*\b(?:known|called|remembered)\b", re.IGNORECASE)
-"""A question asking what someone or something is nicknamed ("What nickname has Franz Boas been given?", "what was
-al capones nickname", "By what epithet is Basil II known?", "By what title are Cyril and Methodius known?"; after an
-opening clause: "Besides the Prudent, what nickname was Louis XI known by?"); not one asking what a nickname means
-(:data:`_MEANING_ASKED`) nor who gave it ("Which chronicler gave Philip II the epithet Augustus?")."""
-_MEANING_ASKED = re.compile(r"\bdoes\b.*\bmean\b", re.IGNORECASE)
-_NAMING = re.compile(
-    r"\b(?:call(?:ed|s|ing)?|known\s+(?:\w+ly\s+)?(?:as|by|under)|nick-?named|nicknames?|dubbed|named|referred|"
-    r"termed|terms?|titled?|styled|hailed|regarded|considered|remembered|epithets?|sobriquets?|honou?rifics?|alias|"
-    r"moniker)\b|[\"“”«»]", re.IGNORECASE)
+    rf"{_OPENING}(?:(?:by|under)\s+)?(?:what|which)\s+(?:(?!{_AUXILIARY}\b)[\w'’-]+\s+){{0,3}}?{_NICKNAME}"
+    rf"(?:\s+titles?)?\s*(?:,[^,?]*,\s*)?{_AUXILIARY}\b"
+    rf"|{_OPENING}what(?:['’]?s|\s+(?:is|was|are|were))\s+(?:[\w.'’-]+\s+){{0,8}}?[\w.-]*(?:['’]s?|s)\s+"
+    rf"(?:[\w-]+\s+)?{_NICKNAME}\W*$"
+    rf"|{_OPENING}what(?:['’]?s|\s+(?:is|was|are|were))\s+(?:the|an?|its|his|her|their)\s+(?:[\w-]+\s+){{0,2}}?"
+    rf"{_NICKNAME}\s+(?:of|for|given|that|which)\b"
+    rf"|{_OPENING}what\s+(?:is|was|are|were)\b[^?]*\bnicknamed\W*$"
+    r"|^\W*(?:by|under)\s+what\s+(?:[\w'’-]+\s+)?titles?\b.*\b(?:known|remembered)\b", re.IGNORECASE)
+"""A question whose answer is a nickname: the nickname is what it asks for ("What nickname has Franz Boas been
+given?", "By what epithet is Basil II known?", "What was al capones nickname", "What is the nickname of Fuzhou?",
+"What is Babe Ruth nicknamed?", "By what title are Cyril and Methodius known?"), not a thing it names ("Which city
+has the nickname the Big Apple?", "Which newspaper coined the nickname Iron Lady?", "What is an epithet?") nor what a
+nickname means or where it comes from (:data:`_ABOUT_THE_NAME`)."""
+_ABOUT_THE_NAME = re.compile(
+    r"\b(?:mean|means|meant|meaning|origins?|refers?|referred|language|inspired?|coined?|derived?|derives)\b"
+    r"|\b(?:comes?|came) from\b", re.IGNORECASE)
+"""A question asking about a nickname rather than for it ("What does Chicago's nickname refer to?", "What is the
+origin of New York's nickname?")."""
+_CALLED_BY = re.compile(
+    r"\b(?:call(?:ed|s|ing)?|known\s+(?:[\w'’-]+\s+){0,3}?(?:as|by|under)|nick-?named|dubbed|named|"
+    r"(?:the|a|by|his|her|its|their)\s+(?:[\w-]+\s+)?names?|referred|referring|termed|terms?|titled?|styled|hailed|"
+    r"regarded|considered|remembered|label(?:l?ed)|coined|alias|a\.?k\.?a|monikers?|byname|cognomen)\b"
+    rf"|\b{_NICKNAME}\b|[\"“”«»]|(?<!\w)['‘][A-Z][^'’]{{0,60}}['’](?!\w)", re.IGNORECASE)
 """How a sentence gives something a name it is called by: a word of naming ("has been called the 'Father of American
-Anthropology'", "also known familiarly as Rabbie Burns", "regarded as the father of optics"; not "best known for")
-or a name in quotation marks."""
+Anthropology'", "known to his fans as the King", "earned the name Iron Lady", "regarded as the father of optics";
+not "best known for") or a name in quotation marks. A weak filter: it passes many sentences that give no nickname
+("named after his grandfather", "his second term"); it stops the ones that only say who or what the subject is."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
 _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|named)\b", re.IGNORECASE)
 _RELATIVE = re.compile(rf"['’]s? (?:[a-z-]+ )?(?:{_KIN})\b|\b(?:{_KIN}) of\b")
@@ -262,12 +278,12 @@ def asks_birth_name(question: str) -> bool:
 def asks_nickname(question: str) -> bool:
     """Whether ``question`` asks what someone or something is nicknamed (:data:`_ASKS_NICKNAME`), which a sentence
     that gives no name as one it is called by (:func:`gives_nickname`) does not answer."""
-    return bool(_ASKS_NICKNAME.search(question)) and not _MEANING_ASKED.search(question)
+    return bool(_ASKS_NICKNAME.search(question)) and not _ABOUT_THE_NAME.search(question)
 
 
 def gives_nickname(claim: str) -> bool:
-    """Whether ``claim`` gives a name something is called by (:data:`_NAMING`)."""
-    return bool(_NAMING.search(claim))
+    """Whether ``claim`` gives a name something is called by (:data:`_CALLED_BY`)."""
+    return bool(_CALLED_BY.search(claim))
 
 
 def asks_scientific_name(question: str) -> bool:

@@ -405,7 +405,8 @@ def _ruled(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[
     father of geographic information systems"): it names what was asked, so the models read it as answering, but
     it does not; 0 too where the question asks a nickname and the sentence gives no name as one its subject is
     called by (:func:`~selfrag_langchain.chains.answer_kinds.gives_nickname`: "Franz Uri Boas was a German-American
-    anthropologist" for "What nickname has Franz Boas been given?", which both models read as answering); and 1
+    anthropologist" for "What nickname has Franz Boas been given?", which both models read as answering; read with
+    its title, so a title that names, "Alias (TV series)", leaves its sentences as read); and 1
     where it opens with the other name the question asks for
     (:func:`~selfrag_langchain.chains.aliases.gives_asked_name`: "An elevator or lift is ..."), which the models
     read as one name, or spells out the abbreviation whose meaning it asks

@@ -359,8 +359,17 @@ def test_a_scientific_term_that_is_no_species_name_is_not_declined() -> None:
     ("What honorific title is Gandhi known by in India?", True),
     ("By what title is Saladin remembered in the West?", True),
     ("Besides the Great, what nickname was Peter I given?", True),  # after an opening clause
+    ("What is the nickname of the city of Chicago?", True),
+    ("What is Babe Ruth nicknamed?", True),
     ("What does the nickname Bolt mean?", False),  # what it means
+    ("What is the origin of New York's nickname?", False),
+    ("What does Chicago's nickname refer to?", False),
     ("Which journalist gave Usain Bolt his nickname?", False),  # who gave it
+    ("Which newspaper coined the nickname Iron Lady?", False),
+    ("Which city has the nickname the Big Apple?", False),  # a city asked, the nickname given
+    ("Who was nicknamed the Iron Lady?", False),
+    ("What year was the nickname coined?", False),
+    ("What is an epithet?", False),  # a definition
     ("What title did Napoleon hold before he became emperor?", False),  # an office, not a name called by
     ("What is the title of Tolstoy's longest novel?", False),
 ])
@@ -374,11 +383,16 @@ def test_a_question_asks_for_a_nickname_when_it_asks_what_something_is_called_by
     ('His fans dubbed him "Lightning".', True),
     ("He is regarded as the greatest sprinter of all time.", True),
     ("Bolt, also known familiarly as Lightning, is a sprinter.", True),
+    ("He was known to his fans as Lightning Bolt.", True),
+    ("He earned the name Lightning Bolt in 2008.", True),
+    ("Bolt, a.k.a. Lightning Bolt, is a sprinter.", True),
+    ("He was the 'Lightning Bolt' of Jamaican athletics.", True),  # in single quotation marks
     ("Bolt is best known for his world records in the 100 metres.", False),  # known for, not known as
     ("Usain St Leo Bolt is a Jamaican retired sprinter.", False),  # who he is, not what he is called
     ("Bolt won the 100 metres at three Olympic Games.", False),
+    ("It's Jamaica's best-known sprint club.", False),  # an apostrophe is no quotation mark
 ])
 def test_a_nickname_question_is_answered_only_by_a_claim_that_gives_a_name_it_is_called_by(claim: str,
                                                                                           gives: bool) -> None:
     assert gives_asked_kind("What nickname was the sprinter Usain Bolt given?", claim) is gives
-    assert gives_asked_kind("Where was Usain Bolt born?", "Usain Bolt was born in Sherwood Content, Jamaica.")
+    assert gives_asked_kind("Where does Usain Bolt train?", claim)  # other kinds of question are not checked
