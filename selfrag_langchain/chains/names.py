@@ -479,6 +479,8 @@ class _Held:
             return True
         if any(self._holds_name(name) for name in {*other_names(word), *other_names(lemma)}):
             return True
+        if any(self._holds_name(name) for name in FORMAL_NAMES.get(lemma, ())):  # "Oscars" by "Academy Awards"
+            return True
         stems = place_stems(word.removesuffix("s") if word.endswith("ns") else word)  # "Croatians" as "Croatian"
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
             return True
@@ -500,16 +502,42 @@ uses ("at 20 degrees Celsius")."""
 _DEGREES = re.compile(r"°\s?([CF])\b")
 
 
+SI_UNIT_SYMBOLS = {"Pa": "pascal", "J": "joule", "W": "watt", "Hz": "hertz", "V": "volt", "K": "kelvin"}
+"""The units named after people that a text writes as symbols after a number, with or without a prefix ("101325
+Pa", "58 kJ/mol", "22,500 MW", "300 GHz"), by the name a question uses ("How many pascals ..."): the lexicon does
+not know the name, so the question's word is a name a passage has to hold."""
+SI_PREFIXES = {"k": "kilo", "M": "mega", "G": "giga", "T": "tera", "h": "hecto", "m": "milli", "μ": "micro",
+               "n": "nano"}
+"""The prefixes a symbol of :data:`SI_UNIT_SYMBOLS` may carry, by the name's ("MW" is a "megawatt")."""
+_SI_UNIT = re.compile(r"\d\s?([" + "".join(SI_PREFIXES) + "])?(" + "|".join(SI_UNIT_SYMBOLS) + r")(?![\w°])")
+
+
 def unit_names(text: str) -> set[str]:
     """The (lower-cased) names of the temperature scales ``text`` writes as symbols (:data:`UNIT_SYMBOLS`), so that
-    a question's "Celsius" is held by a passage that gives "20 °C"; "℃" is folded to "°C" first."""
-    return {UNIT_SYMBOLS[m.group(1)] for m in _DEGREES.finditer(folded(text))}
+    a question's "Celsius" is held by a passage that gives "20 °C" ("℃" is folded to "°C" first), and of the units
+    it writes as symbols after a number (:data:`SI_UNIT_SYMBOLS`: "pascal" by "101325 Pa", "megawatt" and "watt" by
+    "22,500 MW")."""
+    text = folded(text)
+    return ({UNIT_SYMBOLS[m.group(1)] for m in _DEGREES.finditer(text)}
+            | {name for m in _SI_UNIT.finditer(text) for name in _si_unit_names(*m.groups())})
+
+
+def _si_unit_names(prefix: str | None, symbol: str) -> tuple[str, ...]:
+    """The names a unit's symbol holds: the unit's, and with a prefix the prefixed one too ("watt", "megawatt")."""
+    unit = SI_UNIT_SYMBOLS[symbol]
+    return (unit,) if prefix is None else (unit, SI_PREFIXES[prefix] + unit)
 
 
 SHORT_FORMS = {"tv": "television"}
 """Words shortened to letters that are not the initials of words (which :func:`acronyms` spells), so that a
 question's "satellite TV" finds the passage on satellite television; each is held by the word and the word by
 it."""
+
+
+FORMAL_NAMES = {"oscar": (("academy", "award"), ("academy", "awards"))}
+"""A name of several words, as content words, that a question may call by a popular one of one word: "How many
+Oscars did Billy Wilder win?" is answered by "He received seven Academy Awards". Only the popular name is held by
+the formal one: each word of the formal name is a name of its own."""
 
 
 def short_form_pair(word: str) -> frozenset[str]:

@@ -305,6 +305,27 @@ def test_a_temperature_scale_is_held_by_its_symbol() -> None:
     assert not holds("fahrenheit", "It melts at 5 °C.")
 
 
+def test_a_unit_named_after_a_person_is_held_by_its_symbol_after_a_number() -> None:
+    atmosphere = ("Standard atmosphere (unit)\nThe standard atmosphere is a unit of pressure defined as 101325 Pa. It "
+                  "is sometimes used as a reference pressure or standard pressure.")
+    assert names_found("How many pascals is one standard atmosphere defined as?", [atmosphere], 0.6)
+    assert holds("megawatts", "the 1,770\N{NO-BREAK SPACE}MW Arabelle turbine") and holds("joules", "about 58 kJ/mol")
+    assert holds("gigahertz", "between 300 MHz and 300 GHz") and holds("kelvins", "absolute zero is 0 K")
+    assert holds("volts", "between 2 kV and 33 kV")
+    assert not holds("pascal", "Pa. Ubu") and not holds("volts", "Henry V") and not holds("watts", "W. B. Yeats")
+    assert not holds("kelvin", "Ring of 12 Kings") and not holds("hertz", "a 5 Hzx filter")  # a word is no symbol
+
+
+def test_a_popular_name_is_held_by_the_formal_name_of_several_words() -> None:
+    wilder = ("Billy Wilder\nBilly Wilder was an Austrian and American film director and screenwriter. He received "
+              "seven Academy Awards, a BAFTA Award and the Palme d'Or.")
+    assert names_found("How many Oscars did Billy Wilder win?", [wilder], 0.6)
+    assert holds("oscar", "She was nominated for an Academy Award.")
+    assert not holds("oscars", "He founded an academy and later won an award.")  # the words apart name nothing
+    assert not names_found("How many Oscars did Billy Wilder win?",
+                           ["Billy Wilder\nBilly Wilder was an Austrian and American film director."], 0.6)
+
+
 def test_latin_before_a_scientific_name_says_the_asked_name_s_language() -> None:
     assert "latin" in describing_words("What is the walrus's Latin species name?")
     assert "latin" in describing_words("What is the Latin name of the walrus?")
