@@ -479,8 +479,6 @@ class _Held:
             return True
         if any(self._holds_name(name) for name in {*other_names(word), *other_names(lemma)}):
             return True
-        if any(self._holds_name(name) for name in FORMAL_NAMES.get(lemma, ())):  # "Oscars" by "Academy Awards"
-            return True
         stems = place_stems(word.removesuffix("s") if word.endswith("ns") else word)  # "Croatians" as "Croatian"
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
             return True
@@ -509,7 +507,14 @@ not know the name, so the question's word is a name a passage has to hold."""
 SI_PREFIXES = {"k": "kilo", "M": "mega", "G": "giga", "T": "tera", "h": "hecto", "m": "milli", "μ": "micro",
                "n": "nano"}
 """The prefixes a symbol of :data:`SI_UNIT_SYMBOLS` may carry, by the name's ("MW" is a "megawatt")."""
-_SI_UNIT = re.compile(r"\d\s?([" + "".join(SI_PREFIXES) + "])?(" + "|".join(SI_UNIT_SYMBOLS) + r")(?![\w°])")
+_ONE_LETTER = "".join(symbol for symbol in SI_UNIT_SYMBOLS if len(symbol) == 1)
+_SI_UNIT = re.compile(
+    r"(?<![\w.,-])\d+(?:[.,]\d+)*"  # a number of its own, not of a code or a model ("MiG-29K", "C-27J")
+    r"(?:\s?(?!TV)([" + "".join(SI_PREFIXES) + "])(" + "|".join(SI_UNIT_SYMBOLS) + ")"  # "22,500 MW", "50kHz"
+    r"|\s?(" + "|".join(s for s in SI_UNIT_SYMBOLS if len(s) > 1) + ")"  # "101325 Pa", "50Hz"
+    r"|\s([" + _ONE_LETTER + "]))"  # a symbol of one letter only after a space: "0 K", not "4K" nor "Y2K"
+    r"(?![\w°-])(?!\.\s?[A-Z]\.)")  # not an initial: "In 1937 J. R. R. Tolkien"
+"""A number and the symbol of a unit of :data:`SI_UNIT_SYMBOLS` after it, with a prefix's group and the symbol's."""
 
 
 def unit_names(text: str) -> set[str]:
@@ -519,7 +524,8 @@ def unit_names(text: str) -> set[str]:
     "22,500 MW")."""
     text = folded(text)
     return ({UNIT_SYMBOLS[m.group(1)] for m in _DEGREES.finditer(text)}
-            | {name for m in _SI_UNIT.finditer(text) for name in _si_unit_names(*m.groups())})
+            | {name for m in _SI_UNIT.finditer(text) for name in _si_unit_names(m.group(1), m.group(2) or m.group(3)
+                                                                                 or m.group(4))})
 
 
 def _si_unit_names(prefix: str | None, symbol: str) -> tuple[str, ...]:
@@ -532,12 +538,6 @@ SHORT_FORMS = {"tv": "television"}
 """Words shortened to letters that are not the initials of words (which :func:`acronyms` spells), so that a
 question's "satellite TV" finds the passage on satellite television; each is held by the word and the word by
 it."""
-
-
-FORMAL_NAMES = {"oscar": (("academy", "award"), ("academy", "awards"))}
-"""A name of several words, as content words, that a question may call by a popular one of one word: "How many
-Oscars did Billy Wilder win?" is answered by "He received seven Academy Awards". Only the popular name is held by
-the formal one: each word of the formal name is a name of its own."""
 
 
 def short_form_pair(word: str) -> frozenset[str]:
@@ -718,7 +718,8 @@ def holds(word: str, text: str) -> bool:
     "board" for "chessboard"; the words anywhere in the text, each of at least three letters), or as an acronym
     the text spells
     (:func:`acronyms`: "us" in "the United States"), and a short form for its word and the word for it
-    (:data:`SHORT_FORMS`: "television" for "TV")."""
+    (:data:`SHORT_FORMS`: "television" for "TV"), and a unit's or a temperature scale's name by its symbol
+    (:func:`unit_names`: "pascal" by "101325 Pa", "Celsius" by "20 °C")."""
     return _held(text).holds(word)
 
 
