@@ -461,8 +461,8 @@ class _Held:
         """Whether the text holds a name of one word, or of several in a row (stop words between them aside)."""
         return name[0] in self.words if len(name) == 1 else f" {' '.join(name)} " in self.phrase
 
-    def holds(self, word: str) -> bool:
-        """:func:`holds` against this text."""
+    def holds(self, word: str, first: frozenset[str] = frozenset()) -> bool:
+        """:func:`holds` against this text; ``first``: the question's :func:`first_names`."""
         if word in self.words or not self.words.isdisjoint(number_forms(word)):
             return True
         if not self.words.isdisjoint(short_form_pair(word)):  # "television" for "TV"
@@ -477,7 +477,8 @@ class _Held:
         lemma = noun_lemma(word)
         if any(noun_lemma(w) == lemma for w in self._starting(lemma[:1])):
             return True
-        if any(self._holds_name(name) for name in {*other_names(word), *other_names(lemma)}):
+        formal = FORMAL_NAMES.get(lemma, ()) if word not in first else ()  # "Oscars" by "Academy Awards"
+        if any(self._holds_name(name) for name in {*other_names(word), *other_names(lemma), *formal}):
             return True
         stems = place_stems(word.removesuffix("s") if word.endswith("ns") else word)  # "Croatians" as "Croatian"
         if any(not stems.isdisjoint(place_stems(w)) for w in self._starting(word[:MIN_STEM])):
@@ -538,6 +539,13 @@ SHORT_FORMS = {"tv": "television"}
 """Words shortened to letters that are not the initials of words (which :func:`acronyms` spells), so that a
 question's "satellite TV" finds the passage on satellite television; each is held by the word and the word by
 it."""
+
+
+FORMAL_NAMES = {"oscar": (("academy", "award"), ("academy", "awards"))}
+"""A name of several words, as content words, that a question may call by a popular one of one word: "How many
+Oscars did Billy Wilder win?" is answered by "He received seven Academy Awards". Only the popular name is held by
+the formal one (each word of the formal name is a name of its own), and not as a first name
+(:func:`first_names`)."""
 
 
 def short_form_pair(word: str) -> frozenset[str]:
@@ -619,11 +627,11 @@ def name_share(question: str, text: str) -> float:
     """The share of :func:`asked_names` that ``text`` :func:`holds` (1 when the question names nothing); unlike
     :func:`~selfrag_langchain.judging.signals.name_coverage`, which the judge reads, it also reads names typed
     in lower case and finds a name in any form of it."""
-    return _share(asked_names(question), _held(text))
+    return _share(asked_names(question), _held(text), first_names(question))
 
 
-def _share(names: list[str], held: _Held) -> float:
-    return sum(held.holds(name) for name in names) / len(names) if names else 1.0
+def _share(names: list[str], held: _Held, first: frozenset[str]) -> float:
+    return sum(held.holds(name, first) for name in names) / len(names) if names else 1.0
 
 
 def noun_words(question: str) -> list[str]:
@@ -729,7 +737,8 @@ def missing_rare_terms(question: str, text: str) -> list[str]:
 
 
 def _missing(question: str, held: _Held) -> list[str]:
-    return [term for term in rare_terms(question) if not held.holds(term)]
+    first = first_names(question)
+    return [term for term in rare_terms(question) if not held.holds(term, first)]
 
 
 def name_coverages(question: str, passages: Sequence[str | None], minimum: float) -> list[float | None] | None:
@@ -772,6 +781,13 @@ def name_runs(question: str) -> list[list[str]]:
     return runs + [[name] for name in dict.fromkeys(names) if name not in placed]
 
 
+def first_names(question: str) -> frozenset[str]:
+    """The question's popular names of :data:`FORMAL_NAMES` that open a name of several words: a first name ("Oscar
+    Robertson", "Oscar Wilde"), which the formal name does not hold; the award's "Oscars" ends its name ("Best
+    Actress Oscars")."""
+    return frozenset(word for run in name_runs(question) for word in run[:-1] if noun_lemma(word) in FORMAL_NAMES)
+
+
 def names_found(question: str, passages: Iterable[str | None], minimum: float) -> bool:
     """Whether the passages together hold at least ``minimum`` of the question's names and every one of its
     :func:`rare_terms` (always, when the rule is off or there is no passage). The words of a name of several
@@ -785,15 +801,16 @@ def names_found(question: str, passages: Iterable[str | None], minimum: float) -
     helds = [_held(text) for text in texts]
     together = _held("\n".join(texts))  # the rare terms may come from any passage
     runs = name_runs(question)
-    held = sum(_run_held(run, helds, minimum) for run in runs)
+    first = first_names(question)
+    held = sum(_run_held(run, helds, minimum, first) for run in runs)
     share = held / sum(map(len, runs)) if runs else 1.0
     return share >= minimum and not _missing(question, together)
 
 
-def _run_held(run: list[str], helds: list[_Held], minimum: float) -> int:
+def _run_held(run: list[str], helds: list[_Held], minimum: float, first: frozenset[str]) -> int:
     """How many words of one name count as held: those of the passage that holds most of them, if at least
     ``minimum`` of them (:func:`names_found`)."""
-    best = max(sum(held.holds(word) for word in run) for held in helds)
+    best = max(sum(held.holds(word, first) for word in run) for held in helds)
     return best if best >= minimum * len(run) else 0
 
 
@@ -854,6 +871,7 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
     names = asked_names(question)
     terms = rare or names
     numbered_names = regnal_names(question)
+    first = first_names(question)
     if not (terms or numbered_names) or not title:
         return [True] * len(quotes)
     whole = _held(passage)
@@ -869,11 +887,11 @@ def quotes_speaking_of_asked(question: str, quotes: Sequence[str], passage: str,
     elsewhere = _held(body) if descriptors and names else None
 
     def found(term: str, held: _Held) -> bool:
-        return held.holds(term) or _written_as_one(term, compounds, held, rare=bool(rare))
+        return held.holds(term, first) or _written_as_one(term, compounds, held, rare=bool(rare))
 
     def described(term: str, held: _Held) -> bool:
         """Whether ``term`` describes a subject that ``held`` names and the passage holds it elsewhere."""
-        return (elsewhere is not None and term in descriptors and elsewhere.holds(term)
+        return (elsewhere is not None and term in descriptors and elsewhere.holds(term, first)
                 and any(found(name, held) for name in names))
 
     speaking = []

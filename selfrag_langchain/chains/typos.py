@@ -20,8 +20,7 @@ without its apostrophe ("vitus bering was an officer in which countrys navy": "c
 name as written: another name a letter from it ("Hanson", "Hansen") is another person. Accents and the letters and
 marks English spelling writes otherwise are left aside on both sides ("pokemon" is "Pokémon", "lodz" "Łódź", "bahai"
 "Baháʼí": :func:`~selfrag_langchain.judging.signals.folded`). A word a hurried question shortens ("what yr did ...")
-is read as the word it stands for (:data:`SHORTENED`), unless the passages hold it as typed ("Yr Wyddfa"), and a
-popular name as the formal one passages write (:data:`FORMAL_NAMES`: "Oscars" as "Academy Awards").
+is read as the word it stands for (:data:`SHORTENED`), unless the passages hold it as typed ("Yr Wyddfa").
 """
 
 from __future__ import annotations
@@ -69,19 +68,6 @@ the passages hold as a word (uranium's "U", an initial) is left as typed, and so
 "Angkor Wat")."""
 
 
-FORMAL_NAMES = {"oscar": "academy award"}
-"""Popular names of one word and the formal names of several words that passages write instead ("How many Oscars
-did Billy Wilder win?" against "He received seven Academy Awards"), read so, in the case and number typed, unless
-the passages hold the popular name; not a first name, which a capitalised surname follows ("Oscar Wilde")."""
-_POPULAR = re.compile(r"\b((?i:" + "|".join(FORMAL_NAMES) + r"))((?i:s)?)\b(?!\s+[A-Z])")
-
-
-def _formal(popular: str, plural: str) -> str:
-    """The formal name of a popular one (:data:`FORMAL_NAMES`), capitalised as the popular one was typed."""
-    formal = FORMAL_NAMES[popular.lower()] + ("s" if plural else "")
-    return formal.title() if popular[:1].isupper() else formal
-
-
 def _meant(word: str, held: set[str], bare: dict[str, set[str]]) -> str | None:
     """The one word of ``held`` (the passages' words; ``bare``: theirs with an apostrophe, by the word without it)
     that ``word`` was meant to be, or None when there is none or more than one (the module's second test)."""
@@ -118,13 +104,10 @@ def read_typos(question: str, texts: Iterable[str]) -> tuple[str, list[Retyped]]
             retyped[typed] = SHORTENED[typed]
         elif _typed_wrong(plain) and (meant := _meant(plain, held, bare)) is not None:
             retyped[typed] = meant
-    if retyped:
-        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, retyped)) + r")\b")
-        question = pattern.sub(lambda m: retyped[m.group()], question)
-    popular = [m for m in _POPULAR.finditer(question) if not {m.group(1).lower(), m.group().lower()} & held]
-    for m in reversed(popular):
-        question = question[:m.start()] + _formal(*m.groups()) + question[m.end():]
-    return question, [*retyped.items(), *dict.fromkeys((m.group(), _formal(*m.groups())) for m in popular)]
+    if not retyped:
+        return question, []
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, retyped)) + r")\b")
+    return pattern.sub(lambda m: retyped[m.group()], question), list(retyped.items())
 
 
 def read_question(q: Question, docs: Sequence[Document], notes: list[str]) -> Question:
@@ -143,8 +126,6 @@ def _why(typed: str, meant: str) -> str:
     """Why :func:`read_typos` read ``typed`` as ``meant``, for the note."""
     if typed in SHORTENED:
         return "a word typed short"
-    if _POPULAR.fullmatch(typed):
-        return "a popular name the passages write by its formal one"
     if meant == _as_possessive(folded(typed)):
         return "a possessive typed without its apostrophe"
     return "as the passages found spell it"

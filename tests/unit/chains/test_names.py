@@ -17,6 +17,7 @@ from selfrag_langchain.chains.names import (
     asked_names,
     asked_years,
     describing_words,
+    first_names,
     holds,
     initials,
     kind_nouns,
@@ -318,6 +319,23 @@ def test_a_unit_named_after_a_person_is_held_by_its_symbol_after_a_number() -> N
     for code in ("in 4K resolution", "since Y2K", "the MiG-29K", "the C-27J Spartan", "a 2005 TV series",
                  "In 1937 J. R. R. Tolkien"):  # a model, a code or an initial is no unit
         assert not unit_names(code), code
+
+
+def test_a_popular_name_is_held_by_the_formal_name_of_several_words_but_not_as_a_first_name() -> None:
+    wilder = ("Billy Wilder\nBilly Wilder was an Austrian and American film director and screenwriter. He received "
+              "seven Academy Awards, a BAFTA Award and the Palme d'Or.")
+    assert names_found("How many Oscars did Billy Wilder win?", [wilder], 0.6)
+    assert holds("oscar", "She was nominated for an Academy Award.")
+    assert not holds("oscars", "He founded an academy and later won an award.")  # the words apart name nothing
+    assert not names_found("How many Oscars did Billy Wilder win?",
+                           ["Billy Wilder\nBilly Wilder was an Austrian and American film director."], 0.6)
+    robertson = "Cliff Robertson\nCliff Robertson was an American actor who won the Academy Award for Best Actor."
+    assert first_names("Where was Oscar Robertson born?") == {"oscar"}
+    assert not names_found("Where was Oscar Robertson born?", [robertson], 0.6)  # another Robertson's award
+    assert name_share("Where was Oscar Robertson born?", robertson) == 0.5
+    hepburn = ("Katharine Hepburn\nKatharine Hepburn was an American actress. Her accolades include a record four "
+               "Academy Awards for Best Actress.")
+    assert names_found("How many Best Actress Oscars did Katharine Hepburn win?", [hepburn], 0.6)
 
 
 def test_latin_before_a_scientific_name_says_the_asked_name_s_language() -> None:

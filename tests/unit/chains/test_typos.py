@@ -66,25 +66,6 @@ def test_a_word_typed_short_is_read_as_the_word_it_stands_for_unless_the_passage
     assert notes == ["read 'yr' as 'year', a word typed short"]
 
 
-def test_a_popular_name_is_read_as_the_formal_name_the_passages_write_unless_they_hold_it() -> None:
-    wilder = ("Billy Wilder\nBilly Wilder was an Austrian and American film director and screenwriter. He received "
-              "seven Academy Awards, a BAFTA Award and the Palme d'Or.")
-    asked, read = "How many Oscars did Billy Wilder win?", "How many Academy Awards did Billy Wilder win?"
-    assert read_typos(asked, [wilder]) == (read, [("Oscars", "Academy Awards")])
-    assert names_found(read, [wilder], 0.6) and not names_found(asked, [wilder], 0.6)
-    assert read_typos("which film did ginger rogers win her oscar for", [wilder])[0] == (
-        "which film did ginger rogers win her academy award for")
-    assert read_typos("Which Oscar-winning film did he direct?", [wilder])[0] == (
-        "Which Academy Award-winning film did he direct?")
-    assert read_typos(asked, ["Billy Wilder\nHe won six Oscars."])[1] == []  # the passages hold it as typed
-    robertson = "Cliff Robertson\nCliff Robertson was an American actor who won the Academy Award for Best Actor."
-    assert read_typos("Where was Oscar Robertson born?", [robertson])[1] == []  # a first name: a surname follows
-    assert not names_found("Where was Oscar Robertson born?", [robertson], 0.6)
-    notes: list[str] = []
-    read_question(Question(asked), [Document(wilder, metadata={"title": "Billy Wilder"})], notes)
-    assert notes == ["read 'Oscars' as 'Academy Awards', a popular name the passages write by its formal one"]
-
-
 def test_a_letter_or_shorthand_typed_for_a_word_is_read_as_the_word_unless_the_passages_hold_it() -> None:
     annelid = "Annelid\nThe annelids are a large phylum, with over 22,000 extant species."
     assert read_typos("how many species of annelids r there", [annelid]) == (
