@@ -524,9 +524,8 @@ def unit_names(text: str) -> set[str]:
     it writes as symbols after a number (:data:`SI_UNIT_SYMBOLS`: "pascal" by "101325 Pa", "megawatt" and "watt" by
     "22,500 MW")."""
     text = folded(text)
-    return ({UNIT_SYMBOLS[m.group(1)] for m in _DEGREES.finditer(text)}
-            | {name for m in _SI_UNIT.finditer(text) for name in _si_unit_names(m.group(1), m.group(2) or m.group(3)
-                                                                                 or m.group(4))})
+    units = (_si_unit_names(m.group(1), m.group(2) or m.group(3) or m.group(4)) for m in _SI_UNIT.finditer(text))
+    return {UNIT_SYMBOLS[m.group(1)] for m in _DEGREES.finditer(text)} | {name for names in units for name in names}
 
 
 def _si_unit_names(prefix: str | None, symbol: str) -> tuple[str, ...]:
@@ -726,8 +725,9 @@ def holds(word: str, text: str) -> bool:
     "board" for "chessboard"; the words anywhere in the text, each of at least three letters), or as an acronym
     the text spells
     (:func:`acronyms`: "us" in "the United States"), and a short form for its word and the word for it
-    (:data:`SHORT_FORMS`: "television" for "TV"), and a unit's or a temperature scale's name by its symbol
-    (:func:`unit_names`: "pascal" by "101325 Pa", "Celsius" by "20 °C")."""
+    (:data:`SHORT_FORMS`: "television" for "TV"), a unit's or a temperature scale's name by its symbol
+    (:func:`unit_names`: "pascal" by "101325 Pa", "Celsius" by "20 °C"), and a popular name by its formal one
+    (:data:`FORMAL_NAMES`: "Oscars" by "Academy Awards")."""
     return _held(text).holds(word)
 
 
