@@ -495,7 +495,7 @@ class _Held:
         return any(word[:i] in self.words and word[i:] in self.words for i in range(3, len(word) - 2))
 
 
-UNIT_SYMBOLS = {"C": "celsius", "F": "fahrenheit"}
+SCALE_SYMBOLS = {"C": "celsius", "F": "fahrenheit"}
 """The temperature scales a text writes as a symbol after the degree sign ("20 °C", "68°F"), by the name a question
 uses ("at 20 degrees Celsius")."""
 _DEGREES = re.compile(r"°\s?([CF])\b")
@@ -519,13 +519,13 @@ _SI_UNIT = re.compile(
 
 
 def unit_names(text: str) -> set[str]:
-    """The (lower-cased) names of the temperature scales ``text`` writes as symbols (:data:`UNIT_SYMBOLS`), so that
+    """The (lower-cased) names of the temperature scales ``text`` writes as symbols (:data:`SCALE_SYMBOLS`), so that
     a question's "Celsius" is held by a passage that gives "20 °C" ("℃" is folded to "°C" first), and of the units
     it writes as symbols after a number (:data:`SI_UNIT_SYMBOLS`: "pascal" by "101325 Pa", "megawatt" and "watt" by
     "22,500 MW")."""
     text = folded(text)
     units = (_si_unit_names(m.group(1), m.group(2) or m.group(3) or m.group(4)) for m in _SI_UNIT.finditer(text))
-    return {UNIT_SYMBOLS[m.group(1)] for m in _DEGREES.finditer(text)} | {name for names in units for name in names}
+    return {SCALE_SYMBOLS[m.group(1)] for m in _DEGREES.finditer(text)} | {name for names in units for name in names}
 
 
 def _si_unit_names(prefix: str | None, symbol: str) -> tuple[str, ...]:
