@@ -415,6 +415,8 @@ def number_forms(word: str) -> frozenset[str]:
 
 
 _DECADE = re.compile(r"(\d{2})(\d)0s")
+_SHORT_DECADE = re.compile(r"\d0s")
+"""A decade written without its century ("the late 70s and 80s"), held by that decade in any century ("1980s")."""
 _ROUND_YEAR = re.compile(r"\d{3}0")
 """A year that opens a decade ("2000", "1990"), held by that decade ("the early 2000s"): a round year in a
 question often stands for the time about it ("around the year 2000"). Any other year is not held by its decade,
@@ -469,6 +471,8 @@ class _Held:
             return True
         if american_spelling(word) in self._american_spellings():  # "fibres" for "fibers"
             return True
+        if _SHORT_DECADE.fullmatch(word):  # "the 80s" for "the 1980s"
+            return any(f"{century}{word}" in self.words for century in range(10, 21))
         prefix = decade_prefix(word)
         if prefix is not None:
             return any(len(w) == 4 and w.isdigit() for w in self._starting(prefix))

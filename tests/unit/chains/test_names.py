@@ -357,6 +357,14 @@ def test_a_decade_is_held_by_a_year_within_it() -> None:
     assert not holds("1800s", "It was rebuilt in 1905.") and not holds("1760s", "the 176th")
 
 
+def test_a_decade_without_its_century_is_held_by_that_decade() -> None:
+    pc = ('Personal computer\nThe term "home computer" has also been used, primarily in the late 1970s and 1980s.')
+    assert holds("80s", pc) and holds("80s", "the 1880s")
+    assert names_found("what other name was used for personal computers in the late 1970s and 80s", [pc], 0.6)
+    assert not holds("60s", pc) and not holds("80s", "It was built in 1985.")  # a year does not say its decade
+    assert not holds("80s", "It has 80 rooms.")
+
+
 def test_a_round_year_is_held_by_the_decade_it_opens() -> None:
     reality = ("Reality television\nReality television achieved prominence in the early 2000s with the success of "
                "the series Survivor, Idol, and Big Brother.")
