@@ -19,6 +19,7 @@ from selfrag_langchain.chains.follow_ups import (
     FollowUpSettings,
     conversation_subject,
     keeps_question,
+    referent,
     refers_back,
     turn_subject,
     with_subject,
@@ -171,7 +172,8 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         """The follow-up made standalone without the rewrite (see ``fallback``)."""
         subject = conversation_subject(messages) if self.fallback == "subject" else None
         if subject is not None:
-            return with_subject(question, subject)
+            finder = getattr(getattr(self.rag, "quoter", None), "finder", None)
+            return with_subject(question, referent(question, messages, subject, finder and finder.find))
         previous = next((str(m.additional_kwargs.get("standalone_question") or m.content).strip()
                          for m in reversed(messages) if m.type == "human"), "")
         return " ".join(split_sentences(f"{previous} {question}")[-(self.history_turns + 1):])

@@ -1,4 +1,5 @@
-"""Follow-up questions made standalone without a language model: the pronoun becomes the conversation's subject.
+"""Follow-up questions made standalone without a language model: the word that refers back becomes what it stands
+for.
 
 A small generator often fails to rewrite "When was it painted?" into a question that stands alone (it
 echoes the question, answers it, or asks the previous question again). The conversation already says
@@ -7,19 +8,28 @@ turn records that subject (the retrieved passage's title that the question names
 answer cited; a follow-up that refers back keeps the subject it inherited), and putting it in place of
 the follow-up's first pronoun ("When was Mona Lisa painted?") retrieves for the subject of the
 conversation, where joining the earlier questions retrieves for whatever the longest of them is about.
+"One" standing for the subject's kind ("What is the largest one ever found?") is the subject too. A
+demonstrative brings in something newly named ("Which lake is that city on?" after "... settled in Cleveland,
+Ohio"), and so does "he" or "she" after a question that asked who: they stand for the name the previous answer
+gave (:func:`referent`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
 
+from selfrag_langchain.chains.declining import DECLINED
+from selfrag_langchain.judging.finder import AnswerSpan
 from selfrag_langchain.judging.signals import content_words, coverage
+from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
+from selfrag_langchain.text.sentences import split_sentences
 
 
 class FollowUpSettings(BaseModel):
@@ -33,11 +43,12 @@ class FollowUpSettings(BaseModel):
     rewrite: bool = True
     """Ask ``condense_llm`` to rewrite a follow-up; False goes straight to ``fallback``."""
     fallback: Literal["subject", "questions"] = "subject"
-    """When the rewrite is not a standalone question (not a question, still a pronoun, or not every word of
-    the follow-up): ``subject`` puts the conversation's subject (the title of the article an earlier turn
-    retrieved) in place of the follow-up's pronoun ("When was Mona Lisa painted?"), and leaves a follow-up
-    without a pronoun as asked; ``questions`` joins the previous standalone question and this one. Either joins
-    the questions when no subject is known."""
+    """When the rewrite is not a standalone question (not a question, still a word that refers back, or not every
+    word of the follow-up): ``subject`` puts what the follow-up's first word that refers back stands for in its
+    place (:func:`referent`): the conversation's subject (the title of the article an earlier turn retrieved:
+    "When was Mona Lisa painted?"), or the name the previous answer gave ("Which lake is Cleveland, Ohio on?" for
+    "Which lake is that city on?"), and leaves a follow-up that refers to nothing as asked; ``questions`` joins
+    the previous standalone question and this one. Either joins the questions when no subject is known."""
     history_turns: int = 3
     """Previous turns shown to the rewrite; joined questions keep at most ``history_turns`` + 1 questions."""
     condense_max_tokens: int = 48
@@ -56,21 +67,73 @@ _BE = re.compile(r"\b(?:is|are|was|were|be|been)\s*$", re.I)
 _BE_NEXT = re.compile(r"^\s*(?:is|are|was|were|be|been|'s)\b", re.I)
 
 
-def _reference(question: str) -> re.Match[str] | None:
-    """The first pronoun that refers back; an existential "there" ("is there a ...", "there are ...")
-    does not."""
+@dataclass(frozen=True)
+class Reference:
+    """Where a follow-up refers back, and how: a pronoun ("it", "her"), a demonstrative with its noun or alone
+    ("that city", "that"), or "one" standing for the subject's kind ("the largest one")."""
+
+    start: int
+    end: int
+    word: str
+    """The pronoun, the demonstrative or "one(s)", as typed."""
+    kind: Literal["pronoun", "demonstrative", "one"]
+    noun: str | None = None
+    """The demonstrative's noun ("city" in "that city"); None for a demonstrative alone and the other kinds."""
+
+
+_DEMONSTRATIVE = re.compile(r"\b(that|this|these|those)\b(?:\s+([A-Za-z]+))?", re.IGNORECASE)
+_ONE = re.compile(r"\b([A-Za-z]+)\s+(ones?)\b(?!\s+of\b)", re.IGNORECASE)
+_BEFORE_DEMONSTRATIVE = frozenset({
+    "is", "are", "was", "were", "be", "been", "did", "does", "do", "has", "have", "had", "can", "could", "will",
+    "would", "about", "against", "after", "at", "before", "besides", "between", "by", "during", "for", "from", "in",
+    "inside", "into", "near", "of", "on", "over", "than", "through", "to", "under", "with", "within", "without"})
+"""The words after which "that" or "this" points at a thing ("Which lake is that city on?") rather than opening a
+clause ("the river that flows ...", "Is it true that ...")."""
+_NOT_A_THING = frozenset({"one", "ones", "is", "are", "was", "were", "has", "have", "had", "did", "does", "do", "can",
+                          "could", "will", "would"})
+_NOT_OF_A_KIND = frozenset({"first", "second", "third", "last", "next", "only", "same", "other", "another"})
+"""Words before "one" that make it someone, not one of the subject's kind ("the first one to climb it")."""
+
+
+def reference(question: str) -> Reference | None:
+    """The follow-up's first word that refers back. A pronoun, but not an existential "there" ("is there a ...",
+    "there are ..."); a demonstrative at the start or after a verb or a preposition, with the noun after it
+    ("When did that emperor abdicate?") or alone before a word that is no noun ("How wide is that at its
+    maximum?"), "that one" as one; "one" or "ones" after an adjective or a demonstrative and not before "of"
+    ("What is the largest one ever found?", "Are wild ones dangerous?")."""
+    found: list[Reference] = []
     for match in PRONOUN.finditer(question):
         if match.group(1).lower() == "there" and (
             _BE.search(question[: match.start()]) or _BE_NEXT.match(question[match.end():])
         ):
             continue
-        return match
-    return None
+        found.append(Reference(match.start(), match.end(), match.group(1), "pronoun"))
+        break
+    for match in _DEMONSTRATIVE.finditer(question):
+        before = question[: match.start()].split()
+        if before and before[-1].lower().strip(",") not in _BEFORE_DEMONSTRATIVE:
+            continue
+        after = match.group(2)
+        if after is not None and after.lower() in {"one", "ones"}:
+            found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative"))
+        elif after is not None and after.lower() not in _NOT_A_THING and "NOUN" in parts_of_speech(after.lower()):
+            found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
+        else:
+            found.append(Reference(match.start(), match.start(1) + len(match.group(1)), match.group(1),
+                                   "demonstrative"))
+        break
+    for match in _ONE.finditer(question):
+        before = match.group(1).lower()
+        if before in {"the", "this", "that", "these", "those"} or (
+                before not in _NOT_OF_A_KIND and "ADJ" in parts_of_speech(before)):
+            found.append(Reference(match.start(2), match.end(2), match.group(2), "one"))
+            break
+    return min(found, key=lambda r: r.start, default=None)
 
 
 def refers_back(question: str) -> bool:
-    """Whether the question has a pronoun that needs the conversation to be understood."""
-    return _reference(question) is not None
+    """Whether the question has a word that needs the conversation to be understood (:func:`reference`)."""
+    return reference(question) is not None
 
 
 def keeps_question(rewrite: str, question: str) -> bool:
@@ -118,19 +181,74 @@ def turn_subject(question: str, standalone: str, inherited: str | None, retrieve
     return next((t for t in cited if t), None)
 
 
+PERSONAL = frozenset({"he", "him", "his", "she", "her", "hers"})
+_ASKS_WHO_DID = re.compile(r"\s*who\s+(?!(?:is|was|are|were|'s)\b)[a-z]", re.IGNORECASE)
+"""A question that asks who did something ("Who wrote Pride and Prejudice?"), not who someone is ("Who was Charles
+Darwin?", whose answer may name others)."""
+_MARKERS = re.compile(r"\s*\[\d+\]")
+FindSpans = Callable[[Sequence[tuple[str, str]]], Sequence[AnswerSpan]]
+"""An answer finder's ``find``: the phrase of each (question, sentence) pair that answers the question."""
+
+
+def referent(question: str, messages: Sequence[BaseMessage], subject: str, find: FindSpans | None) -> str:
+    """What the follow-up's reference (:func:`reference`) stands for: the name the previous answer gave, when the
+    reference points at it, else ``subject``. A demonstrative brings in something newly named where a pronoun
+    keeps to what the conversation is about, so a demonstrative points at the previous answer's name, alone ("What
+    body of water is it on?" then "How wide is that?": the Río de la Plata) or with a noun that name holds or the
+    previous question asked for ("In which city did his family settle?" then "Which lake is that city on?":
+    Cleveland), but not with a noun of the subject's own title ("that tower" of the Eiffel Tower); "he" or "she"
+    points at it when the previous question asked who did something ("Who wrote Pride and Prejudice?" then "When
+    was she born?": Jane Austen), not who someone is. That name is the phrase ``find`` (the answer finder's)
+    points at in the previous answer's first sentence for the previous question, from its first capitalised word,
+    when it reads as a name (first and last words capitalised) that is not the subject's and that the question did
+    not already hold."""
+    found = reference(question)
+    if found is None or find is None or found.kind == "one":
+        return subject
+    if found.kind == "pronoun" and found.word.lower() not in PERSONAL:
+        return subject
+    noun = noun_lemma(found.noun.lower()) if found.noun else None
+    if noun is not None and noun in _lemmas(subject):
+        return subject
+    asked = next((str(m.additional_kwargs.get("standalone_question") or m.content).strip()
+                  for m in reversed(messages) if m.type == "human"), "")
+    answer = next((_MARKERS.sub("", str(m.content)).strip() for m in reversed(messages) if m.type == "ai"), "")
+    if not asked or not answer or answer.startswith(DECLINED):
+        return subject
+    if found.kind == "pronoun" and not _ASKS_WHO_DID.match(asked):
+        return subject
+    span = find([(asked, (split_sentences(answer) or [answer])[0])])[0]
+    words = span.text.strip(" ,.;:").split()
+    while words and not words[0][:1].isupper():  # "the rising House of Habsburg"
+        words.pop(0)
+    name = " ".join(words)
+    if (span.probability < 0.5 or not words or not words[0][:1].isupper() or not words[-1][:1].isupper()
+            or _lemmas(name) & _lemmas(subject) or name.lower() in asked.lower()):
+        return subject
+    if noun is not None and noun not in _lemmas(name) | _lemmas(asked):
+        return subject
+    return name
+
+
+def _lemmas(text: str) -> set[str]:
+    return {noun_lemma(w) for w in content_words(text)}
+
+
 def with_subject(question: str, subject: str) -> str:
-    """``question`` with its first pronoun replaced by ``subject`` ("its" by "subject's", "there" by
-    "in subject"); the question unchanged when it has no pronoun."""
-    match = _reference(question)
-    if match is None:
+    """``question`` with its first word that refers back (:func:`reference`) replaced by ``subject``: "its"
+    by "subject's", "there" by "in subject", a demonstrative with its noun ("that city") or "one" by the
+    subject; the question unchanged when nothing in it refers back."""
+    found = reference(question)
+    if found is None:
         return question
-    word = match.group(1).lower()
-    rest = question[match.end():]
-    possessive = word in _POSSESSIVE or (word == "her" and not _NOT_A_NOUN.match(rest))
+    word = found.word.lower()
+    rest = question[found.end:]
+    possessive = found.kind == "pronoun" and (
+        word in _POSSESSIVE or (word == "her" and not _NOT_A_NOUN.match(rest)))
     if possessive:
         replacement = f"{subject}'s"
-    elif word == "there":
+    elif found.kind == "pronoun" and word == "there":
         replacement = f"in {subject}"
     else:
         replacement = subject
-    return question[: match.start()] + replacement + rest
+    return question[: found.start] + replacement + rest

@@ -9,6 +9,7 @@ from selfrag_langchain.chains.follow_ups import (
     conversation_subject,
     keeps_question,
     named_title,
+    reference,
     refers_back,
     turn_subject,
     with_subject,
@@ -26,6 +27,13 @@ from selfrag_langchain.chains.follow_ups import (
     ("Is there a guard? Who pays him?", "Is there a guard? Who pays Mona Lisa?"),  # existential "there" skipped
     ("How tall is the tower?", "How tall is the tower?"),
     ("Italy's capital? Itinerary?", "Italy's capital? Itinerary?"),  # whole words only
+    ("When was that painting restored?", "When was Mona Lisa restored?"),  # a demonstrative and its noun
+    ("How large is that at its widest?", "How large is Mona Lisa at its widest?"),  # a demonstrative alone
+    ("Is there a copy besides that one?", "Is there a copy besides Mona Lisa?"),
+    ("What is the largest one ever sold?", "What is the largest Mona Lisa ever sold?"),  # "one" for its kind
+    ("Are old ones worth more?", "Are old Mona Lisa worth more?"),
+    ("Who was the first one to copy it?", "Who was the first one to copy Mona Lisa?"),  # "first one" is someone
+    ("Is one of them a copy?", "Is one of Mona Lisa a copy?"),  # "one of" is no reference
 ])
 def test_with_subject(question: str, expected: str) -> None:
     assert with_subject(question, "Mona Lisa") == expected
@@ -35,6 +43,21 @@ def test_refers_back() -> None:
     assert refers_back("Where is it shown?")
     assert not refers_back("Where is the Mona Lisa shown?")
     assert not refers_back("Are there museums in Paris?")
+    assert refers_back("Which lake is that city on?") and refers_back("What is the largest one?")
+    assert not refers_back("Which is the river that flows through Paris?")  # "that" opens a clause
+    assert not refers_back("Is the story true that cats purr?")  # "true that cats": no thing pointed at
+    assert not refers_back("Which one is older?") and not refers_back("How many are left in the world?")
+
+
+@pytest.mark.parametrize(("question", "kind", "noun"), [
+    ("When did that emperor abdicate?", "demonstrative", "emperor"),
+    ("How wide is that at its maximum?", "demonstrative", None),
+    ("What abbreviation are residential ones called by?", "one", None),
+    ("When was she born?", "pronoun", None),
+])
+def test_the_kind_of_reference(question: str, kind: str, noun: str | None) -> None:
+    found = reference(question)
+    assert found is not None and (found.kind, found.noun) == (kind, noun)
 
 
 def test_the_subject_is_the_first_citation_of_the_latest_cited_answer() -> None:
