@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -16,9 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.branches import generation_inputs, generation_kwargs
 from selfrag_langchain.chains.follow_ups import (
+    CITATION_MARKER,
     FollowUpSettings,
     conversation_subject,
     keeps_question,
+    previous_question,
     referent,
     refers_back,
     turn_subject,
@@ -40,7 +43,6 @@ CONDENSE_PROMPT = (
 )
 """How the generator is asked to make a follow-up standalone (``{conversation}``, ``{question}``)."""
 
-_MARKER = re.compile(r"\s*\[\d+\]")
 
 
 class ChatAnswer(BaseModel):
@@ -153,7 +155,7 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         lines = []
         for m in list(messages)[-2 * self.history_turns:]:
             who = "User" if m.type == "human" else "Assistant"
-            lines.append(f"{who}: {_MARKER.sub('', clean(str(m.content))).strip()}")
+            lines.append(f"{who}: {CITATION_MARKER.sub('', clean(str(m.content))).strip()}")
         return CONDENSE_PROMPT.format(conversation="\n".join(lines), question=clean(question))
 
     def _standalone(self, question: str, generated: str, messages: Sequence[BaseMessage]) -> str:
@@ -172,10 +174,10 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         """The follow-up made standalone without the rewrite (see ``fallback``)."""
         subject = conversation_subject(messages) if self.fallback == "subject" else None
         if subject is not None:
-            finder = getattr(getattr(self.rag, "quoter", None), "finder", None)
-            return with_subject(question, referent(question, messages, subject, finder and finder.find))
-        previous = next((str(m.additional_kwargs.get("standalone_question") or m.content).strip()
-                         for m in reversed(messages) if m.type == "human"), "")
+            finder = self.rag.quoter.finder if self.rag.quoter is not None else None
+            meant = referent(question, messages, subject, finder.find if finder is not None else None)
+            return with_subject(question, meant) if meant is not None else question
+        previous = previous_question(messages)
         return " ".join(split_sentences(f"{previous} {question}")[-(self.history_turns + 1):])
 
     def _llm(self) -> BaseLanguageModel:
@@ -251,7 +253,8 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
             llm = self._llm()
             out = await llm.agenerate(generation_inputs(llm, [prompt]), callbacks=config.get("callbacks"),
                                       **generation_kwargs(llm, self.condense_max_tokens))
-            return self._standalone(question, out.generations[0][0].text, messages)
+            # the fallback may read the previous answer with the answer finder: a model, off the event loop
+            return await asyncio.to_thread(self._standalone, question, out.generations[0][0].text, messages)
 
         return await RunnableLambda(rewrite, name="condense_question").ainvoke(
             self.condense_prompt(question, messages), config)

@@ -10,8 +10,8 @@ the follow-up's first pronoun ("When was Mona Lisa painted?") retrieves for the 
 conversation, where joining the earlier questions retrieves for whatever the longest of them is about.
 "One" standing for the subject's kind ("What is the largest one ever found?") is the subject too. A
 demonstrative brings in something newly named ("Which lake is that city on?" after "... settled in Cleveland,
-Ohio"), and so does "he" or "she" after a question that asked who: they stand for the name the previous answer
-gave (:func:`referent`).
+Ohio"), and so does "he" or "she" after a question that asked who did something: they stand for the name the
+previous answer gave (:func:`referent`).
 """
 
 from __future__ import annotations
@@ -82,25 +82,41 @@ class Reference:
 
 
 _DEMONSTRATIVE = re.compile(r"\b(that|this|these|those)\b(?:\s+([A-Za-z]+))?", re.IGNORECASE)
-_ONE = re.compile(r"\b([A-Za-z]+)\s+(ones?)\b(?!\s+of\b)", re.IGNORECASE)
-_BEFORE_DEMONSTRATIVE = frozenset({
-    "is", "are", "was", "were", "be", "been", "did", "does", "do", "has", "have", "had", "can", "could", "will",
-    "would", "about", "against", "after", "at", "before", "besides", "between", "by", "during", "for", "from", "in",
-    "inside", "into", "near", "of", "on", "over", "than", "through", "to", "under", "with", "within", "without"})
+_ONE = re.compile(r"\b([A-Za-z]+)\s+(ones?)\b(?:\s+([A-Za-z]+))?", re.IGNORECASE)
+_BE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "has", "have", "had"})
+_AUXILIARIES = frozenset({"do", "does", "did", "can", "could", "will", "would", "should", "may", "might", "must"})
+_PLACE_PREPOSITIONS = frozenset({
+    "about", "across", "against", "along", "around", "at", "beside", "besides", "between", "by", "for", "from", "in",
+    "inside", "into", "near", "of", "off", "on", "over", "than", "through", "to", "under", "with", "within",
+    "without"})
+_TIME_PREPOSITIONS = frozenset({"after", "before", "during", "since", "until"})
+_BEFORE_DEMONSTRATIVE = _BE_WORDS | _AUXILIARIES | _PLACE_PREPOSITIONS | _TIME_PREPOSITIONS
 """The words after which "that" or "this" points at a thing ("Which lake is that city on?") rather than opening a
 clause ("the river that flows ...", "Is it true that ...")."""
-_NOT_A_THING = frozenset({"one", "ones", "is", "are", "was", "were", "has", "have", "had", "did", "does", "do", "can",
-                          "could", "will", "would"})
+_NOT_A_THING = frozenset({"one", "ones", "who", "which", "what", "is", "are", "was", "were", "has", "have", "had",
+                          "did", "does", "do", "can", "could", "will", "would"})
+"""Words after a demonstrative that the lexicon also knows as nouns but that make it a pronoun or a clause."""
+_NOT_REFERRING = frozenset({
+    "time", "times", "year", "years", "day", "days", "week", "weekend", "month", "months", "period", "point", "case",
+    "reason", "moment", "way", "era", "age", "stage", "matter", "sense", "question", "answer", "fact", "kind",
+    "sort", "type"})
+"""Nouns a demonstrative takes for a time or for what was said, not for a thing named ("at that time", "in that
+case", "for this reason")."""
 _NOT_OF_A_KIND = frozenset({"first", "second", "third", "last", "next", "only", "same", "other", "another"})
 """Words before "one" that make it someone, not one of the subject's kind ("the first one to climb it")."""
 
 
 def reference(question: str) -> Reference | None:
     """The follow-up's first word that refers back. A pronoun, but not an existential "there" ("is there a ...",
-    "there are ..."); a demonstrative at the start or after a verb or a preposition, with the noun after it
-    ("When did that emperor abdicate?") or alone before a word that is no noun ("How wide is that at its
-    maximum?"), "that one" as one; "one" or "ones" after an adjective or a demonstrative and not before "of"
-    ("What is the largest one ever found?", "Are wild ones dangerous?")."""
+    "there are ..."). A demonstrative after a verb of being, an auxiliary or a preposition, or opening the
+    question: with its noun ("When did that emperor abdicate?"), but not a noun of time or of what was said ("at
+    that time", "in that case") nor a verb after an auxiliary ("How much does that cost?"); alone before a
+    preposition or an article ("How wide is that at its maximum?", "What province is that the capital of?") or
+    closing the question after a preposition of place ("the two kinds of that"), but not before a predicate ("Is
+    that true?", "When did that happen?", "That's interesting") nor after one of time ("after that"); "that one"
+    as one. "One" or "ones" after an adjective, a participle or a demonstrative ("What is the largest one ever
+    found?", "the oldest known one"), but not before a noun ("one year") or "of", after an ordinal ("the first
+    one to climb it") nor as "the one who"."""
     found: list[Reference] = []
     for match in PRONOUN.finditer(question):
         if match.group(1).lower() == "there" and (
@@ -111,24 +127,48 @@ def reference(question: str) -> Reference | None:
         break
     for match in _DEMONSTRATIVE.finditer(question):
         before = question[: match.start()].split()
-        if before and before[-1].lower().strip(",") not in _BEFORE_DEMONSTRATIVE:
+        previous = before[-1].lower().strip(",") if before else None
+        if previous is not None and previous not in _BEFORE_DEMONSTRATIVE:
             continue
-        after = match.group(2)
+        after, rest = match.group(2), question[match.end(1):]
         if after is not None and after.lower() in {"one", "ones"}:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative"))
-        elif after is not None and after.lower() not in _NOT_A_THING and "NOUN" in parts_of_speech(after.lower()):
+        elif _demonstrated_noun(previous, after):
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
+        elif _stands_alone(previous, rest):
+            found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative"))
         else:
-            found.append(Reference(match.start(), match.start(1) + len(match.group(1)), match.group(1),
-                                   "demonstrative"))
+            continue
         break
     for match in _ONE.finditer(question):
-        before = match.group(1).lower()
-        if before in {"the", "this", "that", "these", "those"} or (
-                before not in _NOT_OF_A_KIND and "ADJ" in parts_of_speech(before)):
+        before, after = match.group(1).lower(), (match.group(3) or "").lower()
+        pos = parts_of_speech(before)
+        of_a_kind = before in {"the", "this", "that", "these", "those"} or (before not in _NOT_OF_A_KIND and (
+            "ADJ" in pos or ("VERB" in pos and before.endswith(("ed", "en", "wn")))))
+        named_after = bool(after) and (after in {"of", "who", "that", "which"} or (
+            "NOUN" in parts_of_speech(after) and not parts_of_speech(after) & {"ADJ", "ADV"}))
+        if of_a_kind and not named_after:
             found.append(Reference(match.start(2), match.end(2), match.group(2), "one"))
             break
     return min(found, key=lambda r: r.start, default=None)
+
+
+def _demonstrated_noun(previous: str | None, word: str | None) -> bool:
+    """Whether ``word``, after a demonstrative that follows ``previous``, is the noun of the thing it points at."""
+    if word is None or word.lower() in _NOT_A_THING or word.lower() in _NOT_REFERRING:
+        return False
+    pos = parts_of_speech(word.lower())
+    return "NOUN" in pos and "ADV" not in pos and not (previous in _AUXILIARIES and "VERB" in pos)
+
+
+_ARTICLE_OR_PLACE = re.compile(r"\s+(?:the|a|an|" + "|".join(sorted(_PLACE_PREPOSITIONS)) + r")\b", re.IGNORECASE)
+_CLOSING = re.compile(r"\s*(?:[?.!]|$)")
+
+
+def _stands_alone(previous: str | None, rest: str) -> bool:
+    """Whether a demonstrative followed by ``rest`` (after ``previous``) stands for a thing by itself: before an
+    article or a preposition, or closing the question after a preposition of place."""
+    return bool(_ARTICLE_OR_PLACE.match(rest)) or (previous in _PLACE_PREPOSITIONS and bool(_CLOSING.match(rest)))
 
 
 def refers_back(question: str) -> bool:
@@ -181,56 +221,106 @@ def turn_subject(question: str, standalone: str, inherited: str | None, retrieve
     return next((t for t in cited if t), None)
 
 
-PERSONAL = frozenset({"he", "him", "his", "she", "her", "hers"})
-_ASKS_WHO_DID = re.compile(r"\s*who\s+(?!(?:is|was|are|were|'s)\b)[a-z]", re.IGNORECASE)
+_PERSONAL = (frozenset({"he", "him", "his"}), frozenset({"she", "her", "hers"}))
+"""The personal pronouns, by gender: only these may stand for a person the previous answer named."""
+_ASKS_WHO_DID = re.compile(r"\s*(?:(?:and|so|then)\s+)?(?:who|whom)\s+(?!(?:is|was|are|were|'s)\b)[a-z]",
+                           re.IGNORECASE)
 """A question that asks who did something ("Who wrote Pride and Prejudice?"), not who someone is ("Who was Charles
 Darwin?", whose answer may name others)."""
-_MARKERS = re.compile(r"\s*\[\d+\]")
+CITATION_MARKER = re.compile(r"\s*\[\d+\]")
+"""A long-form answer's citation marker (" [1]"), left out where an answer is read as text."""
 FindSpans = Callable[[Sequence[tuple[str, str]]], Sequence[AnswerSpan]]
 """An answer finder's ``find``: the phrase of each (question, sentence) pair that answers the question."""
 
 
-def referent(question: str, messages: Sequence[BaseMessage], subject: str, find: FindSpans | None) -> str:
-    """What the follow-up's reference (:func:`reference`) stands for: the name the previous answer gave, when the
-    reference points at it, else ``subject``. A demonstrative brings in something newly named where a pronoun
-    keeps to what the conversation is about, so a demonstrative points at the previous answer's name, alone ("What
-    body of water is it on?" then "How wide is that?": the Río de la Plata) or with a noun that name holds or the
-    previous question asked for ("In which city did his family settle?" then "Which lake is that city on?":
-    Cleveland), but not with a noun of the subject's own title ("that tower" of the Eiffel Tower); "he" or "she"
-    points at it when the previous question asked who did something ("Who wrote Pride and Prejudice?" then "When
-    was she born?": Jane Austen), not who someone is. That name is the phrase ``find`` (the answer finder's)
-    points at in the previous answer's first sentence for the previous question, from its first capitalised word,
-    when it reads as a name (first and last words capitalised) that is not the subject's and that the question did
-    not already hold."""
+def previous_question(messages: Sequence[BaseMessage]) -> str:
+    """The latest question of the history as it was answered: its recorded standalone question, else as asked."""
+    return next((str(m.additional_kwargs.get("standalone_question") or m.content).strip()
+                 for m in reversed(messages) if m.type == "human"), "")
+
+
+def referent(question: str, messages: Sequence[BaseMessage], subject: str, find: FindSpans | None) -> str | None:
+    """What the follow-up's reference (:func:`reference`) stands for, or None when it is to be asked as it is.
+
+    A pronoun keeps to what the conversation is about: ``subject``. So does "one", when the subject is a kind of
+    thing (a common noun: "Emerald", "Tower block"; not "Eiffel Tower"). A demonstrative brings in something newly
+    named, so it stands for the name the previous answer gave, alone ("What body of water is it on?" then "How
+    wide is that at its maximum?": the Río de la Plata) or with a noun that name holds or the previous question
+    asked for ("In which city did his family settle?" then "Which lake is that city on?": Cleveland, Ohio); a
+    noun of the subject's own title keeps it to the subject ("that tower" of the Eiffel Tower), and without such
+    a name it is asked as it is. "He" or "she" stands for that name when the previous question asked who did
+    something ("Who wrote Pride and Prejudice?" then "When was she born?": Jane Austen), unless that question
+    already called the subject so ("Who did he marry?" then "When did he die?"). That name is the phrase ``find``
+    (the answer finder's) points at in the previous answer's first sentence for the question it answered, from its
+    first capitalised word, when it reads as a name (first and last words capitalised) that is neither the
+    subject's nor within it, and that the question did not already hold."""
     found = reference(question)
-    if found is None or find is None or found.kind == "one":
-        return subject
-    if found.kind == "pronoun" and found.word.lower() not in PERSONAL:
+    if found is None:
+        return None
+    if found.kind == "one":
+        return subject if _names_a_kind(subject) else None
+    word = found.word.lower()
+    gender = next((words for words in _PERSONAL if word in words), None)
+    if found.kind == "pronoun" and gender is None:
         return subject
     noun = noun_lemma(found.noun.lower()) if found.noun else None
     if noun is not None and noun in _lemmas(subject):
         return subject
-    asked = next((str(m.additional_kwargs.get("standalone_question") or m.content).strip()
-                  for m in reversed(messages) if m.type == "human"), "")
-    answer = next((_MARKERS.sub("", str(m.content)).strip() for m in reversed(messages) if m.type == "ai"), "")
-    if not asked or not answer or answer.startswith(DECLINED):
-        return subject
-    if found.kind == "pronoun" and not _ASKS_WHO_DID.match(asked):
-        return subject
+    turn = _last_turn(messages)
+    if turn is None:
+        return subject if found.kind == "pronoun" else None
+    typed, asked, answer = turn
+    name = _answered_name(asked, answer, subject, find)
+    if found.kind == "pronoun":
+        asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
+        return name if name is not None and asked_who else subject
+    if name is None or (noun is not None and noun not in _lemmas(name) | _lemmas(asked)):
+        return None
+    return name
+
+
+def _last_turn(messages: Sequence[BaseMessage]) -> tuple[str, str, str] | None:
+    """The latest answered turn: the question as asked, as answered (its standalone question) and the answer
+    without its markers; None without an answer or when it was declined."""
+    for i in range(len(messages) - 1, 0, -1):
+        if messages[i].type == "ai" and messages[i - 1].type == "human":
+            asked = messages[i - 1]
+            answer = CITATION_MARKER.sub("", str(messages[i].content)).strip()
+            if not answer or answer.startswith(DECLINED):
+                return None
+            return str(asked.content), previous_question([asked]), answer
+    return None
+
+
+def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None) -> str | None:
+    """The name the answer's first sentence gives for ``asked``, as :func:`referent` reads it."""
+    if find is None or not asked:
+        return None
     span = find([(asked, (split_sentences(answer) or [answer])[0])])[0]
     words = span.text.strip(" ,.;:").split()
     while words and not words[0][:1].isupper():  # "the rising House of Habsburg"
         words.pop(0)
     name = " ".join(words)
-    if (span.probability < 0.5 or not words or not words[0][:1].isupper() or not words[-1][:1].isupper()
-            or _lemmas(name) & _lemmas(subject) or name.lower() in asked.lower()):
-        return subject
-    if noun is not None and noun not in _lemmas(name) | _lemmas(asked):
-        return subject
-    return name
+    if span.probability < 0.5 or not words or not words[-1][:1].isupper() or name.lower() in asked.lower():
+        return None
+    named, subject_words = _lemmas(name), _lemmas(subject)
+    return None if named <= subject_words or subject_words <= named else name
+
+
+def _names_a_kind(subject: str) -> bool:
+    """Whether the subject's title is a common noun, a kind of thing "one" can stand for ("Emerald", "Tower block"),
+    rather than a name ("Eiffel Tower", "Mona Lisa")."""
+    words = re.sub(r"\s*\(.*?\)", "", subject).split()
+    return bool(words) and all(w.islower() for w in words[1:]) and "NOUN" in parts_of_speech(words[-1].lower()) \
+        and bool(parts_of_speech(words[0].lower()))
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
 
 
 def _lemmas(text: str) -> set[str]:
+    """The text's content words as nouns in their dictionary form, to compare a name, a title and a noun."""
     return {noun_lemma(w) for w in content_words(text)}
 
 

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-import pytest
-from langchain_core.messages import AIMessage, HumanMessage
+import math
+from collections.abc import Sequence
 
+import pytest
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.follow_ups import (
     conversation_subject,
     keeps_question,
     named_title,
     reference,
+    referent,
     refers_back,
     turn_subject,
     with_subject,
 )
+from selfrag_langchain.judging.finder import AnswerSpan
 
 
 @pytest.mark.parametrize(("question", "expected"), [
@@ -29,7 +35,7 @@ from selfrag_langchain.chains.follow_ups import (
     ("Italy's capital? Itinerary?", "Italy's capital? Itinerary?"),  # whole words only
     ("When was that painting restored?", "When was Mona Lisa restored?"),  # a demonstrative and its noun
     ("How large is that at its widest?", "How large is Mona Lisa at its widest?"),  # a demonstrative alone
-    ("Is there a copy besides that one?", "Is there a copy besides Mona Lisa?"),
+    ("What is the other epic besides that one?", "What is the other epic besides Mona Lisa?"),
     ("What is the largest one ever sold?", "What is the largest Mona Lisa ever sold?"),  # "one" for its kind
     ("Are old ones worth more?", "Are old Mona Lisa worth more?"),
     ("Who was the first one to copy it?", "Who was the first one to copy Mona Lisa?"),  # "first one" is someone
@@ -47,6 +53,10 @@ def test_refers_back() -> None:
     assert not refers_back("Which is the river that flows through Paris?")  # "that" opens a clause
     assert not refers_back("Is the story true that cats purr?")  # "true that cats": no thing pointed at
     assert not refers_back("Which one is older?") and not refers_back("How many are left in the world?")
+    for said in ("Is that true?", "Why is that?", "When did that happen?", "What happened after that?",
+                 "How much does that cost?", "What was Paris like at that time?", "Did the tower take one year?",
+                 "Was the one who designed the bridge French?"):
+        assert not refers_back(said), said  # what was said, a time, a verb, a number, someone
 
 
 @pytest.mark.parametrize(("question", "kind", "noun"), [
@@ -106,3 +116,68 @@ def test_a_recorded_subject_wins_over_later_citations() -> None:
         AIMessage("In the Louvre [1].", additional_kwargs={"citations": [{"citation": 1, "title": "Louvre"}]}),
     ]
     assert conversation_subject(messages) == "Mona Lisa"
+
+
+class _Finder:
+    """A stand-in for ``AnswerFinder.find`` that points at one phrase, keeping the pairs it was asked to read."""
+
+    def __init__(self, text: str, probability: float = 0.99) -> None:
+        self.span = AnswerSpan(text, math.log(probability / (1 - probability)))
+        self.read: list[tuple[str, str]] = []
+
+    def __call__(self, pairs: Sequence[tuple[str, str]]) -> list[AnswerSpan]:
+        self.read.extend(pairs)
+        return [self.span for _ in pairs]
+
+
+def _history(question: str, answer: str, standalone: str | None = None) -> list[BaseMessage]:
+    return [HumanMessage(question, additional_kwargs={"standalone_question": standalone or question}),
+            AIMessage(answer)]
+
+
+def test_a_demonstrative_stands_for_the_name_the_previous_answer_gave() -> None:
+    history = _history("In which city did his family settle?", "They settled in Cleveland, Ohio [1].",
+                       "In which city did Rockefeller's family settle?")
+    find = _Finder("Cleveland, Ohio")
+    assert referent("Which lake is that city on?", history, "John D. Rockefeller", find) == "Cleveland, Ohio"
+    assert find.read == [("In which city did Rockefeller's family settle?", "They settled in Cleveland, Ohio.")]
+    assert referent("How wide is that at its widest?", history, "John D. Rockefeller", find) == "Cleveland, Ohio"
+    # a noun neither the name holds nor the question asked for, no finder, a declined answer: asked as it is
+    assert referent("How tall are those antennas?", history, "John D. Rockefeller", find) is None
+    assert referent("Which lake is that city on?", history, "John D. Rockefeller", None) is None
+    declined = _history("In which city did he settle?", f"{DECLINED} Closest: Ohio [1].")
+    assert referent("Which lake is that city on?", declined, "John D. Rockefeller", find) is None
+    # a noun of the subject's own title keeps to the subject
+    assert referent("When was that tower built?", history, "Eiffel Tower", find) == "Eiffel Tower"
+
+
+def test_he_or_she_stands_for_the_name_only_after_asking_who_did_something() -> None:
+    wrote = _history("Who wrote Pride and Prejudice?", "It is a novel by Jane Austen [1].")
+    assert referent("When was she born?", wrote, "Pride and Prejudice", _Finder("Jane Austen")) == "Jane Austen"
+    assert referent("When was it published?", wrote, "Pride and Prejudice", _Finder("Jane Austen")) == \
+        "Pride and Prejudice"
+    who_is = _history("Who was Charles Darwin?", "Darwin, like Gregor Mendel, studied heredity [1].")
+    assert referent("Where was he born?", who_is, "Charles Darwin", _Finder("Gregor Mendel")) == "Charles Darwin"
+    married = _history("Who did he marry?", "Charles Darwin married Emma Wedgwood [1].",
+                       "Who did Charles Darwin marry?")
+    assert referent("When did he die?", married, "Charles Darwin", _Finder("Emma Wedgwood")) == "Charles Darwin"
+    # a name sharing a word with the subject is another person: only one within the other is the subject's
+    wed = _history("Who did George Washington marry?", "He married Martha Washington [1].")
+    assert referent("When did she die?", wed, "George Washington", _Finder("Martha Washington")) == \
+        "Martha Washington"
+    assert referent("When did she die?", wed, "George Washington", _Finder("George Washington")) == \
+        "George Washington"
+
+
+def test_the_latest_answer_is_read_with_the_question_it_answered() -> None:
+    history = [*_history("Who designed the Sydney Opera House?", "Jørn Utzon designed it [1]."),
+               HumanMessage("hello?")]  # a question left unanswered
+    find = _Finder("Jørn Utzon")
+    assert referent("When was he born?", history, "Sydney Opera House", find) == "Jørn Utzon"
+    assert find.read[0][0] == "Who designed the Sydney Opera House?"
+
+
+def test_one_stands_for_the_subject_only_when_the_subject_is_a_kind_of_thing() -> None:
+    assert referent("What is the largest one ever found?", [], "Emerald", None) == "Emerald"
+    assert referent("Are wild ones dangerous?", [], "Hammerhead shark", None) == "Hammerhead shark"
+    assert referent("What is the tallest one in the world?", [], "Eiffel Tower", None) is None
