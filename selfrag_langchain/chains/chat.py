@@ -44,7 +44,6 @@ CONDENSE_PROMPT = (
 """How the generator is asked to make a follow-up standalone (``{conversation}``, ``{question}``)."""
 
 
-
 class ChatAnswer(BaseModel):
     """One turn of the chat: the question, the standalone question Self-RAG answered, the cited answer."""
 

@@ -316,6 +316,7 @@ def _names_a_kind(subject: str) -> bool:
 
 
 def _words(text: str) -> set[str]:
+    """The text's words in lower case, pronouns among them (which :func:`content_words` leaves out)."""
     return {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
 
 
