@@ -34,7 +34,7 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from common import add_k, read_jsonl, wilson
+from common import add_k, add_max_new_tokens, read_jsonl, wilson
 from langchain_core.chat_history import InMemoryChatMessageHistory
 
 from selfrag_langchain.chains.chat import SelfRAGConversation
@@ -63,6 +63,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA)
     add_k(parser, help="passages retrieved per question")
+    add_max_new_tokens(parser)
     parser.add_argument("--short", action="store_true", help="short form, as `selfrag chat --short`")
     parser.add_argument("--way", action="append", choices=list(WAYS),
                         help="only this way of making follow-ups standalone (repeatable; default: every way)")
@@ -71,7 +72,7 @@ def main() -> None:
     args = parser.parse_args()
 
     conversations = read_jsonl(args.data)
-    settings = PipelineSettings(k=args.k)
+    settings = PipelineSettings(k=args.k, max_new_tokens=args.max_new_tokens)
     rag = build_selfrag(settings) if args.short else build_long_form(settings)
     retriever = rag.retriever
     rag.warm_up()
