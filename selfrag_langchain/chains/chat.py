@@ -19,6 +19,8 @@ from selfrag_langchain.chains.branches import generation_inputs, generation_kwar
 from selfrag_langchain.chains.follow_ups import (
     CITATION_MARKER,
     FollowUpSettings,
+    adds_nothing,
+    asks_unnamed,
     conversation_subject,
     keeps_question,
     previous_question,
@@ -26,6 +28,7 @@ from selfrag_langchain.chains.follow_ups import (
     refers_back,
     turn_subject,
     with_subject,
+    with_topic,
 )
 from selfrag_langchain.chains.long_form import SelfRAGLongForm
 from selfrag_langchain.chains.short_form import SelfRAG
@@ -165,7 +168,8 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         line = next((ln.strip() for ln in generated.splitlines() if ln.strip()), "")
         line = re.sub(r"^(rewritten question|question)\s*:\s*", "", line, flags=re.I).strip().strip('"')
         standalone = (not refers_back(question) or not refers_back(line)) and keeps_question(line, question)
-        if line.endswith("?") and len(line) <= 3 * len(question) + 60 and standalone:
+        echoed = asks_unnamed(question) and adds_nothing(line, question)  # still names nothing
+        if line.endswith("?") and len(line) <= 3 * len(question) + 60 and standalone and not echoed:
             return line
         return self._fallback(question, messages)
 
@@ -175,7 +179,9 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         if subject is not None:
             finder = self.rag.quoter.finder if self.rag.quoter is not None else None
             meant = referent(question, messages, subject, finder.find if finder is not None else None)
-            return with_subject(question, meant) if meant is not None else question
+            if meant is not None:
+                return with_subject(question, meant)
+            return with_topic(question, subject) if asks_unnamed(question) else question
         previous = previous_question(messages)
         return " ".join(split_sentences(f"{previous} {question}")[-(self.history_turns + 1):])
 

@@ -16,8 +16,9 @@ previous answer gave (:func:`referent`).
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,9 +27,11 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
 
 from selfrag_langchain.chains.declining import DECLINED
+from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, WORD, asked_names
 from selfrag_langchain.judging.finder import AnswerSpan
-from selfrag_langchain.judging.signals import content_words, coverage
+from selfrag_langchain.judging.signals import STOPWORDS, content_words, coverage
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
+from selfrag_langchain.text.numerals import ORDINALS
 from selfrag_langchain.text.sentences import split_sentences
 
 
@@ -126,16 +129,17 @@ def reference(question: str) -> Reference | None:
         found.append(Reference(match.start(), match.end(), match.group(1), "pronoun"))
         break
     for match in _DEMONSTRATIVE.finditer(question):
-        before = question[: match.start()].split()
-        previous = before[-1].lower().strip(",") if before else None
-        if previous is not None and previous not in _BEFORE_DEMONSTRATIVE:
-            continue
+        previous = _word_before(question, match.start())
         after, rest = match.group(2), question[match.end(1):]
+        after_verb = previous is not None and previous not in _BEFORE_DEMONSTRATIVE
+        if after_verb and not ("VERB" in parts_of_speech(previous) and _demonstrated_noun(previous, after)
+                               and _ends_phrase(question[match.end():])):
+            continue  # after a verb, only as its object: "Who founded that city?", not "... said that people like"
         if after is not None and after.lower() in {"one", "ones"}:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative"))
         elif _demonstrated_noun(previous, after):
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
-        elif _stands_alone(previous, rest):
+        elif _stands_alone(previous, rest) or _asks_what_this_is(question, match.group(1), previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative"))
         else:
             continue
@@ -158,7 +162,13 @@ def _demonstrated_noun(previous: str | None, word: str | None) -> bool:
     if word is None or word.lower() in _NOT_A_THING or word.lower() in _NOT_REFERRING:
         return False
     pos = parts_of_speech(word.lower())
+    if not pos:  # a term the lexicon lacks ("that suborder", "this empire")
+        return word.isalpha() and len(word) >= MIN_UNLISTED_NOUN
     return "NOUN" in pos and "ADV" not in pos and not (previous in _AUXILIARIES and "VERB" in pos)
+
+
+MIN_UNLISTED_NOUN = 4
+"""The fewest letters of a word the lexicon does not know that a demonstrative takes as its noun."""
 
 
 _ARTICLE_OR_PLACE = re.compile(r"\s+(?:the|a|an|" + "|".join(sorted(_PLACE_PREPOSITIONS)) + r")\b", re.IGNORECASE)
@@ -169,6 +179,22 @@ def _stands_alone(previous: str | None, rest: str) -> bool:
     """Whether a demonstrative followed by ``rest`` (after ``previous``) stands for a thing by itself: before an
     article or a preposition, or closing the question after a preposition of place."""
     return bool(_ARTICLE_OR_PLACE.match(rest)) or (previous in _PLACE_PREPOSITIONS and bool(_CLOSING.match(rest)))
+
+
+_ASKING_WHAT = re.compile(r"\s*(?:(?:and|so)\s+)?(?:what|which|who)\b", re.IGNORECASE)
+
+
+def _asks_what_this_is(question: str, word: str, previous: str | None, rest: str) -> bool:
+    """Whether "this" closes a question that asks what or who it is ("what kind of music is this", "Who is this?"),
+    where it stands for what the conversation is about."""
+    return (word.lower() == "this" and previous in _BE_WORDS and bool(_CLOSING.match(rest))
+            and bool(_ASKING_WHAT.match(question)))
+
+
+def _ends_phrase(rest: str) -> bool:
+    """Whether ``rest`` (what follows a noun phrase) closes the question or goes on with an article or a preposition,
+    so that the phrase is an object ("Who founded that city?", "... that city in 1596?")."""
+    return bool(_ARTICLE_OR_PLACE.match(rest) or _CLOSING.match(rest))
 
 
 def refers_back(question: str) -> bool:
@@ -211,9 +237,18 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
 
 def turn_subject(question: str, standalone: str, inherited: str | None, retrieved: Sequence[str],
                  cited: Sequence[str]) -> str | None:
-    """What a finished turn was about: the retrieved title its standalone question names; else, for a
-    follow-up that referred back, the subject it inherited; else the title its answer cited first."""
+    """What a finished turn was about: the retrieved title its standalone question names (the subject it inherited
+    when that is named too and no longer than the other: "How many known species? (Malvaceae)" names "Species"
+    as well); else, for a follow-up that referred back, the subject it inherited; else the title its answer cited
+    first. A standalone question that still refers back (the follow-up asked as it was) keeps the inherited
+    subject: the titles it names are the words of its question, not its subject ("that family" and "Family")."""
+    if inherited is not None and refers_back(standalone):
+        return inherited
     named = named_title(standalone, retrieved)
+    if named is not None and inherited is not None and named != inherited and \
+            named_title(standalone, [inherited]) == inherited and \
+            len(content_words(inherited)) >= len(content_words(named)):
+        return inherited
     if named is not None:
         return named
     if refers_back(question) and inherited is not None:
@@ -266,10 +301,19 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     noun = noun_lemma(found.noun.lower()) if found.noun else None
     if noun is not None and noun in _lemmas(subject):
         return subject
+    if found.kind == "demonstrative" and _asks_what_this_is(question, word, _word_before(question, found.start),
+                                                            question[found.end:]):
+        return subject
     turn = _last_turn(messages)
     if turn is None:
         return subject if found.kind == "pronoun" else None
     typed, asked, answer = turn
+    if noun is not None:
+        named = _named_with(noun, answer)
+        if named is not None:
+            return named
+        if _defined_as(subject, noun, messages):
+            return subject
     name = _answered_name(asked, answer, subject, find)
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
@@ -277,6 +321,12 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     if name is None or (noun is not None and noun not in _lemmas(name) | _lemmas(asked)):
         return None
     return name
+
+
+def _word_before(text: str, end: int) -> str | None:
+    """The word of ``text`` just before ``end``, lower-cased; None at its start."""
+    before = text[:end].split()
+    return before[-1].lower().strip(",") if before else None
 
 
 def _last_turn(messages: Sequence[BaseMessage]) -> tuple[str, str, str] | None:
@@ -307,6 +357,132 @@ def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None
     return None if named <= subject_words or subject_words <= named else name
 
 
+_NAMING_JOINERS = frozenset({"of", "de", "del", "la", "von", "van"})
+"""Lower-case words that may join the capitalised words of one name ("Bay of Biscay", "Rio de Janeiro")."""
+
+
+def _named_with(noun: str, answer: str) -> str | None:
+    """The name the answer gives a thing of the noun's kind (``noun`` in its dictionary form): the capitalised words
+    just after it, "of" allowed between when it names (:func:`_names_by_of`: "the suborder Zygoptera", "the city of
+    Cleveland", not "the largest city of Mexico"), else just before it ("the Cucurbitaceae family", not "the Indian
+    states"), or the name the noun is a word of ("the Empire of Japan"); None when the answer names none so."""
+    words = list(WORD.finditer(answer))
+    for i, word in enumerate(words):
+        if noun_lemma(word.group().lower()) != noun:
+            continue
+        after = words[i + 1:]
+        if word.group()[:1].isupper():  # the noun within a name: "the Empire of Japan", "Mexico City"
+            before = _capitalised_run(answer, word, reversed(words[:i]), backwards=True)
+            end = _capitalised_run(answer, word, after, keep_joiners=True)
+            if before or end:
+                return answer[before[0].start() if before else word.start():end[-1].end() if end else word.end()]
+            continue  # the noun alone, as a sentence opens with it: "Family is ..."
+        if after and after[0].group() == "of" and _adjacent(answer, word, after[0]) and _names_by_of(words, i):
+            after, word = after[1:], after[0]
+        run = _capitalised_run(answer, word, after)
+        if not run:
+            run = _capitalised_run(answer, words[i], reversed(words[:i]), backwards=True)
+            if len(run) == 1 and run[0].group().lower().endswith(NATIONALITY_ENDINGS):
+                continue  # a people's word describes the noun: "the Indian states"
+        if run:
+            return answer[run[0].start():run[-1].end()]
+    return None
+
+
+_BELONGING = frozenset({"capital", "main", "chief", "principal", "only", "major", "leading", "first", "last"})
+"""Words before a noun that make "of" after it say what the thing belongs to, not its name ("the capital city of
+France", "the main river of Spain")."""
+MAX_BEFORE_NOUN = 2
+"""The most words between "the" and a noun whose "of" gives its name ("the northeastern Mexican state of ...")."""
+
+
+def _names_by_of(words: Sequence[re.Match[str]], i: int) -> bool:
+    """Whether "of" after ``words[i]`` (the noun) gives its name: the noun follows "the" and at most
+    :data:`MAX_BEFORE_NOUN` describing words ("the city of Cleveland", "the Indian state of Andhra Pradesh",
+    "the northeastern state of Nuevo León"), none of them a superlative or a word of rank (:data:`_BELONGING`:
+    not "the largest city of Mexico")."""
+    between = [w.group() for w in words[max(0, i - MAX_BEFORE_NOUN - 1):i]]
+    if "the" not in (w.lower() for w in between):
+        return False
+    described = between[max(j for j, w in enumerate(between) if w.lower() == "the") + 1:]
+    return not any(w.lower() in _BELONGING or w.lower().endswith("est") or w.lower() in ORDINALS
+                   or not (w[:1].isupper() or "ADJ" in parts_of_speech(w.lower())) for w in described)
+
+
+def _adjacent(text: str, first: re.Match[str], second: re.Match[str]) -> bool:
+    """Whether only spaces stand between two words of ``text``."""
+    return not text[first.end():second.start()].strip()
+
+
+def _capitalised_run(text: str, anchor: re.Match[str], words: Iterable[re.Match[str]], *,
+                     backwards: bool = False, keep_joiners: bool = False) -> list[re.Match[str]]:
+    """The capitalised words next to ``anchor`` in the order ``words`` walks away from it, with only spaces between,
+    in the text's order: lower-case joiners within, not at an end (``keep_joiners``: kept next to the anchor, which
+    is a word of the same name), stop words dropped from its far start when walking backwards."""
+    run: list[re.Match[str]] = []
+    last = anchor
+    for word in words:
+        first, second = (word, last) if backwards else (last, word)
+        text_word = word.group()
+        joins = text_word in _NAMING_JOINERS and (bool(run) or backwards or keep_joiners)
+        if not _adjacent(text, first, second) or not (text_word[:1].isupper() or joins):
+            break
+        run.append(word)
+        last = word
+    if backwards:
+        run.reverse()
+    while run and (run[0].group().lower() in STOPWORDS if backwards or keep_joiners
+                   else run[0].group() in _NAMING_JOINERS):
+        run.pop(0)
+    while run and run[-1].group() in _NAMING_JOINERS:
+        run.pop()
+    return run
+
+
+_COPULAS = frozenset({"is", "are", "was", "were"})
+_WORD_OR_COMMA = re.compile(f"{WORD.pattern}|,")
+KIND_WINDOW = 10
+"""The most words after "is" within which a definition of the subject names its kind ("Monterrey is the capital and
+largest city of ...")."""
+
+
+def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage]) -> bool:
+    """Whether an answer of the conversation defines the subject as a thing of the noun's kind (``noun`` in its
+    dictionary form): a clause that names the subject (an apposition between commas allowed: "Malvaceae, or the
+    mallows, is a family ..."), then "is" or "are", with the noun within :data:`KIND_WINDOW`
+    words and still in the phrase that says what it is (:func:`_within_definition`): "Colchicum is a genus of ..."
+    for "this genus", not "Monterrey lies near Linares, which is a city ..." for "that city"."""
+    named = _lemmas(re.sub(r"\s*\(.*?\)", "", subject))
+    if not named:
+        return False
+    for message in messages:
+        if message.type != "ai" or str(message.content).startswith(DECLINED):
+            continue
+        for sentence in split_sentences(CITATION_MARKER.sub("", str(message.content))):
+            words = [w.lower() for w in _WORD_OR_COMMA.findall(sentence)]
+            for i, word in enumerate(words):
+                opened = max((j for j in range(i) if words[j] in _RELATIVES), default=-1)
+                if word not in _COPULAS or not named <= _lemmas(" ".join(words[opened + 1:i])):
+                    continue
+                window = list(itertools.takewhile(_within_definition, words[i + 1:i + 1 + KIND_WINDOW]))
+                if any(noun_lemma(w) == noun for w in window):
+                    return True
+    return False
+
+
+_RELATIVES = frozenset({"that", "which", "who", "whose", "where", "when", "while"})
+"""The words that open a clause: what comes after one is not said of the sentence's subject ("Monterrey lies near
+Linares, which is a city ...")."""
+_CLAUSE_OPENERS = _RELATIVES | {","}
+"""A comma and the words that open a clause, which end the phrase a definition names the subject's kind in."""
+
+
+def _within_definition(word: str) -> bool:
+    """Whether a word after "is" still belongs to the phrase that says what the subject is: not a comma, a word
+    that opens a clause ("which", "while") or a participle ("containing", "flowering")."""
+    return word not in _CLAUSE_OPENERS and not (word.endswith(("ing", "ed")) and "VERB" in parts_of_speech(word))
+
+
 def _names_a_kind(subject: str) -> bool:
     """Whether the subject's title is a common noun, a kind of thing "one" can stand for ("Emerald", "Tower block"),
     rather than a name ("Eiffel Tower", "Mona Lisa")."""
@@ -323,6 +499,26 @@ def _words(text: str) -> set[str]:
 def _lemmas(text: str) -> set[str]:
     """The text's content words as nouns in their dictionary form, to compare a name, a title and a noun."""
     return {noun_lemma(w) for w in content_words(text)}
+
+
+def asks_unnamed(question: str) -> bool:
+    """Whether a follow-up asks about something it neither names nor refers to with a word ("And the colour?",
+    "What about the population?"): no word refers back (:func:`reference`) and it has no name of its own
+    (:func:`~selfrag_langchain.chains.names.asked_names`). In a conversation it asks about the conversation's
+    subject, which a search for its words alone does not find."""
+    return reference(question) is None and not asked_names(question)
+
+
+def adds_nothing(rewrite: str, question: str) -> bool:
+    """Whether a rewrite adds no content word to the follow-up (it echoes it), so that it says no more than it."""
+    return set(content_words(rewrite)) <= set(content_words(question))
+
+
+def with_topic(question: str, subject: str) -> str:
+    """A follow-up that names nothing (:func:`asks_unnamed`) with the subject it asks about in brackets after it
+    ("And the colour? (Properties of water)"): retrieval looks for the subject, and the names rule asks the
+    passages to name it."""
+    return f"{question.strip()} ({subject})"
 
 
 def with_subject(question: str, subject: str) -> str:

@@ -286,3 +286,16 @@ def test_a_rewrite_that_drops_words_of_the_follow_up_is_not_taken(tmp_path: Path
     chat.invoke(FIRST)
     chat, _, _ = _chat(path, rewrites=["Who painted the Mona Lisa?"])  # the previous question asked again
     assert chat.invoke(FOLLOW_UP).standalone_question == "Where is Mona Lisa shown?"
+
+
+@pytest.mark.parametrize("rewrite", ["And the frame?", "What is the frame of the Mona Lisa made of?"])
+def test_a_follow_up_that_names_nothing_is_asked_of_the_subject_unless_the_rewrite_says_more(
+    tmp_path: Path, rewrite: str
+) -> None:
+    path = tmp_path / "h.sqlite3"
+    chat, _, _ = _chat(path)
+    chat.invoke(FIRST)
+    chat, _, retriever = _chat(path, rewrites=[rewrite])
+    expected = "And the frame? (Mona Lisa)" if rewrite == "And the frame?" else rewrite
+    assert chat.invoke("And the frame?").standalone_question == expected
+    assert retriever.queries[0] == expected

@@ -10,6 +10,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.follow_ups import (
+    adds_nothing,
+    asks_unnamed,
     conversation_subject,
     keeps_question,
     named_title,
@@ -18,6 +20,7 @@ from selfrag_langchain.chains.follow_ups import (
     refers_back,
     turn_subject,
     with_subject,
+    with_topic,
 )
 from selfrag_langchain.judging.finder import AnswerSpan
 
@@ -64,6 +67,11 @@ def test_refers_back() -> None:
     ("How wide is that at its maximum?", "demonstrative", None),
     ("What abbreviation are residential ones called by?", "one", None),
     ("When was she born?", "pronoun", None),
+    ("Who founded that city?", "demonstrative", "city"),  # after a verb, as its object
+    ("Who built that bridge in 1890?", "demonstrative", "bridge"),
+    ("What order does that suborder belong to?", "demonstrative", "suborder"),  # a term the lexicon lacks
+    ("Who said that people like it?", "pronoun", None),  # "that" opening a clause after a verb
+    ("what kind of music is this", "demonstrative", None),  # asks what it is
 ])
 def test_the_kind_of_reference(question: str, kind: str, noun: str | None) -> None:
     found = reference(question)
@@ -181,3 +189,69 @@ def test_one_stands_for_the_subject_only_when_the_subject_is_a_kind_of_thing() -
     assert referent("What is the largest one ever found?", [], "Emerald", None) == "Emerald"
     assert referent("Are wild ones dangerous?", [], "Hammerhead shark", None) == "Hammerhead shark"
     assert referent("What is the tallest one in the world?", [], "Eiffel Tower", None) is None
+
+
+def test_a_demonstrative_stands_for_the_name_the_previous_answer_gives_its_noun() -> None:
+    history = _history("Which suborder do damselflies belong to?",
+                       "Damselflies are flying insects of the suborder Zygoptera in the order Odonata [1].")
+    assert referent("What order does that suborder belong to?", history, "Damselfly", None) == "Zygoptera"
+    assert referent("How old is that order?", history, "Damselfly", None) == "Odonata"
+    family = _history("Which family does the watermelon belong to?", "It belongs to the Cucurbitaceae family [1].")
+    assert referent("How many species are in that family?", family, "Watermelon", None) == "Cucurbitaceae"
+    empire = _history("Which empire was proclaimed?", "The Meiji Restoration proclaimed the Empire of Japan [1].")
+    assert referent("When did that empire end?", empire, "Emperor Meiji", None) == "Empire of Japan"
+    city = _history("Where did they settle?", "They settled in the city of Cleveland, Ohio [1].")
+    assert referent("Which lake is that city on?", city, "John D. Rockefeller", None) == "Cleveland"
+    telugu = _history("Where is it spoken?", "It is spoken in the Indian states of Andhra Pradesh and Telangana [1].")
+    assert referent("What is that state's capital?", telugu, "Telugu language", None) == "Andhra Pradesh"
+    indian = _history("Where is it spoken?", "It is spoken in two Indian states [1].")
+    assert referent("What is that state's capital?", indian, "Telugu language", None) is None
+    largest = _history("Which city is largest?", "It is the largest city of Mexico [1].")
+    assert referent("Who founded that city?", largest, "Monterrey", None) is None
+    # the noun alone opening a sentence is no name
+    film = _history("What is it?", "Family is a film [1].")
+    assert referent("Who directed that family?", film, "The Godfather", None) is None
+
+
+def test_a_demonstrative_whose_noun_the_conversation_defines_the_subject_by_stands_for_it() -> None:
+    genus = _history("What is Colchicum?",
+                     "Colchicum is a genus of perennial flowering plants containing around 160 species [1].")
+    assert referent("About how many species does this genus contain?", genus, "Colchicum", None) == "Colchicum"
+    fungi = _history("What are chanterelles?",
+                     "Chanterelle is the common name of several species of fungi in the genera Cantharellus [1].")
+    assert referent("Which genera are these fungi in?", fungi, "Chanterelle", None) == "Chanterelle"
+    city = _history("Where is Monterrey?", "Monterrey is the capital and largest city of Nuevo León, Mexico [1].")
+    assert referent("Who founded that city?", city, "Monterrey", None) == "Monterrey"
+    # past the definition: a participle, a clause, or another sentence's subject
+    assert referent("How many are in those species?", genus, "Colchicum", None) is None
+    other = _history("Where is it?", "Monterrey lies near Linares, which is a city of Nuevo León [1].")
+    assert referent("Who founded that city?", other, "Monterrey", None) is None
+    music = _history("Which genre is it based on?", "It is based on the Son Cubano [1].")
+    assert referent("what kind of music is this", music, "Salsa music", _Finder("Son Cubano")) == "Salsa music"
+    assert referent("How wide is that at its widest?", music, "Salsa music", _Finder("Son Cubano")) == "Son Cubano"
+    for not_asking in ("Why is this?", "Is this true?"):
+        assert not refers_back(not_asking), not_asking
+    declined = _history("What is Colchicum?", f"{DECLINED} Closest: Colchicum is a genus [1].")
+    assert referent("How many species does this genus contain?", declined, "Colchicum", None) is None
+
+
+def test_a_follow_up_that_names_nothing_asks_about_the_subject() -> None:
+    for unnamed in ("And the colour?", "What about the population?", "And what's the opposite called?"):
+        assert asks_unnamed(unnamed), unnamed
+    for named_or_referring in ("Who built the Louvre?", "When was it painted?", "Which lake is that city on?"):
+        assert not asks_unnamed(named_or_referring), named_or_referring
+    assert with_topic("And the colour? ", "Properties of water") == "And the colour? (Properties of water)"
+    assert adds_nothing("And the colour?", "and the colour") and not adds_nothing("What colour is water?",
+                                                                                   "And the colour?")
+
+
+def test_a_turn_keeps_its_subject_when_its_question_names_a_title_only_by_a_word() -> None:
+    # the subject in brackets and a title that is one of the question's words: the subject, not "Species"
+    assert turn_subject("And how many species?", "And how many species? (Malvaceae)", "Malvaceae",
+                        ["Species", "Malvaceae"], ["Species"]) == "Malvaceae"
+    # a follow-up asked as it was, its reference unread: its words name "Family", its subject is kept
+    assert turn_subject("Which order is that family in?", "Which order is that family in?", "Malvaceae",
+                        ["Family"], ["Family"]) == "Malvaceae"
+    # a longer title the question names is a new subject
+    assert turn_subject("What about the Louvre Pyramid?", "What about the Louvre Pyramid?", "Louvre",
+                        ["Louvre Pyramid", "Louvre"], []) == "Louvre Pyramid"
