@@ -31,7 +31,9 @@ models read the opening as one name; its readings are 1 (:mod:`~selfrag_langchai
 
 Each passage's sentences are read against the question as the passage names things: an abbreviation its title
 spells and it spells out is read as the title ("What year was Massachusetts Institute of Technology founded?" for
-"... MIT ...": :func:`~selfrag_langchain.chains.aliases.in_full`).
+"... MIT ...": :func:`~selfrag_langchain.chains.aliases.in_full`), and a unit named in words as the passage writes
+it ("in km2?" for "in square kilometres?" where it gives "4,500,000 km2":
+:func:`~selfrag_langchain.chains.unit_symbols.as_written`).
 
 Each quote comes with that probability (:class:`Quote`): a quote is the passage's own words, so whether it is
 supported is settled, and what a judge still has to say of it is whether it answers the question. Selection
@@ -64,6 +66,7 @@ from selfrag_langchain.chains.answer_kinds import asks_nickname, gives_nickname
 from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.chains.epithets import states_other_epithet
 from selfrag_langchain.chains.ranks import states_other_rank
+from selfrag_langchain.chains.unit_symbols import as_written
 from selfrag_langchain.judging.claims import named, titled
 from selfrag_langchain.judging.finder import AnswerFinder
 from selfrag_langchain.judging.reader import SentenceReader
@@ -422,8 +425,13 @@ def _ruled(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[
 
 def _asked(question: str, groups: Sequence[tuple[Sequence[str], str | None]]) -> list[str]:
     """The question as each (passage's sentences, title) group names things
-    (:func:`~selfrag_langchain.chains.aliases.in_full`)."""
-    return [in_full(question, title, " ".join(parts)) for parts, title in groups]
+    (:func:`~selfrag_langchain.chains.aliases.in_full`) and writes units
+    (:func:`~selfrag_langchain.chains.unit_symbols.as_written`)."""
+    asked = []
+    for parts, title in groups:
+        text = " ".join(parts)
+        asked.append(as_written(in_full(question, title, text), text))
+    return asked
 
 
 def _reading_pairs(question: str, sentences: Sequence[str], title: str | None) -> list[tuple[str, str]]:
