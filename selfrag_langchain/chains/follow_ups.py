@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, WORD, asked_names
+from selfrag_langchain.chains.peoples import names_a_people
 from selfrag_langchain.judging.finder import AnswerSpan
 from selfrag_langchain.judging.signals import STOPWORDS, content_words, coverage
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
@@ -46,12 +47,14 @@ class FollowUpSettings(BaseModel):
     rewrite: bool = True
     """Ask ``condense_llm`` to rewrite a follow-up; False goes straight to ``fallback``."""
     fallback: Literal["subject", "questions"] = "subject"
-    """When the rewrite is not a standalone question (not a question, still a word that refers back, or not every
-    word of the follow-up): ``subject`` puts what the follow-up's first word that refers back stands for in its
-    place (:func:`referent`): the conversation's subject (the title of the article an earlier turn retrieved:
-    "When was Mona Lisa painted?"), or the name the previous answer gave ("Which lake is Cleveland, Ohio on?" for
-    "Which lake is that city on?"), and leaves a follow-up that refers to nothing as asked; ``questions`` joins
-    the previous standalone question and this one. Either joins the questions when no subject is known."""
+    """When the rewrite is not a standalone question (not a question, still a word that refers back, not every
+    word of the follow-up, or nothing added to a follow-up that names nothing): ``subject`` puts what the
+    follow-up's first word that refers back stands for in its place (:func:`referent`): the conversation's subject
+    (the title of the article an earlier turn retrieved: "When was Mona Lisa painted?"), or the name the previous
+    answer gave ("Which lake is Cleveland, Ohio on?" for "Which lake is that city on?"), puts the subject after a
+    follow-up that names nothing (:func:`with_topic`: "And the colour? (Properties of water)"), and leaves any
+    other follow-up as asked; ``questions`` joins the previous standalone question and this one. Either joins the
+    questions when no subject is known."""
     history_turns: int = 3
     """Previous turns shown to the rewrite; joined questions keep at most ``history_turns`` + 1 questions."""
     condense_max_tokens: int = 48
@@ -105,6 +108,9 @@ _NOT_REFERRING = frozenset({
     "sort", "type"})
 """Nouns a demonstrative takes for a time or for what was said, not for a thing named ("at that time", "in that
 case", "for this reason")."""
+_TIMES = frozenset({"time", "times", "year", "years", "day", "days", "week", "month", "months", "period", "moment",
+                    "era", "age", "date", "century"})
+"""Nouns of time: "What year was this?" asks when, not what the subject is."""
 _NOT_OF_A_KIND = frozenset({"first", "second", "third", "last", "next", "only", "same", "other", "another"})
 """Words before "one" that make it someone, not one of the subject's kind ("the first one to climb it")."""
 
@@ -157,18 +163,19 @@ def reference(question: str) -> Reference | None:
     return min(found, key=lambda r: r.start, default=None)
 
 
+MIN_UNLISTED_NOUN = 4
+"""The fewest letters of a word the lexicon does not know that a demonstrative takes as its noun."""
+
+
 def _demonstrated_noun(previous: str | None, word: str | None) -> bool:
     """Whether ``word``, after a demonstrative that follows ``previous``, is the noun of the thing it points at."""
     if word is None or word.lower() in _NOT_A_THING or word.lower() in _NOT_REFERRING:
         return False
     pos = parts_of_speech(word.lower())
-    if not pos:  # a term the lexicon lacks ("that suborder", "this empire")
-        return word.isalpha() and len(word) >= MIN_UNLISTED_NOUN
+    if not pos:  # a term the lexicon lacks ("that suborder", "this empire"), not a name ("Is that Paris?")
+        return word.isalpha() and word.islower() and len(word) >= MIN_UNLISTED_NOUN
     return "NOUN" in pos and "ADV" not in pos and not (previous in _AUXILIARIES and "VERB" in pos)
 
-
-MIN_UNLISTED_NOUN = 4
-"""The fewest letters of a word the lexicon does not know that a demonstrative takes as its noun."""
 
 
 _ARTICLE_OR_PLACE = re.compile(r"\s+(?:the|a|an|" + "|".join(sorted(_PLACE_PREPOSITIONS)) + r")\b", re.IGNORECASE)
@@ -186,9 +193,9 @@ _ASKING_WHAT = re.compile(r"\s*(?:(?:and|so)\s+)?(?:what|which|who)\b", re.IGNOR
 
 def _asks_what_this_is(question: str, word: str, previous: str | None, rest: str) -> bool:
     """Whether "this" closes a question that asks what or who it is ("what kind of music is this", "Who is this?"),
-    where it stands for what the conversation is about."""
+    where it stands for what the conversation is about; not one that asks a time ("What year was this?")."""
     return (word.lower() == "this" and previous in _BE_WORDS and bool(_CLOSING.match(rest))
-            and bool(_ASKING_WHAT.match(question)))
+            and bool(_ASKING_WHAT.match(question)) and _TIMES.isdisjoint(_words(question)))
 
 
 def _ends_phrase(rest: str) -> bool:
@@ -237,18 +244,15 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
 
 def turn_subject(question: str, standalone: str, inherited: str | None, retrieved: Sequence[str],
                  cited: Sequence[str]) -> str | None:
-    """What a finished turn was about: the retrieved title its standalone question names (the subject it inherited
-    when that is named too and no longer than the other: "How many known species? (Malvaceae)" names "Species"
-    as well); else, for a follow-up that referred back, the subject it inherited; else the title its answer cited
-    first. A standalone question that still refers back (the follow-up asked as it was) keeps the inherited
-    subject: the titles it names are the words of its question, not its subject ("that family" and "Family")."""
-    if inherited is not None and refers_back(standalone):
+    """What a finished turn was about: the retrieved title its standalone question names; else, for a follow-up that
+    referred back, the subject it inherited; else the title its answer cited first. A follow-up asked as it was,
+    its reference unread, or asked with the subject in brackets (:func:`with_topic`) keeps the subject it inherited:
+    the titles it names are its words ("that family" names "Family", "How many known species? (Malvaceae)"
+    names "Species"), not what it asks about."""
+    if inherited is not None and (
+            (standalone == question and refers_back(question)) or standalone == with_topic(question, inherited)):
         return inherited
     named = named_title(standalone, retrieved)
-    if named is not None and inherited is not None and named != inherited and \
-            named_title(standalone, [inherited]) == inherited and \
-            len(content_words(inherited)) >= len(content_words(named)):
-        return inherited
     if named is not None:
         return named
     if refers_back(question) and inherited is not None:
@@ -308,19 +312,18 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     if turn is None:
         return subject if found.kind == "pronoun" else None
     typed, asked, answer = turn
-    if noun is not None:
-        named = _named_with(noun, answer)
-        if named is not None:
-            return named
-        if _defined_as(subject, noun, messages):
-            return subject
     name = _answered_name(asked, answer, subject, find)
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
         return name if name is not None and asked_who else subject
-    if name is None or (noun is not None and noun not in _lemmas(name) | _lemmas(asked)):
+    if name is not None and (noun is None or noun in _lemmas(name) | _lemmas(asked)):
+        return name
+    if noun is None:
         return None
-    return name
+    named = _named_with(noun, answer)
+    if named is not None:
+        return named
+    return subject if _defined_as(subject, noun, messages) else None
 
 
 def _word_before(text: str, end: int) -> str | None:
@@ -357,8 +360,9 @@ def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None
     return None if named <= subject_words or subject_words <= named else name
 
 
-_NAMING_JOINERS = frozenset({"of", "de", "del", "la", "von", "van"})
-"""Lower-case words that may join the capitalised words of one name ("Bay of Biscay", "Rio de Janeiro")."""
+_NAMING_JOINERS = frozenset({"of", "the", "with", "de", "del", "la", "von", "van"})
+"""Lower-case words that may join the capitalised words of one name ("Bay of Biscay", "Rio de Janeiro", "Gone with
+the Wind"); not "and", which joins names in a list more often than within a title."""
 
 
 def _named_with(noun: str, answer: str) -> str | None:
@@ -373,7 +377,7 @@ def _named_with(noun: str, answer: str) -> str | None:
         after = words[i + 1:]
         if word.group()[:1].isupper():  # the noun within a name: "the Empire of Japan", "Mexico City"
             before = _capitalised_run(answer, word, reversed(words[:i]), backwards=True)
-            end = _capitalised_run(answer, word, after, keep_joiners=True)
+            end = _capitalised_run(answer, word, after, within_name=True)
             if before or end:
                 return answer[before[0].start() if before else word.start():end[-1].end() if end else word.end()]
             continue  # the noun alone, as a sentence opens with it: "Family is ..."
@@ -382,14 +386,33 @@ def _named_with(noun: str, answer: str) -> str | None:
         run = _capitalised_run(answer, word, after)
         if not run:
             run = _capitalised_run(answer, words[i], reversed(words[:i]), backwards=True)
-            if len(run) == 1 and run[0].group().lower().endswith(NATIONALITY_ENDINGS):
-                continue  # a people's word describes the noun: "the Indian states"
+            if run and not _names_before(words, words.index(run[0]), run):
+                continue
         if run:
             return answer[run[0].start():run[-1].end()]
     return None
 
 
-_BELONGING = frozenset({"capital", "main", "chief", "principal", "only", "major", "leading", "first", "last"})
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def _names_before(words: Sequence[re.Match[str]], start: int, run: Sequence[re.Match[str]]) -> bool:
+    """Whether capitalised words before a noun name it ("the Cucurbitaceae family") rather than describe it: they
+    follow an article (not a sentence's opening, "Many cities"), and none is a word the lexicon knows as an
+    adjective or a people's word (:func:`_describes`: "a Dutch painter", "the Indian states")."""
+    return (start > 0 and words[start - 1].group().lower() in _ARTICLES
+            and not any(_describes(w.group().lower()) for w in run))
+
+
+def _describes(word: str) -> bool:
+    """Whether a capitalised word before a noun describes it: an adjective of the lexicon's, a people's word
+    (:func:`~selfrag_langchain.chains.peoples.names_a_people`: "Dutch", "Roman") or a word ending as one does
+    ("Baltic" aside, which the lexicon lacks: "-ian", "-ese")."""
+    return "ADJ" in parts_of_speech(word) or names_a_people(word) or word.endswith(NATIONALITY_ENDINGS)
+
+
+_BELONGING = frozenset({"capital", "main", "chief", "principal", "only", "major", "leading", "first", "last", "most",
+                        "more", "less", "least"})
 """Words before a noun that make "of" after it say what the thing belongs to, not its name ("the capital city of
 France", "the main river of Spain")."""
 MAX_BEFORE_NOUN = 2
@@ -399,8 +422,8 @@ MAX_BEFORE_NOUN = 2
 def _names_by_of(words: Sequence[re.Match[str]], i: int) -> bool:
     """Whether "of" after ``words[i]`` (the noun) gives its name: the noun follows "the" and at most
     :data:`MAX_BEFORE_NOUN` describing words ("the city of Cleveland", "the Indian state of Andhra Pradesh",
-    "the northeastern state of Nuevo León"), none of them a superlative or a word of rank (:data:`_BELONGING`:
-    not "the largest city of Mexico")."""
+    "the northeastern state of Nuevo León"), none of them a superlative ("-est", "most") or a word of rank
+    (:data:`_BELONGING`: not "the largest city of Mexico", "the most populous city of ...")."""
     between = [w.group() for w in words[max(0, i - MAX_BEFORE_NOUN - 1):i]]
     if "the" not in (w.lower() for w in between):
         return False
@@ -409,29 +432,36 @@ def _names_by_of(words: Sequence[re.Match[str]], i: int) -> bool:
                    or not (w[:1].isupper() or "ADJ" in parts_of_speech(w.lower())) for w in described)
 
 
+MAX_ABBREVIATION = 3
+"""The most letters of a capitalised word a full stop may follow within a name ("St. Louis", "H. sapiens")."""
+
+
 def _adjacent(text: str, first: re.Match[str], second: re.Match[str]) -> bool:
-    """Whether only spaces stand between two words of ``text``."""
-    return not text[first.end():second.start()].strip()
+    """Whether only spaces stand between two words of ``text``, or a full stop after a short capitalised first one
+    (an abbreviation within a name)."""
+    gap = text[first.end():second.start()].strip()
+    return not gap or (gap == "." and first.group()[:1].isupper() and len(first.group()) <= MAX_ABBREVIATION)
 
 
 def _capitalised_run(text: str, anchor: re.Match[str], words: Iterable[re.Match[str]], *,
-                     backwards: bool = False, keep_joiners: bool = False) -> list[re.Match[str]]:
-    """The capitalised words next to ``anchor`` in the order ``words`` walks away from it, with only spaces between,
-    in the text's order: lower-case joiners within, not at an end (``keep_joiners``: kept next to the anchor, which
-    is a word of the same name), stop words dropped from its far start when walking backwards."""
+                     backwards: bool = False, within_name: bool = False) -> list[re.Match[str]]:
+    """The capitalised words next to ``anchor`` in the order ``words`` walks away from it, with only spaces between
+    (or an abbreviation's full stop), in the text's order: lower-case joiners (:data:`_NAMING_JOINERS`) within, not
+    at either end, and stop words dropped from its start when walking backwards or ``within_name`` (the anchor is a
+    word of the name, and a joiner may follow it: "Empire of Japan")."""
     run: list[re.Match[str]] = []
     last = anchor
     for word in words:
         first, second = (word, last) if backwards else (last, word)
         text_word = word.group()
-        joins = text_word in _NAMING_JOINERS and (bool(run) or backwards or keep_joiners)
+        joins = text_word in _NAMING_JOINERS and (bool(run) or backwards or within_name)
         if not _adjacent(text, first, second) or not (text_word[:1].isupper() or joins):
             break
         run.append(word)
         last = word
     if backwards:
         run.reverse()
-    while run and (run[0].group().lower() in STOPWORDS if backwards or keep_joiners
+    while run and (run[0].group().lower() in STOPWORDS if backwards or within_name
                    else run[0].group() in _NAMING_JOINERS):
         run.pop(0)
     while run and run[-1].group() in _NAMING_JOINERS:
@@ -460,9 +490,13 @@ def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage]) -> boo
             continue
         for sentence in split_sentences(CITATION_MARKER.sub("", str(message.content))):
             words = [w.lower() for w in _WORD_OR_COMMA.findall(sentence)]
+            opened = -1  # the last word that opened a clause
             for i, word in enumerate(words):
-                opened = max((j for j in range(i) if words[j] in _RELATIVES), default=-1)
-                if word not in _COPULAS or not named <= _lemmas(" ".join(words[opened + 1:i])):
+                if word in _RELATIVES:
+                    opened = i
+                clause = words[opened + 1:i]
+                if (word not in _COPULAS or not named <= _lemmas(" ".join(clause))
+                        or any(w.endswith(("'s", "’s")) for w in clause)):  # "Rembrandt's teacher was ..."
                     continue
                 window = list(itertools.takewhile(_within_definition, words[i + 1:i + 1 + KIND_WINDOW]))
                 if any(noun_lemma(w) == noun for w in window):
@@ -477,10 +511,17 @@ _CLAUSE_OPENERS = _RELATIVES | {","}
 """A comma and the words that open a clause, which end the phrase a definition names the subject's kind in."""
 
 
+_NOT_DEFINING = (_PLACE_PREPOSITIONS - {"of"}) | {"not", "never", "no", "than", "like", "as", "born", "made"}
+"""Words after "is" that say where, how or what the subject is not, rather than what it is ("is in a city", "is not a
+country", "was born in a small city", "is made by a fungus")."""
+
+
 def _within_definition(word: str) -> bool:
     """Whether a word after "is" still belongs to the phrase that says what the subject is: not a comma, a word
-    that opens a clause ("which", "while") or a participle ("containing", "flowering")."""
-    return word not in _CLAUSE_OPENERS and not (word.endswith(("ing", "ed")) and "VERB" in parts_of_speech(word))
+    that opens a clause ("which", "while"), a participle ("containing", "flowering") or a word of
+    :data:`_NOT_DEFINING`."""
+    return (word not in _CLAUSE_OPENERS and word not in _NOT_DEFINING
+            and not (word.endswith(("ing", "ed")) and "VERB" in parts_of_speech(word)))
 
 
 def _names_a_kind(subject: str) -> bool:
@@ -501,12 +542,38 @@ def _lemmas(text: str) -> set[str]:
     return {noun_lemma(w) for w in content_words(text)}
 
 
+_GOING_ON = re.compile(r"\s*(?:and|also|so|but|then|what about|how about|and what about)\b", re.IGNORECASE)
+"""How a follow-up that goes on with the conversation opens ("And the colour?", "What about the population?")."""
+_UNREAD = re.compile(
+    r"\b(?:that|this|these|those|ones?)\b(?=\s*(?:[?.!]|$|[a-z]+(?:ed|en|ing)?\b(?!\s+(?:of|that|which)\b)))",
+    re.IGNORECASE)
+"""A demonstrative or "one" that :func:`reference` leaves unread, before a verb or closing the question ("How is
+that defined?", "How long does one last?", "What are those used for?")."""
+
+
 def asks_unnamed(question: str) -> bool:
-    """Whether a follow-up asks about something it neither names nor refers to with a word ("And the colour?",
-    "What about the population?"): no word refers back (:func:`reference`) and it has no name of its own
-    (:func:`~selfrag_langchain.chains.names.asked_names`). In a conversation it asks about the conversation's
-    subject, which a search for its words alone does not find."""
-    return reference(question) is None and not asked_names(question)
+    """Whether a follow-up asks about something it neither names nor refers to with a word :func:`reference`
+    reads, and shows it goes on with the conversation: it has no name of its own
+    (:func:`~selfrag_langchain.chains.names.asked_names`), and it opens as a follow-up does ("And the colour?",
+    "What about the population?") or points back with a word left unread ("How is that defined in biology?",
+    "How long does one last?"). In a conversation it asks about the conversation's subject, which a search for its
+    words alone does not find; a new question that names nothing ("How does photosynthesis work?") is asked as it
+    is."""
+    if reference(question) is not None or asked_names(question):
+        return False
+    return bool(_GOING_ON.match(question)) or any(_points_back(question, m) for m in _UNREAD.finditer(question))
+
+
+def _points_back(question: str, match: re.Match[str]) -> bool:
+    """Whether the demonstrative or "one" at ``match`` points back: "one" not as a number before a noun, and a
+    demonstrative not opening a clause after a noun ("the theory that explains ...")."""
+    word = match.group().lower()
+    nxt = question[match.end():].split()
+    following = nxt[0].strip("?.!,").lower() if nxt else ""
+    if word in {"one", "ones"}:
+        return not following or "VERB" in parts_of_speech(following) or "ADV" in parts_of_speech(following)
+    previous = _word_before(question, match.start())
+    return previous is None or previous in _BEFORE_DEMONSTRATIVE or "VERB" in parts_of_speech(previous)
 
 
 def adds_nothing(rewrite: str, question: str) -> bool:

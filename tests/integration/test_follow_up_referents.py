@@ -21,7 +21,7 @@ def _turn(standalone: str, answer: str) -> list[BaseMessage]:
 CASES = [
     # previous standalone question, previous answer, subject, follow-up, the follow-up made standalone
     ("Which Roman emperor appointed Saint Maurice?", "Saint Maurice served in the legion of the Roman emperor "
-     "Maximian [1].", "Saint Maurice", "When did that emperor die?", "When did Maximian die?"),
+     "Maximian [1].", "Saint Maurice", "When did that emperor die?", "When did Roman emperor Maximian die?"),
     ("In which city did Ada Lovelace's family live?", "Ada Lovelace's family lived in London, England [1].",
      "Ada Lovelace", "What river runs through that city?", "What river runs through London, England?"),
     ("Who designed the Sydney Opera House?", "The Sydney Opera House was designed by the Danish architect Jørn "

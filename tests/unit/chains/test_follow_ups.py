@@ -255,3 +255,39 @@ def test_a_turn_keeps_its_subject_when_its_question_names_a_title_only_by_a_word
     # a longer title the question names is a new subject
     assert turn_subject("What about the Louvre Pyramid?", "What about the Louvre Pyramid?", "Louvre",
                         ["Louvre Pyramid", "Louvre"], []) == "Louvre Pyramid"
+
+
+def test_a_new_question_that_names_nothing_is_no_follow_up() -> None:
+    for new in ("How does photosynthesis work?", "What causes rainbows?", "Which planet is the largest?",
+                "What is the theory that explains gravity?", "Thanks!"):
+        assert not asks_unnamed(new), new
+    for going_on in ("How is that defined in biology?", "How long does one last?", "What are those used for?"):
+        assert asks_unnamed(going_on), going_on
+
+
+def test_names_the_answers_give_a_noun_are_names_not_descriptions() -> None:
+    for answer, follow_up in (("Many cities grew fast [1].", "How big is that city?"),
+                              ("He was a Dutch painter [1].", "Who taught that painter?"),
+                              ("Civil war broke out [1].", "When did that war end?"),
+                              ("It is spoken in the Indian states [1].", "What is that state's capital?")):
+        assert referent(follow_up, _history("Who?", answer), "Rembrandt", None) is None, answer
+    film = _history("Which film?", "She starred in the film Gone with the Wind [1].")
+    assert referent("Who directed that film?", film, "Vivien Leigh", None) == "Gone with the Wind"
+    city = _history("Where did he die?", "He died in the city of St. Louis [1].")
+    assert referent("How big is that city?", city, "Dred Scott", None) == "St. Louis"
+    # the finder's name for what the previous question asked comes first
+    born = _history("In which city was Einstein born?", "He was born in Ulm, but the family moved to the city of "
+                    "Munich [1].")
+    assert referent("How big is that city?", born, "Albert Einstein", _Finder("Ulm")) == "Ulm"
+
+
+def test_a_definition_says_what_the_subject_is_not_where_or_whose() -> None:
+    for answer, follow_up in (("Albert Einstein was born in a small city in Germany [1].", "What is that city?"),
+                              ("Albert Einstein's teacher was a painter [1].", "Who was that painter?"),
+                              ("Albert Einstein is not a country [1].", "What is that country?")):
+        assert referent(follow_up, _history("Who?", answer), "Albert Einstein", None) is None, answer
+
+
+def test_a_name_or_a_time_after_a_demonstrative_is_no_reference_to_the_subject() -> None:
+    assert not refers_back("Is this Einstein's theory?") and not refers_back("Is that Paris?")
+    assert referent("What year was this?", [], "Marie Curie", None) is None

@@ -17,6 +17,8 @@ from selfrag_langchain.chains.unit_symbols import as_written
     ("How fast does it go in miles per hour?", "It reaches 120 mph.", "How fast does it go in mph?"),
     ("At what temperature in degrees Celsius does it melt?", "It melts at 1,064 °C.",
      "At what temperature in °C does it melt?"),
+    ("How many kilopascals is it?", "It is about 101.3 kPa.", "How many kPa is it?"),  # the names rule's units
+    ("How many kelvins is it?", "It is 77 K cold.", "How many K is it?"),
 ])
 def test_a_unit_named_in_words_is_read_as_the_passage_writes_it(question: str, passage: str, expected: str) -> None:
     assert as_written(question, passage) == expected
@@ -28,6 +30,10 @@ def test_a_unit_named_in_words_is_read_as_the_passage_writes_it(question: str, p
     ("How many miles long is it?", "It is 6,650 km long."),  # another unit: nothing to read it as
     ("How far is it in metres?", "The M25 motorway runs round it."),  # a letter that follows no number
     ("Who first climbed it?", "It is 8,849 m high."),  # no unit asked
+    ("What is at the foot of Mount Fuji?", "It is 3,776 m (12,388 ft) high."),  # a unit's word, not asked as one
+    ("Who was Lord Kelvin?", "Absolute zero is 0 K."),
+    ("How many kelvins is it?", "In 1990 K. Smith filmed it in 4K."),  # an initial and a code, no kelvins
+    ("How many metres long is it?", "It cost £20m."),
 ])
 def test_a_unit_is_left_as_asked_where_the_passage_does_not_write_it_as_a_symbol(question: str, passage: str) -> None:
     assert as_written(question, passage) == question
