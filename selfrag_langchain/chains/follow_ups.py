@@ -177,7 +177,6 @@ def _demonstrated_noun(previous: str | None, word: str | None) -> bool:
     return "NOUN" in pos and "ADV" not in pos and not (previous in _AUXILIARIES and "VERB" in pos)
 
 
-
 _ARTICLE_OR_PLACE = re.compile(r"\s+(?:the|a|an|" + "|".join(sorted(_PLACE_PREPOSITIONS)) + r")\b", re.IGNORECASE)
 _CLOSING = re.compile(r"\s*(?:[?.!]|$)")
 
@@ -547,8 +546,9 @@ _GOING_ON = re.compile(r"\s*(?:and|also|so|but|then|what about|how about|and wha
 _UNREAD = re.compile(
     r"\b(?:that|this|these|those|ones?)\b(?=\s*(?:[?.!]|$|[a-z]+(?:ed|en|ing)?\b(?!\s+(?:of|that|which)\b)))",
     re.IGNORECASE)
-"""A demonstrative or "one" that :func:`reference` leaves unread, before a verb or closing the question ("How is
-that defined?", "How long does one last?", "What are those used for?")."""
+"""A demonstrative or "one" closing the question or before a word that does not go on with "of", "that" or "which":
+where :func:`reference` leaves one unread, :func:`_points_back` reads whether it points back ("How is that
+defined?", "How long does one last?", "What are those used for?")."""
 
 
 def asks_unnamed(question: str) -> bool:
