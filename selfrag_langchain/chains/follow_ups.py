@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, WORD, asked_names
 from selfrag_langchain.chains.peoples import names_a_people
+from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.finder import AnswerSpan
 from selfrag_langchain.judging.signals import STOPWORDS, content_words, coverage
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
@@ -584,8 +585,9 @@ def adds_nothing(rewrite: str, question: str) -> bool:
 def with_topic(question: str, subject: str) -> str:
     """A follow-up that names nothing (:func:`asks_unnamed`) with the subject it asks about in brackets after it
     ("And the colour? (Properties of water)"): retrieval looks for the subject, and the names rule asks the
-    passages to name it."""
-    return f"{question.strip()} ({subject})"
+    passages to name it. A title's bracketed qualifier is left out ("(Puya)" for "Puya (plant)"): the passages name
+    the subject, not the qualifier."""
+    return f"{question.strip()} ({DISAMBIGUATION.sub('', subject).strip() or subject})"
 
 
 def with_subject(question: str, subject: str) -> str:

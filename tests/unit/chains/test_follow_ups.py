@@ -241,6 +241,7 @@ def test_a_follow_up_that_names_nothing_asks_about_the_subject() -> None:
     for named_or_referring in ("Who built the Louvre?", "When was it painted?", "Which lake is that city on?"):
         assert not asks_unnamed(named_or_referring), named_or_referring
     assert with_topic("And the colour? ", "Properties of water") == "And the colour? (Properties of water)"
+    assert with_topic("And the colour?", "Puya (plant)") == "And the colour? (Puya)"  # without the qualifier
     assert adds_nothing("And the colour?", "and the colour") and not adds_nothing("What colour is water?",
                                                                                    "And the colour?")
 
@@ -249,6 +250,8 @@ def test_a_turn_keeps_its_subject_when_its_question_names_a_title_only_by_a_word
     # the subject in brackets and a title that is one of the question's words: the subject, not "Species"
     assert turn_subject("And how many species?", "And how many species? (Malvaceae)", "Malvaceae",
                         ["Species", "Malvaceae"], ["Species"]) == "Malvaceae"
+    assert turn_subject("And how tall?", "And how tall? (Puya)", "Puya (plant)", ["Plant"], ["Puya (plant)"]) == \
+        "Puya (plant)"
     # a follow-up asked as it was, its reference unread: its words name "Family", its subject is kept
     assert turn_subject("Which order is that family in?", "Which order is that family in?", "Malvaceae",
                         ["Family"], ["Family"]) == "Malvaceae"
