@@ -86,11 +86,15 @@ class Reference:
     kind: Literal["pronoun", "demonstrative", "one"]
     noun: str | None = None
     """The demonstrative's noun ("city" in "that city"); None for a demonstrative alone and the other kinds."""
+    asks_what: bool = False
+    """"This" closing a question that asks what it is ("what kind of music is this"), which stands for the
+    conversation's subject (:func:`_asks_what_this_is`)."""
 
 
 _DEMONSTRATIVE = re.compile(r"\b(that|this|these|those)\b(?:\s+([A-Za-z]+))?", re.IGNORECASE)
 _ONE = re.compile(r"\b([A-Za-z]+)\s+(ones?)\b(?:\s+([A-Za-z]+))?", re.IGNORECASE)
-_BE_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "has", "have", "had"})
+_COPULAS = frozenset({"is", "are", "was", "were"})
+_BE_WORDS = _COPULAS | {"be", "been", "has", "have", "had"}
 _AUXILIARIES = frozenset({"do", "does", "did", "can", "could", "will", "would", "should", "may", "might", "must"})
 _PLACE_PREPOSITIONS = frozenset({
     "about", "across", "against", "along", "around", "at", "beside", "besides", "between", "by", "for", "from", "in",
@@ -146,7 +150,9 @@ def reference(question: str) -> Reference | None:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative"))
         elif _demonstrated_noun(previous, after):
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
-        elif _stands_alone(previous, rest) or _asks_what_this_is(question, match.group(1), previous, rest):
+        elif _asks_what_this_is(question, match.group(1), previous, rest):
+            found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative", asks_what=True))
+        elif _stands_alone(previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative"))
         else:
             continue
@@ -305,8 +311,7 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     noun = noun_lemma(found.noun.lower()) if found.noun else None
     if noun is not None and noun in _lemmas(subject):
         return subject
-    if found.kind == "demonstrative" and _asks_what_this_is(question, word, _word_before(question, found.start),
-                                                            question[found.end:]):
+    if found.asks_what:
         return subject
     turn = _last_turn(messages)
     if turn is None:
@@ -469,7 +474,6 @@ def _capitalised_run(text: str, anchor: re.Match[str], words: Iterable[re.Match[
     return run
 
 
-_COPULAS = frozenset({"is", "are", "was", "were"})
 _WORD_OR_COMMA = re.compile(f"{WORD.pattern}|,")
 KIND_WINDOW = 10
 """The most words after "is" within which a definition of the subject names its kind ("Monterrey is the capital and

@@ -48,10 +48,10 @@ are those the names rule reads (:data:`~selfrag_langchain.chains.names.SI_UNIT_S
 def _units() -> list[tuple[str, str]]:
     """Every unit as (its words, its symbols), longer names first, so that "square kilometres" is read before
     "kilometres" and "kilopascals" before "pascals"."""
-    named = [(f"{prefix_name}{name}s?", f"{prefix}{symbol}") for symbol, name in SI_UNIT_SYMBOLS.items()
+    plural = {name: "" if name.endswith("z") else "s?" for name in SI_UNIT_SYMBOLS.values()}  # "hertz"
+    named = [(f"{prefix_name}{name}{plural[name]}", f"{prefix}{symbol}") for symbol, name in SI_UNIT_SYMBOLS.items()
              for prefix, prefix_name in SI_PREFIXES.items()]
-    named += [(f"{name}s?", symbol) for symbol, name in SI_UNIT_SYMBOLS.items()]
-    named = [(words.replace("hertzs?", "hertz"), symbols) for words, symbols in named]
+    named += [(f"{name}{plural[name]}", symbol) for symbol, name in SI_UNIT_SYMBOLS.items()]
     scales = [(f"degrees? {name}", f"°{symbol}") for symbol, name in SCALE_SYMBOLS.items()]
     return sorted([*MEASURES, *named, *scales], key=lambda unit: -len(unit[0]))
 
@@ -79,12 +79,16 @@ def _symbols(symbols: str) -> re.Pattern[str]:
 
 _UNITS = tuple((re.compile(rf"{_ASKED_IN}(?P<unit>{words})\b", re.IGNORECASE),
                 re.compile(rf"\b(?:{words})\b", re.IGNORECASE), _symbols(symbols)) for words, symbols in _units())
+_ANY_ASKED = re.compile(rf"{_ASKED_IN}(?:{'|'.join(words for words, _ in _units())})\b", re.IGNORECASE)
+"""Any unit asked in words: a question that asks none (most) is left as it is without reading the passage."""
 
 
 def as_written(question: str, passage: str) -> str:
     """``question`` with each unit it asks in words (after "in", "how many" or a number: :data:`MEASURES` and the
     units the names rule reads) written as ``passage`` writes that unit after a number (its symbol as the passage
     spells it: "km2" or "km²"), where the passage does not also name it in words; unchanged otherwise."""
+    if _ANY_ASKED.search(question) is None:
+        return question
     text = folded(passage)
     for asked_in, named, symbols in _UNITS:
         asked = asked_in.search(question)
