@@ -181,7 +181,8 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
             meant = referent(question, messages, subject, finder.find if finder is not None else None)
             if meant is not None:
                 return with_subject(question, meant)
-            return with_topic(question, subject) if asks_unnamed(question) else question
+            # its reference stands for nothing the conversation names, or it names nothing: the subject in brackets
+            return with_topic(question, subject) if refers_back(question) or asks_unnamed(question) else question
         previous = previous_question(messages)
         return " ".join(split_sentences(f"{previous} {question}")[-(self.history_turns + 1):])
 

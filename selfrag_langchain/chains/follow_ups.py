@@ -142,13 +142,14 @@ def reference(question: str) -> Reference | None:
     for match in _DEMONSTRATIVE.finditer(question):
         previous = _word_before(question, match.start())
         after, rest = match.group(2), question[match.end(1):]
+        following = _word_after(question, match.end())
         after_verb = previous is not None and previous not in _BEFORE_DEMONSTRATIVE
-        if after_verb and not ("VERB" in parts_of_speech(previous) and _demonstrated_noun(previous, after)
+        if after_verb and not ("VERB" in parts_of_speech(previous) and _demonstrated_noun(previous, after, following)
                                and _ends_phrase(question[match.end():])):
             continue  # after a verb, only as its object: "Who founded that city?", not "... said that people like"
         if after is not None and after.lower() in {"one", "ones"}:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative"))
-        elif _demonstrated_noun(previous, after):
+        elif _demonstrated_noun(previous, after, following):
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
         elif _asks_what_this_is(question, match.group(1), previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative", asks_what=True))
@@ -174,14 +175,17 @@ MIN_UNLISTED_NOUN = 4
 """The fewest letters of a word the lexicon does not know that a demonstrative takes as its noun."""
 
 
-def _demonstrated_noun(previous: str | None, word: str | None) -> bool:
-    """Whether ``word``, after a demonstrative that follows ``previous``, is the noun of the thing it points at."""
+def _demonstrated_noun(previous: str | None, word: str | None, following: str | None = None) -> bool:
+    """Whether ``word``, after a demonstrative that follows ``previous`` and before ``following``, is the noun of the
+    thing it points at. After an auxiliary, a word that may be a verb is one ("How much does that cost?") unless a
+    verb follows it ("Which verb does that word come from?")."""
     if word is None or word.lower() in _NOT_A_THING or word.lower() in _NOT_REFERRING:
         return False
     pos = parts_of_speech(word.lower())
     if not pos:  # a term the lexicon lacks ("that suborder", "this empire"), not a name ("Is that Paris?")
         return word.isalpha() and word.islower() and len(word) >= MIN_UNLISTED_NOUN
-    return "NOUN" in pos and "ADV" not in pos and not (previous in _AUXILIARIES and "VERB" in pos)
+    verb_next = following is not None and "VERB" in parts_of_speech(following)
+    return "NOUN" in pos and "ADV" not in pos and not (previous in _AUXILIARIES and "VERB" in pos and not verb_next)
 
 
 _ARTICLE_OR_PLACE = re.compile(r"\s+(?:the|a|an|" + "|".join(sorted(_PLACE_PREPOSITIONS)) + r")\b", re.IGNORECASE)
@@ -285,7 +289,8 @@ def previous_question(messages: Sequence[BaseMessage]) -> str:
 
 
 def referent(question: str, messages: Sequence[BaseMessage], subject: str, find: FindSpans | None) -> str | None:
-    """What the follow-up's reference (:func:`reference`) stands for, or None when it is to be asked as it is.
+    """What the follow-up's reference (:func:`reference`) stands for, or None when the conversation names nothing it
+    stands for.
 
     A pronoun keeps to what the conversation is about: ``subject``. So does "one", when the subject is a kind of
     thing (a common noun: "Emerald", "Tower block"; not "Eiffel Tower"). A demonstrative brings in something newly
@@ -293,12 +298,14 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     wide is that at its maximum?": the Río de la Plata) or with a noun that name holds or the previous question
     asked for ("In which city did his family settle?" then "Which lake is that city on?": Cleveland, Ohio); a
     noun of the subject's own title keeps it to the subject ("that tower" of the Eiffel Tower), and without such
-    a name it is asked as it is. "He" or "she" stands for that name when the previous question asked who did
-    something ("Who wrote Pride and Prejudice?" then "When was she born?": Jane Austen), unless that question
-    already called the subject so ("Who did he marry?" then "When did he die?"). That name is the phrase ``find``
-    (the answer finder's) points at in the previous answer's first sentence for the question it answered, from its
-    first capitalised word, when it reads as a name (first and last words capitalised) that is neither the
-    subject's nor within it, and that the question did not already hold."""
+    a name it stands for nothing the conversation names (None: the chat asks the follow-up with the subject in
+    brackets, :func:`with_topic`, since "Is that syndrome curable?" asked as it is finds the article "Syndrome").
+    "He" or "she" stands for that name when the previous question asked who did something ("Who wrote Pride and
+    Prejudice?" then "When was she born?": Jane Austen), unless that question already called the subject so ("Who
+    did he marry?" then "When did he die?"). That name is the phrase ``find`` (the answer finder's) points at in the
+    previous answer's first sentence for the question it answered, from its first capitalised word, when it reads
+    as a name (first and last words capitalised) that is neither the subject's nor within it, and that the question
+    did not already hold."""
     found = reference(question)
     if found is None:
         return None
@@ -335,6 +342,13 @@ def _word_before(text: str, end: int) -> str | None:
     """The word of ``text`` just before ``end``, lower-cased; None at its start."""
     before = text[:end].split()
     return before[-1].lower().strip(",") if before else None
+
+
+def _word_after(text: str, start: int) -> str | None:
+    """The word of ``text`` just after the word that ends at ``start``, lower-cased; None when none follows."""
+    after = text[start:].split()
+    word = after[0].lower().strip("?.!,;:") if after else ""
+    return word or None
 
 
 def _last_turn(messages: Sequence[BaseMessage]) -> tuple[str, str, str] | None:
@@ -563,10 +577,22 @@ def asks_unnamed(question: str) -> bool:
     "What about the population?") or points back with a word left unread ("How is that defined in biology?",
     "How long does one last?"). In a conversation it asks about the conversation's subject, which a search for its
     words alone does not find; a new question that names nothing ("How does photosynthesis work?") is asked as it
-    is."""
-    if reference(question) is not None or asked_names(question):
+    is. In a question that capitalises its first letter, only the names it capitalises count: a word the lexicon
+    lacks is read as a name only in one typed in lower case ("And the superfamily?" names nothing)."""
+    if reference(question) is not None or _own_names(question):
         return False
     return bool(_GOING_ON.match(question)) or any(_points_back(question, m) for m in _UNREAD.finditer(question))
+
+
+def _own_names(question: str) -> list[str]:
+    """The follow-up's names (:func:`~selfrag_langchain.chains.names.asked_names`): those it capitalises, or every
+    one when it is typed in lower case."""
+    names = asked_names(question)
+    if question.strip()[:1].islower():
+        return names
+    capitalised = {part for m in WORD.finditer(question) if not m.group()[:1].islower()
+                   for part in (m.group().lower(), *re.split(r"['’-]", m.group().lower()))}
+    return [name for name in names if name in capitalised or name.isdigit()]
 
 
 def _points_back(question: str, match: re.Match[str]) -> bool:
@@ -587,10 +613,11 @@ def adds_nothing(rewrite: str, question: str) -> bool:
 
 
 def with_topic(question: str, subject: str) -> str:
-    """A follow-up that names nothing (:func:`asks_unnamed`) with the subject it asks about in brackets after it
-    ("And the colour? (Properties of water)"): retrieval looks for the subject, and the names rule asks the
-    passages to name it. A title's bracketed qualifier is left out ("(Puya)" for "Puya (plant)"): the passages name
-    the subject, not the qualifier."""
+    """A follow-up that names nothing (:func:`asks_unnamed`), or whose reference stands for nothing the conversation
+    names (:func:`referent` is None), with the subject it asks about in brackets after it ("And the colour?
+    (Properties of water)"): retrieval looks for the subject, and the names rule asks the passages to name it. A
+    title's bracketed qualifier is left out ("(Puya)" for "Puya (plant)"): the passages name the subject, not the
+    qualifier."""
     return f"{question.strip()} ({DISAMBIGUATION.sub('', subject).strip() or subject})"
 
 

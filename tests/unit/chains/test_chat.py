@@ -299,3 +299,17 @@ def test_a_follow_up_that_names_nothing_is_asked_of_the_subject_unless_the_rewri
     expected = "And the frame? (Mona Lisa)" if rewrite == "And the frame?" else rewrite
     assert chat.invoke("And the frame?").standalone_question == expected
     assert retriever.queries[0] == expected
+
+
+def test_a_reference_that_stands_for_nothing_named_is_asked_with_the_subject(tmp_path: Path) -> None:
+    """"That painting" names a noun no answer gave a name to: the subject in brackets, not the bare words, which
+    find an article about paintings; the turn keeps the subject."""
+    path = tmp_path / "h.sqlite3"
+    chat, _, _ = _chat(path)
+    chat.invoke(FIRST)
+    chat, _, retriever = _chat(path)
+    chat.rewrite = False
+    answer = chat.invoke("Who restored that painting?")
+    assert answer.standalone_question == "Who restored that painting? (Mona Lisa)"
+    assert retriever.queries[0] == "Who restored that painting? (Mona Lisa)"
+    assert answer.subject == "Mona Lisa"

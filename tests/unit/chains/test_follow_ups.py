@@ -268,6 +268,22 @@ def test_a_new_question_that_names_nothing_is_no_follow_up() -> None:
         assert asks_unnamed(going_on), going_on
 
 
+def test_a_word_the_lexicon_lacks_is_a_name_only_in_a_follow_up_typed_in_lower_case() -> None:
+    for unnamed in ("And the superfamily?", "Which suborder do those belong to?"):
+        assert asks_unnamed(unnamed), unnamed
+    for named in ("and where was bismarck born", "And what about Bismarck's wife?", "And the SI unit?"):
+        assert not asks_unnamed(named), named
+
+
+def test_a_word_that_may_be_a_verb_is_a_demonstrative_noun_before_a_verb() -> None:
+    for asked, noun in (("Which Latin verb does that word come from?", "word"),
+                        ("How long does that process take?", "process")):
+        found = reference(asked)
+        assert found is not None and found.noun == noun, asked
+    for verb in ("How much does that cost?", "Why does that matter so much?", "How does that work exactly?"):
+        assert reference(verb) is None, verb
+
+
 def test_names_the_answers_give_a_noun_are_names_not_descriptions() -> None:
     for answer, follow_up in (("Many cities grew fast [1].", "How big is that city?"),
                               ("He was a Dutch painter [1].", "Who taught that painter?"),
