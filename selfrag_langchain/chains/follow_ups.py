@@ -246,10 +246,11 @@ def conversation_subject(messages: Sequence[BaseMessage]) -> str | None:
 
 def named_title(question: str, titles: Sequence[str]) -> str | None:
     """The longest of ``titles`` whose every content word the question contains ("Where is the Taj Mahal?"
-    names "Taj Mahal"); None when it names none."""
+    names "Taj Mahal"), a name before a kind of thing (:func:`_names_a_kind`): "At the foothills of which mountain
+    range is Monterrey located?" is about "Monterrey", not "Mountain range"; None when it names none."""
     asked = set(content_words(question))
     named = [t for t in titles if (words := content_words(t)) and set(words) <= asked]
-    return max(named, key=lambda t: len(content_words(t)), default=None)
+    return max(named, key=lambda t: (not _names_a_kind(t), len(content_words(t))), default=None)
 
 
 def turn_subject(question: str, standalone: str, inherited: str | None, retrieved: Sequence[str],

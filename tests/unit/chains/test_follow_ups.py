@@ -103,6 +103,9 @@ def test_named_title_is_the_longest_title_the_question_names() -> None:
     titles = ["Red Fort", "Taj Mahal", "Mahal", "Agra"]
     assert named_title("Where is the Taj Mahal?", titles) == "Taj Mahal"
     assert named_title("Where is the palace?", titles) is None
+    # a name before a longer title that is a kind of thing
+    assert named_title("At the foothills of which mountain range is Monterrey located?",
+                       ["Mountain range", "Monterrey"]) == "Monterrey"
 
 
 def test_turn_subject() -> None:
