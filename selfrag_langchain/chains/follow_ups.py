@@ -153,7 +153,7 @@ def reference(question: str) -> Reference | None:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
         elif _asks_what_this_is(question, match.group(1), previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative", asks_what=True))
-        elif _stands_alone(previous, rest):
+        elif _stands_alone(previous, rest) or _does_alone(previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative"))
         else:
             continue
@@ -199,6 +199,35 @@ def _stands_alone(previous: str | None, rest: str) -> bool:
 
 
 _ASKING_WHAT = re.compile(r"\s*(?:(?:and|so)\s+)?(?:what|which|who)\b", re.IGNORECASE)
+
+
+_ADVERB_BEFORE_VERB = re.compile(r"\s+(?:also|usually|often|commonly|sometimes|still|really|actually|typically|"
+                                 r"generally|mostly|mainly|best)\b", re.IGNORECASE)
+_NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
+_OF_EVENTS = frozenset({"happen", "happened", "occur", "occurred", "cost", "matter", "begin", "start", "end", "finish",
+                        "last", "work", "change", "stop"})
+"""Verbs whose demonstrative is what the answer said, an event, not a thing it named ("When did that happen?", "How
+much does that cost?"): asked with the subject (:func:`asks_unnamed`)."""
+
+
+def _does_alone(previous: str | None, rest: str) -> bool:
+    """Whether a demonstrative followed by ``rest`` (after ``previous``) is the subject of the verb after it: after an
+    auxiliary, before a verb ("What does that mean?", "Which suborder do those belong to?"); after a verb of being,
+    before a participle ("What's that also called?", "Where are those found?"), not an adjective ("Is that
+    true?"); not of an event (:data:`_OF_EVENTS`)."""
+    if previous not in _AUXILIARIES and previous not in _COPULAS:
+        return False
+    adverb = _ADVERB_BEFORE_VERB.match(rest)
+    word = _NEXT_WORD.match(rest[adverb.end():] if adverb else rest)
+    if word is None:
+        return False
+    verb = word.group(1).lower()
+    pos = parts_of_speech(verb)
+    if verb in _OF_EVENTS:
+        return False
+    if previous in _AUXILIARIES:
+        return "VERB" in pos
+    return "VERB" in pos and ("ADJ" not in pos or verb.endswith(("ed", "en", "wn")))
 
 
 def _asks_what_this_is(question: str, word: str, previous: str | None, rest: str) -> bool:
@@ -325,7 +354,7 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     if turn is None:
         return subject if found.kind == "pronoun" else None
     typed, asked, answer = turn
-    name = _answered_name(asked, answer, subject, find)
+    name = _answered_name(asked, answer, subject, find, common=found.kind == "demonstrative" and noun is None)
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
         return name if name is not None and asked_who else subject
@@ -340,9 +369,16 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
 
 
 def _word_before(text: str, end: int) -> str | None:
-    """The word of ``text`` just before ``end``, lower-cased; None at its start."""
+    """The word of ``text`` just before ``end``, lower-cased, a contracted "is" as itself ("What's": "is"); None at
+    its start."""
     before = text[:end].split()
-    return before[-1].lower().strip(",") if before else None
+    if not before:
+        return None
+    word = before[-1].lower().strip(",")
+    return "is" if _CONTRACTED_IS.fullmatch(word) else word
+
+
+_CONTRACTED_IS = re.compile(r"(?:what|who|where|how|when|why|which)['’]s")
 
 
 def _word_after(text: str, start: int) -> str | None:
@@ -365,12 +401,19 @@ def _last_turn(messages: Sequence[BaseMessage]) -> tuple[str, str, str] | None:
     return None
 
 
-def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None) -> str | None:
-    """The name the answer's first sentence gives for ``asked``, as :func:`referent` reads it."""
+def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None, *, common: bool = False
+                   ) -> str | None:
+    """The name the answer's first sentence gives for ``asked``, as :func:`referent` reads it; with ``common``, for a
+    demonstrative alone, a thing of a kind too: a phrase of at most :data:`MAX_COMMON_WORDS` words in lower case
+    that ends with a noun ("profanities", "amorphous solids"), after its article ("What does that mean?" after
+    "... between people in a relation of consanguinity": "consanguinity"), but not a list ("granites, pegmatites,
+    and schists"), a number or a description ("very large")."""
     if find is None or not asked:
         return None
     span = find([(asked, (split_sentences(answer) or [answer])[0])])[0]
     words = span.text.strip(" ,.;:").split()
+    if common and words and all(w.islower() for w in words):
+        return _common_name(words, asked, subject) if span.probability >= 0.5 else None
     while words and not words[0][:1].isupper():  # "the rising House of Habsburg"
         words.pop(0)
     name = " ".join(words)
@@ -378,6 +421,27 @@ def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None
         return None
     named, subject_words = _lemmas(name), _lemmas(subject)
     return None if named <= subject_words or subject_words <= named else name
+
+
+MAX_COMMON_WORDS = 3
+"""The most words of a thing in lower case an answer gives that a demonstrative alone may stand for."""
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "some", "many", "most"})
+
+
+def _common_name(words: list[str], asked: str, subject: str) -> str | None:
+    """The thing a lower-case answer phrase names, for :func:`_answered_name`; None when it names none."""
+    while words and words[0] in _DETERMINERS:
+        words = words[1:]
+    if not words or len(words) > MAX_COMMON_WORDS or not all(re.fullmatch(r"[a-z]+(?:-[a-z]+)*", w) for w in words):
+        return None
+    if "and" in words or "or" in words or words[-1] in STOPWORDS:
+        return None
+    last = parts_of_speech(words[-1])
+    name = " ".join(words)
+    if (last and "NOUN" not in last) or name in asked.lower():
+        return None
+    named, subject_words = _lemmas(name), _lemmas(subject)
+    return None if not named or named <= subject_words else name
 
 
 _NAMING_JOINERS = frozenset({"of", "the", "with", "de", "del", "la", "von", "van"})

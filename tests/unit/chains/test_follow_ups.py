@@ -268,11 +268,12 @@ def test_a_new_question_that_names_nothing_is_no_follow_up() -> None:
                 "What is the theory that explains gravity?", "Thanks!"):
         assert not asks_unnamed(new), new
     for going_on in ("How is that defined in biology?", "How long does one last?", "What are those used for?"):
-        assert asks_unnamed(going_on), going_on
+        # each asked of the subject: a reference read, or words that point back
+        assert asks_unnamed(going_on) or refers_back(going_on), going_on
 
 
 def test_a_word_the_lexicon_lacks_is_a_name_only_in_a_follow_up_typed_in_lower_case() -> None:
-    for unnamed in ("And the superfamily?", "Which suborder do those belong to?"):
+    for unnamed in ("And the superfamily?", "What about the wingspan?"):
         assert asks_unnamed(unnamed), unnamed
     for named in ("and where was bismarck born", "And what about Bismarck's wife?", "And the SI unit?"):
         assert not asks_unnamed(named), named
@@ -313,3 +314,21 @@ def test_a_definition_says_what_the_subject_is_not_where_or_whose() -> None:
 def test_a_name_or_a_time_after_a_demonstrative_is_no_reference_to_the_subject() -> None:
     assert not refers_back("Is this Einstein's theory?") and not refers_back("Is that Paris?")
     assert referent("What year was this?", [], "Marie Curie", None) is None
+
+
+def test_a_demonstrative_alone_before_a_verb_stands_for_what_the_answer_named() -> None:
+    for asked in ("What's that also called?", "Which suborder do those belong to?", "What does that mean?",
+                  "Where are those found?"):
+        found = reference(asked)
+        assert found is not None and found.kind == "demonstrative" and found.noun is None, asked
+    for not_a_thing in ("Is that true?", "Is that right?", "When did that happen?", "Who said that people care?"):
+        assert not refers_back(not_a_thing), not_a_thing
+    # a thing of a kind the answer gives in lower case, after its article; not a list nor the subject's own words
+    relation = _history("Incest is between people in what kind of relation?",
+                        "Incest is sexual activity between people in a relation of consanguinity [1].")
+    assert referent("What does that mean?", relation, "Incest", _Finder("consanguinity")) == "consanguinity"
+    assert referent("What does that mean?", relation, "Incest", _Finder("the consanguinity")) == "consanguinity"
+    for span in ("granites, pegmatites, and schists", "granites and schists", "very large", "incest"):
+        assert referent("What does that mean?", relation, "Incest", _Finder(span)) is None, span
+    # with a noun, only a name counts
+    assert referent("What does that relation mean?", relation, "Incest", _Finder("consanguinity")) is None
