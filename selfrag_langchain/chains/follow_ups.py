@@ -11,7 +11,8 @@ conversation, where joining the earlier questions retrieves for whatever the lon
 "One" standing for the subject's kind ("What is the largest one ever found?") is the subject too. A
 demonstrative brings in something newly named ("Which lake is that city on?" after "... settled in Cleveland,
 Ohio"), and so does "he" or "she" after a question that asked who did something: they stand for the name the
-previous answer gave (:func:`referent`).
+previous answer gave (:func:`referent`). A follow-up whose reference stands for nothing the conversation names, or
+that names nothing, is asked with the subject in brackets (:func:`with_topic`).
 """
 
 from __future__ import annotations
@@ -288,10 +289,13 @@ def turn_subject(question: str, standalone: str, inherited: str | None, retrieve
     referred back, the subject it inherited; else the title its answer cited first. A follow-up asked as it was,
     its reference unread, or asked with the subject in brackets (:func:`with_topic`) keeps the subject it inherited:
     the titles it names are its words ("that family" names "Family", "How many known species? (Malvaceae)"
-    names "Species"), not what it asks about."""
+    names "Species"), not what it asks about; so are the titles a follow-up that refers back names with its own
+    words ("How is that defined in biology?" names "Biology")."""
     if inherited is not None and (
             (standalone == question and refers_back(question)) or standalone == with_topic(question, inherited)):
         return inherited
+    if inherited is not None and refers_back(question):  # its own words are not what it refers to
+        retrieved = [t for t in retrieved if not set(content_words(t)) <= set(content_words(question))]
     named = named_title(standalone, retrieved)
     if named is not None:
         return named
@@ -382,10 +386,12 @@ _CONTRACTED_IS = re.compile(r"(?:what|who|where|how|when|why|which)['’]s")
 
 
 def _word_after(text: str, start: int) -> str | None:
-    """The word of ``text`` just after the word that ends at ``start``, lower-cased; None when none follows."""
-    after = text[start:].split()
-    word = after[0].lower().strip("?.!,;:") if after else ""
-    return word or None
+    """The first word of ``text`` after ``start`` that is no adverb alone ("permanently"), lower-cased; None when
+    none follows."""
+    for word in (w.lower().strip("?.!,;:") for w in text[start:].split()):
+        if word and parts_of_speech(word) != {"ADV"}:
+            return word
+    return None
 
 
 def _last_turn(messages: Sequence[BaseMessage]) -> tuple[str, str, str] | None:
@@ -405,7 +411,8 @@ def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None
                    ) -> str | None:
     """The name the answer's first sentence gives for ``asked``, as :func:`referent` reads it; with ``common``, for a
     demonstrative alone, a thing of a kind too: a phrase of at most :data:`MAX_COMMON_WORDS` words in lower case
-    that ends with a noun ("profanities", "amorphous solids"), after its article ("What does that mean?" after
+    that ends with a noun the lexicon knows ("profanities", "amorphous solids"; not "short-horned"), after its
+    article ("What does that mean?" after
     "... between people in a relation of consanguinity": "consanguinity"), but not a list ("granites, pegmatites,
     and schists"), a number or a description ("very large")."""
     if find is None or not asked:
@@ -436,9 +443,8 @@ def _common_name(words: list[str], asked: str, subject: str) -> str | None:
         return None
     if "and" in words or "or" in words or words[-1] in STOPWORDS:
         return None
-    last = parts_of_speech(words[-1])
     name = " ".join(words)
-    if (last and "NOUN" not in last) or name in asked.lower():
+    if "NOUN" not in parts_of_speech(words[-1]) or name in asked.lower():
         return None
     named, subject_words = _lemmas(name), _lemmas(subject)
     return None if not named or named <= subject_words else name

@@ -328,7 +328,19 @@ def test_a_demonstrative_alone_before_a_verb_stands_for_what_the_answer_named() 
                         "Incest is sexual activity between people in a relation of consanguinity [1].")
     assert referent("What does that mean?", relation, "Incest", _Finder("consanguinity")) == "consanguinity"
     assert referent("What does that mean?", relation, "Incest", _Finder("the consanguinity")) == "consanguinity"
-    for span in ("granites, pegmatites, and schists", "granites and schists", "very large", "incest"):
+    for span in ("granites, pegmatites, and schists", "granites and schists", "very large", "incest", "short-horned"):
         assert referent("What does that mean?", relation, "Incest", _Finder(span)) is None, span
     # with a noun, only a name counts
     assert referent("What does that relation mean?", relation, "Incest", _Finder("consanguinity")) is None
+
+
+def test_a_noun_before_an_adverb_and_a_verb_is_the_demonstratives() -> None:
+    found = reference("What does that process permanently transfer from the parents?")
+    assert found is not None and found.noun == "process"
+
+
+def test_a_follow_up_that_refers_back_does_not_take_its_own_words_for_a_new_subject() -> None:
+    assert turn_subject("How is that defined in biology?", "How is infertility defined in biology?", "Fertility",
+                        ["Biology", "Fertility"], ["Biology"]) == "Fertility"
+    assert turn_subject("How is that defined in biology?", "How is infertility defined in biology?", "Fertility",
+                        ["Infertility", "Biology"], ["Infertility"]) == "Infertility"  # what it referred to
