@@ -28,7 +28,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
 
 from selfrag_langchain.chains.declining import DECLINED
-from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, WORD, asked_names
+from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, WORD, asked_names, kind_nouns
 from selfrag_langchain.chains.peoples import names_a_people
 from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.finder import AnswerSpan
@@ -54,9 +54,9 @@ class FollowUpSettings(BaseModel):
     follow-up's first word that refers back stands for in its place (:func:`referent`): the conversation's subject
     (the title of the article an earlier turn retrieved: "When was Mona Lisa painted?"), or the name the previous
     answer gave ("Which lake is Cleveland, Ohio on?" for "Which lake is that city on?"), puts the subject after a
-    follow-up that names nothing (:func:`with_topic`: "And the colour? (Properties of water)"), and leaves any
-    other follow-up as asked; ``questions`` joins the previous standalone question and this one. Either joins the
-    questions when no subject is known."""
+    follow-up that names nothing or whose reference stands for nothing the conversation names (:func:`with_topic`:
+    "And the colour? (Properties of water)"), and leaves any other follow-up as asked; ``questions`` joins the
+    previous standalone question and this one. Either joins the questions when no subject is known."""
     history_turns: int = 3
     """Previous turns shown to the rewrite; joined questions keep at most ``history_turns`` + 1 questions."""
     condense_max_tokens: int = 48
@@ -154,7 +154,7 @@ def reference(question: str) -> Reference | None:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
         elif _asks_what_this_is(question, match.group(1), previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative", asks_what=True))
-        elif _stands_alone(previous, rest) or _does_alone(previous, rest):
+        elif _stands_alone(previous, rest) or _alone_before_verb(previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative"))
         else:
             continue
@@ -178,15 +178,25 @@ MIN_UNLISTED_NOUN = 4
 
 def _demonstrated_noun(previous: str | None, word: str | None, following: str | None = None) -> bool:
     """Whether ``word``, after a demonstrative that follows ``previous`` and before ``following``, is the noun of the
-    thing it points at. After an auxiliary, a word that may be a verb is one ("How much does that cost?") unless a
-    verb follows it ("Which verb does that word come from?")."""
+    thing it points at. After an auxiliary, a word that may be a verb is read as the verb ("How much does that cost?")
+    unless a verb follows it, adverbs aside ("Which verb does that word come from?"); one of :data:`_LIGHT_VERBS` is
+    always read as the verb."""
     if word is None or word.lower() in _NOT_A_THING or word.lower() in _NOT_REFERRING:
         return False
     pos = parts_of_speech(word.lower())
     if not pos:  # a term the lexicon lacks ("that suborder", "this empire"), not a name ("Is that Paris?")
         return word.isalpha() and word.islower() and len(word) >= MIN_UNLISTED_NOUN
+    if word.lower() in _THING_VERBS | _NAMING_PARTICIPLES | _LIGHT_VERBS or (
+            previous in _COPULAS and "VERB" in pos and word.lower().endswith("ed")):  # "Who's that married to?"
+        return False
     verb_next = following is not None and "VERB" in parts_of_speech(following)
     return "NOUN" in pos and "ADV" not in pos and not (previous in _AUXILIARIES and "VERB" in pos and not verb_next)
+
+
+_LIGHT_VERBS = frozenset({"make", "take", "help", "have", "get", "cause", "do", "seem", "go", "look", "sound", "feel",
+                          "work", "cost", "matter", "change", "happen"})
+"""Verbs that a demonstrative before them never takes as its noun, though the lexicon lists them as nouns too ("Does
+that make sense?", "When did that take place?", "How much does that cost?")."""
 
 
 _ARTICLE_OR_PLACE = re.compile(r"\s+(?:the|a|an|" + "|".join(sorted(_PLACE_PREPOSITIONS)) + r")\b", re.IGNORECASE)
@@ -205,30 +215,28 @@ _ASKING_WHAT = re.compile(r"\s*(?:(?:and|so)\s+)?(?:what|which|who)\b", re.IGNOR
 _ADVERB_BEFORE_VERB = re.compile(r"\s+(?:also|usually|often|commonly|sometimes|still|really|actually|typically|"
                                  r"generally|mostly|mainly|best)\b", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
-_OF_EVENTS = frozenset({"happen", "happened", "occur", "occurred", "cost", "matter", "begin", "start", "end", "finish",
-                        "last", "work", "change", "stop"})
-"""Verbs whose demonstrative is what the answer said, an event, not a thing it named ("When did that happen?", "How
-much does that cost?"): asked with the subject (:func:`asks_unnamed`)."""
+_THING_VERBS = frozenset({"mean", "stand", "refer", "belong", "come", "derive", "contain", "include", "consist",
+                          "represent", "signify", "symbolise", "symbolize", "live", "eat", "feed", "weigh"})
+"""Verbs after an auxiliary whose subject is a thing named ("What does that mean?", "Which suborder do those belong
+to?", "What do those eat?"), not what happened or was said ("What did that lead to?", "Does that seem right?")."""
+_NAMING_PARTICIPLES = frozenset({"called", "known", "named", "termed", "used", "made", "found", "located", "defined",
+                                 "classified", "spelled", "spelt", "pronounced", "written", "derived", "composed"})
+"""Participles after a verb of being whose subject is a thing named ("What's that also called?", "Where are those
+found?"), not what happened ("Why was that stolen?")."""
 
 
-def _does_alone(previous: str | None, rest: str) -> bool:
-    """Whether a demonstrative followed by ``rest`` (after ``previous``) is the subject of the verb after it: after an
-    auxiliary, before a verb ("What does that mean?", "Which suborder do those belong to?"); after a verb of being,
-    before a participle ("What's that also called?", "Where are those found?"), not an adjective ("Is that
-    true?"); not of an event (:data:`_OF_EVENTS`)."""
+def _alone_before_verb(previous: str | None, rest: str) -> bool:
+    """Whether a demonstrative followed by ``rest`` (after ``previous``) is the subject of a verb that says what a
+    thing is: after an auxiliary, one of :data:`_THING_VERBS`; after a verb of being, one of
+    :data:`_NAMING_PARTICIPLES` (an adverb between them: "What's that also called?")."""
     if previous not in _AUXILIARIES and previous not in _COPULAS:
         return False
     adverb = _ADVERB_BEFORE_VERB.match(rest)
     word = _NEXT_WORD.match(rest[adverb.end():] if adverb else rest)
     if word is None:
         return False
-    verb = word.group(1).lower()
-    pos = parts_of_speech(verb)
-    if verb in _OF_EVENTS:
-        return False
-    if previous in _AUXILIARIES:
-        return "VERB" in pos
-    return "VERB" in pos and ("ADJ" not in pos or verb.endswith(("ed", "en", "wn")))
+    verbs = _THING_VERBS if previous in _AUXILIARIES else _NAMING_PARTICIPLES
+    return word.group(1).lower() in verbs
 
 
 def _asks_what_this_is(question: str, word: str, previous: str | None, rest: str) -> bool:
@@ -276,11 +284,14 @@ def conversation_subject(messages: Sequence[BaseMessage]) -> str | None:
 
 def named_title(question: str, titles: Sequence[str]) -> str | None:
     """The longest of ``titles`` whose every content word the question contains ("Where is the Taj Mahal?"
-    names "Taj Mahal"), a name before a kind of thing (:func:`_names_a_kind`): "At the foothills of which mountain
-    range is Monterrey located?" is about "Monterrey", not "Mountain range"; None when it names none."""
+    names "Taj Mahal"), but not the kind of thing it asks for when it names another (:func:`_names_a_kind`,
+    :func:`~selfrag_langchain.chains.names.kind_nouns`): "At the foothills of which mountain range is Monterrey
+    located?" is about "Monterrey", not "Mountain range"; None when it names none."""
     asked = set(content_words(question))
     named = [t for t in titles if (words := content_words(t)) and set(words) <= asked]
-    return max(named, key=lambda t: (not _names_a_kind(t), len(content_words(t))), default=None)
+    kinds = {noun_lemma(kind) for kind in kind_nouns(question)}
+    return max(named, key=lambda t: (not (_names_a_kind(t) and _lemmas(t) & kinds), len(content_words(t))),
+               default=None)
 
 
 def turn_subject(question: str, standalone: str, inherited: str | None, retrieved: Sequence[str],
@@ -373,8 +384,8 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
 
 
 def _word_before(text: str, end: int) -> str | None:
-    """The word of ``text`` just before ``end``, lower-cased, a contracted "is" as itself ("What's": "is"); None at
-    its start."""
+    """The word of ``text`` just before ``end``, lower-cased, a contracted "is" as itself ("What's", "whats": "is");
+    None at its start."""
     before = text[:end].split()
     if not before:
         return None
@@ -382,7 +393,7 @@ def _word_before(text: str, end: int) -> str | None:
     return "is" if _CONTRACTED_IS.fullmatch(word) else word
 
 
-_CONTRACTED_IS = re.compile(r"(?:what|who|where|how|when|why|which)['’]s")
+_CONTRACTED_IS = re.compile(r"(?:what|who|where|how|when|why|which)['’]?s")
 
 
 def _word_after(text: str, start: int) -> str | None:
@@ -411,8 +422,8 @@ def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None
                    ) -> str | None:
     """The name the answer's first sentence gives for ``asked``, as :func:`referent` reads it; with ``common``, for a
     demonstrative alone, a thing of a kind too: a phrase of at most :data:`MAX_COMMON_WORDS` words in lower case
-    that ends with a noun the lexicon knows ("profanities", "amorphous solids"; not "short-horned"), after its
-    article ("What does that mean?" after
+    of nouns and adjectives the lexicon knows that ends with a noun ("profanities", "amorphous solids"; not
+    "short-horned" nor "struck an iceberg"), after its article ("What does that mean?" after
     "... between people in a relation of consanguinity": "consanguinity"), but not a list ("granites, pegmatites,
     and schists"), a number or a description ("very large")."""
     if find is None or not asked:
@@ -432,19 +443,20 @@ def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None
 
 MAX_COMMON_WORDS = 3
 """The most words of a thing in lower case an answer gives that a demonstrative alone may stand for."""
-_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "some", "many", "most"})
+_DETERMINERS = frozenset({"its", "their", "his", "her", "some", "many", "most"})
 
 
 def _common_name(words: list[str], asked: str, subject: str) -> str | None:
     """The thing a lower-case answer phrase names, for :func:`_answered_name`; None when it names none."""
-    while words and words[0] in _DETERMINERS:
+    while words and words[0] in _ARTICLES | _DETERMINERS:
         words = words[1:]
     if not words or len(words) > MAX_COMMON_WORDS or not all(re.fullmatch(r"[a-z]+(?:-[a-z]+)*", w) for w in words):
         return None
-    if "and" in words or "or" in words or words[-1] in STOPWORDS:
-        return None
+    if "NOUN" not in parts_of_speech(words[-1]) or not all(
+            parts_of_speech(w) & {"NOUN", "ADJ"} and w not in STOPWORDS for w in words):
+        return None  # a list ("granites and schists"), a verb's phrase ("struck an iceberg"), a description
     name = " ".join(words)
-    if "NOUN" not in parts_of_speech(words[-1]) or name in asked.lower():
+    if set(words) <= _words(asked):
         return None
     named, subject_words = _lemmas(name), _lemmas(subject)
     return None if not named or named <= subject_words else name
@@ -638,32 +650,40 @@ _UNREAD = re.compile(
     re.IGNORECASE)
 """A demonstrative or "one" closing the question or before a word that does not go on with "of", "that" or "which":
 where :func:`reference` leaves one unread, :func:`_points_back` reads whether it points back ("How is that
-defined?", "How long does one last?", "What are those used for?")."""
+measured?", "How long does one last?", "What are those like?")."""
 
 
 def asks_unnamed(question: str) -> bool:
     """Whether a follow-up asks about something it neither names nor refers to with a word :func:`reference`
     reads, and shows it goes on with the conversation: it has no name of its own
     (:func:`~selfrag_langchain.chains.names.asked_names`), and it opens as a follow-up does ("And the colour?",
-    "What about the population?") or points back with a word left unread ("How is that defined in biology?",
+    "What about the population?") or points back with a word left unread ("How is that measured in biology?",
     "How long does one last?"). In a conversation it asks about the conversation's subject, which a search for its
     words alone does not find; a new question that names nothing ("How does photosynthesis work?") is asked as it
-    is. In a question that capitalises its first letter, only the names it capitalises count: a word the lexicon
-    lacks is read as a name only in one typed in lower case ("And the superfamily?" names nothing)."""
+    is. A word the lexicon lacks that is a noun after a prefix is no name (:func:`_own_names`)."""
     if reference(question) is not None or _own_names(question):
         return False
     return bool(_GOING_ON.match(question)) or any(_points_back(question, m) for m in _UNREAD.finditer(question))
 
 
 def _own_names(question: str) -> list[str]:
-    """The follow-up's names (:func:`~selfrag_langchain.chains.names.asked_names`): those it capitalises, or every
-    one when it is typed in lower case."""
-    names = asked_names(question)
-    if question.strip()[:1].islower():
-        return names
-    capitalised = {part for m in WORD.finditer(question) if not m.group()[:1].islower()
-                   for part in (m.group().lower(), *re.split(r"['’-]", m.group().lower()))}
-    return [name for name in names if name in capitalised or name.isdigit()]
+    """The follow-up's names (:func:`~selfrag_langchain.chains.names.asked_names`) but a word the lexicon lacks that
+    is a noun it knows after a prefix (:func:`_prefixed_noun`: "And the superfamily?" names nothing)."""
+    return [name for name in asked_names(question) if not _prefixed_noun(name)]
+
+
+_NOUN_PREFIXES = ("sub", "super", "infra", "supra", "inter", "intra", "micro", "macro", "mega", "multi", "non", "semi",
+                  "pseudo", "proto", "hyper", "hypo", "ultra")
+MIN_PREFIXED_NOUN = 4
+"""The fewest letters of the noun after a prefix in :func:`_prefixed_noun`."""
+
+
+def _prefixed_noun(word: str) -> bool:
+    """Whether a (lower-cased) word the lexicon lacks is a noun it knows after a prefix ("superfamily", "suborder",
+    "infraorder"), a common noun rather than a name."""
+    return not parts_of_speech(word) and any(
+        word.startswith(prefix) and len(word) - len(prefix) >= MIN_PREFIXED_NOUN
+        and "NOUN" in parts_of_speech(word[len(prefix):]) for prefix in _NOUN_PREFIXES)
 
 
 def _points_back(question: str, match: re.Match[str]) -> bool:
