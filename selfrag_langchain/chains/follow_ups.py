@@ -286,12 +286,25 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
     """The longest of ``titles`` whose every content word the question contains ("Where is the Taj Mahal?"
     names "Taj Mahal"), but not the kind of thing it asks for when it names another (:func:`_names_a_kind`,
     :func:`~selfrag_langchain.chains.names.kind_nouns`): "At the foothills of which mountain range is Monterrey
-    located?" is about "Monterrey", not "Mountain range"; None when it names none."""
+    located?" is about "Monterrey", not "Mountain range"; and the one whose thing it asks of ("of ethane"), not what
+    it asks: "What is the chemical formula of ethane?" is about "Ethane", not "Chemical formula" (a title within a
+    longer one named does not count: "the Battle of Hastings" is about the battle); None when it names none."""
     asked = set(content_words(question))
     named = [t for t in titles if (words := content_words(t)) and set(words) <= asked]
     kinds = {noun_lemma(kind) for kind in kind_nouns(question)}
-    return max(named, key=lambda t: (not (_names_a_kind(t) and _lemmas(t) & kinds), len(content_words(t))),
-               default=None)
+    whole = [t for t in named if not any(set(content_words(t)) < set(content_words(other)) for other in named)]
+    return max(whole, key=lambda t: (not (_names_a_kind(t) and _lemmas(t) & kinds), _asked_of(question, t),
+                                     len(content_words(t))), default=None)
+
+
+_OF = re.compile(r"\bof\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _asked_of(question: str, title: str) -> bool:
+    """Whether the question writes ``title``'s first word right after "of" ("the chemical formula of ethane")."""
+    words = content_words(title)
+    found = re.search(rf"\b{re.escape(words[0])}\b", question, re.IGNORECASE) if words else None
+    return found is not None and bool(_OF.search(question[: found.start()]))
 
 
 def turn_subject(question: str, standalone: str, inherited: str | None, retrieved: Sequence[str],

@@ -346,6 +346,10 @@ def test_a_turn_is_not_about_the_kind_of_thing_it_asks_for() -> None:
     assert named_title("Who invented the printing press in Germany?", ["Printing press", "Germany"]) == \
         "Printing press"
     assert named_title("Which mountain range runs through China?", ["Mountain range", "China"]) == "China"
+    # the thing asked of, not what is asked; a title within a longer one named does not count
+    assert named_title("What is the chemical formula of ethane?", ["Chemical formula", "Ethane"]) == "Ethane"
+    assert named_title("What is the capital of France?", ["Capital city", "France"]) == "France"
+    assert named_title("When was the Battle of Hastings?", ["Hastings", "Battle of Hastings"]) == "Battle of Hastings"
 
 
 def test_a_follow_up_that_refers_back_does_not_take_its_own_words_for_a_new_subject() -> None:
