@@ -293,18 +293,28 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
     named = [t for t in titles if (words := content_words(t)) and set(words) <= asked]
     kinds = {noun_lemma(kind) for kind in kind_nouns(question)}
     whole = [t for t in named if not any(set(content_words(t)) < set(content_words(other)) for other in named)]
-    return max(whole, key=lambda t: (not (_names_a_kind(t) and _lemmas(t) & kinds), _asked_of(question, t),
-                                     len(content_words(t))), default=None)
+    return max(whole, key=lambda t: (not (_names_a_kind(t) and _lemmas(t) & kinds),
+                                     _asked_of(question, t, whole, kinds), len(content_words(t))), default=None)
 
 
-_OF = re.compile(r"\bof\s+(?:the\s+)?$", re.IGNORECASE)
-
-
-def _asked_of(question: str, title: str) -> bool:
-    """Whether the question writes ``title``'s first word right after "of" ("the chemical formula of ethane")."""
-    words = content_words(title)
-    found = re.search(rf"\b{re.escape(words[0])}\b", question, re.IGNORECASE) if words else None
-    return found is not None and bool(_OF.search(question[: found.start()]))
+def _asked_of(question: str, title: str, named: Sequence[str], kinds: set[str]) -> bool:
+    """Whether the question asks another title it names of ``title``: "of" (or "of the") between that title's last
+    word and this one's first ("the chemical formula of ethane"); not after the kind of thing it asks for ("In which
+    region of South Asia was the Sikh Empire based?" asks of the Sikh Empire)."""
+    first = content_words(title)[:1]
+    lasts = {words[-1] for other in named if other != title and (words := content_words(other))}
+    lasts -= kinds
+    if not first or not lasts:
+        return False
+    words = [w.lower() for w in re.findall(r"[\w'’-]+", question)]
+    for i, word in enumerate(words):
+        if word == first[0]:
+            before = words[max(0, i - 3):i]
+            if before[-1:] == ["of"] and len(before) >= 2 and before[-2] in lasts:
+                return True
+            if before[-2:] == ["of", "the"] and len(before) >= 3 and before[-3] in lasts:
+                return True
+    return False
 
 
 def turn_subject(question: str, standalone: str, inherited: str | None, retrieved: Sequence[str],

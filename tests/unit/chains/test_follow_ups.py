@@ -350,6 +350,9 @@ def test_a_turn_is_not_about_the_kind_of_thing_it_asks_for() -> None:
     assert named_title("What is the chemical formula of ethane?", ["Chemical formula", "Ethane"]) == "Ethane"
     assert named_title("What is the capital of France?", ["Capital city", "France"]) == "France"
     assert named_title("When was the Battle of Hastings?", ["Hastings", "Battle of Hastings"]) == "Battle of Hastings"
+    # "of" after the kind of thing asked for, not after a title: asked of the other name
+    assert named_title("In which region of South Asia was the Sikh Empire based?", ["Sikh Empire", "South Asia"]) == \
+        "Sikh Empire"
 
 
 def test_a_follow_up_that_refers_back_does_not_take_its_own_words_for_a_new_subject() -> None:
