@@ -283,38 +283,51 @@ def conversation_subject(messages: Sequence[BaseMessage]) -> str | None:
 
 
 def named_title(question: str, titles: Sequence[str]) -> str | None:
-    """The longest of ``titles`` whose every content word the question contains ("Where is the Taj Mahal?"
-    names "Taj Mahal"), but not the kind of thing it asks for when it names another (:func:`_names_a_kind`,
-    :func:`~selfrag_langchain.chains.names.kind_nouns`): "At the foothills of which mountain range is Monterrey
-    located?" is about "Monterrey", not "Mountain range"; and the one whose thing it asks of ("of ethane"), not what
-    it asks: "What is the chemical formula of ethane?" is about "Ethane", not "Chemical formula" (a title within a
-    longer one named does not count: "the Battle of Hastings" is about the battle); None when it names none."""
+    """Of ``titles``, one whose every content word the question contains ("Where is the Taj Mahal?" names "Taj
+    Mahal"), and of those, in this order: not the kind of thing it asks for when it names another
+    (:func:`_names_a_kind`, :func:`~selfrag_langchain.chains.names.kind_nouns`: "At the foothills of which mountain
+    range is Monterrey located?" is about "Monterrey", not "Mountain range"), not a title within a longer one it
+    names ("the Battle of Hastings" is about the battle), one another title it names is asked of ("of" between that
+    title's last word and this one's first, :func:`_before_of`: "What is the chemical formula of ethane?" is about
+    "Ethane", not "Chemical formula"), not one the kind asked for is of ("In which region of South Asia was the Sikh
+    Empire based?" is about the Sikh Empire), then the longest; None when it names none."""
     asked = set(content_words(question))
     named = [t for t in titles if (words := content_words(t)) and set(words) <= asked]
     kinds = {noun_lemma(kind) for kind in kind_nouns(question)}
     whole = [t for t in named if not any(set(content_words(t)) < set(content_words(other)) for other in named)]
-    return max(whole, key=lambda t: (not (_names_a_kind(t) and _lemmas(t) & kinds),
-                                     _asked_of(question, t, whole, kinds), len(content_words(t))), default=None)
+    tokens = _tokens(question)
+
+    def rank(title: str) -> tuple[bool, bool, bool, int]:
+        before = _before_of(tokens, title)
+        return (not (_names_a_kind(title) and bool(_lemmas(title) & kinds)),
+                any(word in _last_words(whole, title) and noun_lemma(word) not in kinds for word in before),
+                not any(noun_lemma(word) in kinds for word in before), len(content_words(title)))
+
+    return max(whole, key=rank, default=None)
 
 
-def _asked_of(question: str, title: str, named: Sequence[str], kinds: set[str]) -> bool:
-    """Whether the question asks another title it names of ``title``: "of" (or "of the") between that title's last
-    word and this one's first ("the chemical formula of ethane"); not after the kind of thing it asks for ("In which
-    region of South Asia was the Sikh Empire based?" asks of the Sikh Empire)."""
+def _tokens(text: str) -> list[str]:
+    """The text's words as :func:`~selfrag_langchain.judging.signals.content_words` splits them, function words kept
+    ("of", "the")."""
+    return re.findall(r"\w+", text.lower().replace("'s", "").replace("’s", ""))
+
+
+def _before_of(tokens: Sequence[str], title: str) -> list[str]:
+    """The words just before "of" (or "of the") where the question writes ``title``'s first word after it ("formula"
+    in "the chemical formula of ethane")."""
     first = content_words(title)[:1]
-    lasts = {words[-1] for other in named if other != title and (words := content_words(other))}
-    lasts -= kinds
-    if not first or not lasts:
-        return False
-    words = [w.lower() for w in re.findall(r"[\w'’-]+", question)]
-    for i, word in enumerate(words):
-        if word == first[0]:
-            before = words[max(0, i - 3):i]
-            if before[-1:] == ["of"] and len(before) >= 2 and before[-2] in lasts:
-                return True
-            if before[-2:] == ["of", "the"] and len(before) >= 3 and before[-3] in lasts:
-                return True
-    return False
+    found = []
+    for i, token in enumerate(tokens):
+        if first and token == first[0]:
+            at = i - 2 if i >= 2 and tokens[i - 1] == "the" else i - 1
+            if at >= 1 and tokens[at] == "of":
+                found.append(tokens[at - 1])
+    return found
+
+
+def _last_words(titles: Sequence[str], title: str) -> set[str]:
+    """The last content words of ``titles`` other than ``title``."""
+    return {words[-1] for other in titles if other != title and (words := content_words(other))}
 
 
 def turn_subject(question: str, standalone: str, inherited: str | None, retrieved: Sequence[str],
