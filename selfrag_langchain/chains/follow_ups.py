@@ -154,7 +154,7 @@ def reference(question: str) -> Reference | None:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
         elif _asks_what_this_is(question, match.group(1), previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative", asks_what=True))
-        elif _stands_alone(previous, rest) or _alone_before_verb(previous, rest):
+        elif _stands_alone(previous, rest) or _alone_before_verb(previous, _word_after(question, match.end(1))):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative"))
         else:
             continue
@@ -212,9 +212,6 @@ def _stands_alone(previous: str | None, rest: str) -> bool:
 _ASKING_WHAT = re.compile(r"\s*(?:(?:and|so)\s+)?(?:what|which|who)\b", re.IGNORECASE)
 
 
-_ADVERB_BEFORE_VERB = re.compile(r"\s+(?:also|usually|often|commonly|sometimes|still|really|actually|typically|"
-                                 r"generally|mostly|mainly|best)\b", re.IGNORECASE)
-_NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
 _THING_VERBS = frozenset({"mean", "stand", "refer", "belong", "come", "derive", "contain", "include", "consist",
                           "represent", "signify", "symbolise", "symbolize", "live", "eat", "feed", "weigh"})
 """Verbs after an auxiliary whose subject is a thing named ("What does that mean?", "Which suborder do those belong
@@ -225,18 +222,13 @@ _NAMING_PARTICIPLES = frozenset({"called", "known", "named", "termed", "used", "
 found?"), not what happened ("Why was that stolen?")."""
 
 
-def _alone_before_verb(previous: str | None, rest: str) -> bool:
-    """Whether a demonstrative followed by ``rest`` (after ``previous``) is the subject of a verb that says what a
-    thing is: after an auxiliary, one of :data:`_THING_VERBS`; after a verb of being, one of
-    :data:`_NAMING_PARTICIPLES` (an adverb between them: "What's that also called?")."""
-    if previous not in _AUXILIARIES and previous not in _COPULAS:
-        return False
-    adverb = _ADVERB_BEFORE_VERB.match(rest)
-    word = _NEXT_WORD.match(rest[adverb.end():] if adverb else rest)
-    if word is None:
-        return False
-    verbs = _THING_VERBS if previous in _AUXILIARIES else _NAMING_PARTICIPLES
-    return word.group(1).lower() in verbs
+def _alone_before_verb(previous: str | None, verb: str | None) -> bool:
+    """Whether a demonstrative after ``previous`` is the subject of the ``verb`` after it (adverbs aside,
+    :func:`_word_after`: "What's that also called?") that says what a thing is: after an auxiliary, one of
+    :data:`_THING_VERBS`; after a verb of being, one of :data:`_NAMING_PARTICIPLES`."""
+    if previous in _AUXILIARIES:
+        return verb in _THING_VERBS
+    return previous in _COPULAS and verb in _NAMING_PARTICIPLES
 
 
 def _asks_what_this_is(question: str, word: str, previous: str | None, rest: str) -> bool:
@@ -430,13 +422,15 @@ def _word_before(text: str, end: int) -> str | None:
 
 
 _CONTRACTED_IS = re.compile(r"(?:what|who|where|how|when|why|which)['’]?s")
+"""A question word with "is" contracted, its apostrophe typed or not ("what's", "whats")."""
 
 
 def _word_after(text: str, start: int) -> str | None:
-    """The first word of ``text`` after ``start`` that is no adverb alone ("permanently"), lower-cased; None when
-    none follows."""
+    """The first word of ``text`` after ``start`` that is no adverb ("permanently", "often"; an adverb the lexicon
+    also knows as a noun or a verb counts as a word: "still", "best"), lower-cased; None when none follows."""
     for word in (w.lower().strip("?.!,;:") for w in text[start:].split()):
-        if word and parts_of_speech(word) != {"ADV"}:
+        pos = parts_of_speech(word)
+        if word and not ("ADV" in pos and not pos & {"NOUN", "VERB"}):
             return word
     return None
 
