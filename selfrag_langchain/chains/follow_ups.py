@@ -32,7 +32,7 @@ from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, WORD, asked_name
 from selfrag_langchain.chains.peoples import names_a_people
 from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.finder import AnswerSpan
-from selfrag_langchain.judging.signals import STOPWORDS, content_words, coverage
+from selfrag_langchain.judging.signals import STOPWORDS, content_words, coverage, text_words
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 from selfrag_langchain.text.numerals import ORDINALS
 from selfrag_langchain.text.sentences import split_sentences
@@ -287,21 +287,16 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
     named = [t for t in titles if (words := content_words(t)) and set(words) <= asked]
     kinds = {noun_lemma(kind) for kind in kind_nouns(question)}
     whole = [t for t in named if not any(set(content_words(t)) < set(content_words(other)) for other in named)]
-    tokens = _tokens(question)
+    tokens = text_words(question)
 
     def rank(title: str) -> tuple[bool, bool, bool, int]:
         before = _before_of(tokens, title)
+        lasts = _last_words(whole, title)
         return (not (_names_a_kind(title) and bool(_lemmas(title) & kinds)),
-                any(word in _last_words(whole, title) and noun_lemma(word) not in kinds for word in before),
+                any(word in lasts and noun_lemma(word) not in kinds for word in before),
                 not any(noun_lemma(word) in kinds for word in before), len(content_words(title)))
 
     return max(whole, key=rank, default=None)
-
-
-def _tokens(text: str) -> list[str]:
-    """The text's words as :func:`~selfrag_langchain.judging.signals.content_words` splits them, function words kept
-    ("of", "the")."""
-    return re.findall(r"\w+", text.lower().replace("'s", "").replace("’s", ""))
 
 
 def _before_of(tokens: Sequence[str], title: str) -> list[str]:

@@ -28,10 +28,14 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def text_words(text: str) -> list[str]:
+    """The words of ``text``, lower-cased, possessive ``'s`` dropped, function words kept ("of", "the")."""
+    return _WORD.findall(text.lower().replace("'s", "").replace("’s", ""))
+
+
 def content_words(text: str) -> list[str]:
-    """The words of ``text`` that carry content: lower-cased, possessive ``'s`` dropped, stopwords removed."""
-    words = _WORD.findall(text.lower().replace("'s", "").replace("’s", ""))
-    return [w for w in words if w not in STOPWORDS]
+    """The words of ``text`` that carry content: :func:`text_words` without stopwords."""
+    return [w for w in text_words(text) if w not in STOPWORDS]
 
 
 _UNDECOMPOSED = str.maketrans({
