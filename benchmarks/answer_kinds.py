@@ -23,6 +23,8 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_agent,
     asks_birth_name,
     asks_birthplace,
+    asks_burial,
+    asks_death,
     asks_nickname,
     asks_place,
     asks_relative,
@@ -34,7 +36,8 @@ from selfrag_langchain.chains.answer_kinds import (
 from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, paragraphs
 
 KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "share": asks_share, "birthplace": asks_birthplace,
-                                           "birth_name": asks_birth_name, "place": asks_place, "agent": asks_agent,
+                                           "birth_name": asks_birth_name, "death": asks_death, "burial": asks_burial,
+                                           "place": asks_place, "agent": asks_agent,
                                            "relative": asks_relative, "scientific_name": asks_scientific_name,
                                            "nickname": asks_nickname}
 """Each checked kind, in the order :func:`gives_asked_kind` reads them: a question is counted under the first."""

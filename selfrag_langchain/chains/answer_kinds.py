@@ -1,22 +1,23 @@
 """What kind of value a question asks for, and whether a claim gives one.
 
 A question that asks for a year ("In what year was NBC founded?") is not answered by a sentence that holds no number
-("NBC is the first and oldest major broadcast network in the United States."), however much of the question's
-subject it names, nor one that asks what share of a whole something is ("Roughly what share of Denmark's people live
-on the island of Zealand?") by a sentence that gives no quantity ("The city is situated mainly on the island of
-Zealand (Sjælland) ..."). Nor is a question that asks where, down to a town or a state ("In which Norwegian town was
-Henrik Ibsen born?"), answered by a sentence that names no place but the subject's own ("Henrik Johan Ibsen was a
-Norwegian playwright."), or one that asks who wrote, founded, discovered or won something ("Who succeeded Eisaku
-Sato as prime minister of Japan?") by a sentence that names no one but the subject ("Eisaku Sato was a Japanese
-politician who served as prime minister of Japan."), or one that asks who someone's father, wife or other relative
-was ("Who was Gian Lorenzo Bernini's father?") by a sentence that says nothing of a family ("Gian Lorenzo Bernini
-was an Italian sculptor, architect, painter and city planner."), or one that asks the name someone was born with
-("Under what name was Charles Aznavour born?") by a sentence that names no one but them ("Charles Aznavour was a
-French and Armenian singer-songwriter."), or one that asks a species' scientific name ("What is the scientific name
-of the housefly?") by a sentence that gives only the family or genus it belongs to ("The housefly is a fly of the
-suborder Cyclorrhapha."), or one that asks what someone is nicknamed ("What nickname has Franz Boas been given?") by a
-sentence that gives no name they are called by ("Franz Uri Boas was a German-American anthropologist ..."): the reader
-reads such a sentence as answering, since it is about exactly what was asked. Declining
+("NBC is the first and oldest major broadcast network in the United States."), however much of the question's subject it
+names, nor one that asks what share of a whole something is ("Roughly what share of Denmark's people live on the island
+of Zealand?") by a sentence that gives no quantity ("The city is situated mainly on the island of Zealand (Sjælland)
+..."). Nor is a question that asks where, down to a town or a state ("In which Norwegian town was Henrik Ibsen born?"),
+answered by a sentence that names no place but the subject's own ("Henrik Johan Ibsen was a Norwegian playwright."), nor
+one that asks where someone died by one that says where they were born ("A teenage prodigy, Hugo Grotius was born in
+Delft and studied at Leiden University."), or one that asks who wrote, founded, discovered or won something ("Who
+succeeded Eisaku Sato as prime minister of Japan?") by a sentence that names no one but the subject ("Eisaku Sato was a
+Japanese politician who served as prime minister of Japan."), or one that asks who someone's father, wife or other
+relative was ("Who was Gian Lorenzo Bernini's father?") by a sentence that says nothing of a family ("Gian Lorenzo
+Bernini was an Italian sculptor, architect, painter and city planner."), or one that asks the name someone was born with
+("Under what name was Charles Aznavour born?") by a sentence that names no one but them ("Charles Aznavour was a French
+and Armenian singer-songwriter."), or one that asks a species' scientific name ("What is the scientific name of the
+housefly?") by a sentence that gives only the family or genus it belongs to ("The housefly is a fly of the suborder
+Cyclorrhapha."), or one that asks what someone is nicknamed ("What nickname has Franz Boas been given?") by a sentence
+that gives no name they are called by ("Franz Uri Boas was a German-American anthropologist ..."): the reader reads such
+a sentence as answering, since it is about exactly what was asked. Declining
 (:mod:`~selfrag_langchain.chains.declining`) reads such an answer as one that does not answer, and the quoter
 (:class:`~selfrag_langchain.chains.quotes.PassageQuoter`) reads a sentence giving no nickname as answering no nickname
 question, so that it quotes the one that does ("... who has been called the 'Father of American Anthropology'").
@@ -33,8 +34,12 @@ of the 13 answer sentences of such questions that ask a town, city or state (SQu
 speak of a birth still do when a birth given only by a people ("a Scottish-born naturalist",
 :func:`speaks_of_birth_below_country`, :func:`~selfrag_langchain.chains.peoples.names_a_people`) is read as naming
 no town (a place's own name, "Plymouth-born Michael Foot", still does); of
-the other 180 that open "In / At / Near / From which (or what) city, town, village, state, county, province,
-borough, municipality, suburb or port", it names a place for 178 (the other two ask a state of matter or of mind);
+the 51 that ask where or how someone died, was killed or executed (not when: a year answers), it speaks of a death
+(:func:`speaks_of_death`) for 50, against 18% of the same paragraphs' other sentences (the other one gives where the
+dead lie); of the 14 that ask where someone is buried, it speaks of a burial (:func:`speaks_of_burial`) for all 14,
+against 24%; of the other 171 that open "In / At / Near / From which (or what) city, town, village, state, county,
+province, borough, municipality, suburb or port", it names a place for 169 (the other two ask a state of matter or of
+mind);
 of the 742 that open "Who" and one of :data:`AGENT_VERBS`, it names someone or something besides the question's
 names for 737; of the 193 that ask who (or the name of) someone's relative or whom someone married (a birth name
 asked of a relative counted as a birth name), it speaks of a family (:func:`speaks_of_family`: a relative, a
@@ -68,10 +73,10 @@ from selfrag_langchain.chains.peoples import names_a_people
 from selfrag_langchain.judging.signals import STOPWORDS
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 
-__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_nickname", "asks_place", "asks_relative",
-           "asks_scientific_name", "asks_share", "asks_year", "gives_asked_kind", "gives_nickname",
-           "gives_scientific_name", "names_another", "names_beyond", "speaks_of_birth", "speaks_of_birth_below_country",
-           "speaks_of_family"]
+__all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_burial", "asks_death", "asks_nickname",
+           "asks_place", "asks_relative", "asks_scientific_name", "asks_share", "asks_year", "gives_asked_kind",
+           "gives_nickname", "gives_scientific_name", "names_another", "names_beyond", "speaks_of_birth",
+           "speaks_of_birth_below_country", "speaks_of_burial", "speaks_of_death", "speaks_of_family"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
@@ -140,6 +145,35 @@ _ASKS_BIRTHPLACE = re.compile(
     re.IGNORECASE)
 """A question asking where someone was born, its preposition first or last ("In which town was ... born?",
 "Which city was C. S. Lewis born in?")."""
+DEATH_VERBS = ("die", "died", "killed", "executed", "assassinated", "murdered", "slain", "beheaded", "hanged")
+"""The words a question asks how or where someone's life ended by ("Where did Francis Bacon die?")."""
+BURIAL_VERBS = ("buried", "interred", "entombed")
+"""The words a question asks where someone lies by ("Where is Karl Marx buried?")."""
+_TIME_OR_AMOUNT = r"(?:year|date|day|month|decade|century|age|old|long|many|much|often|far|soon)\b"
+_PLACE_OR_MANNER = (rf"(?:where\b|how\b(?!\s+{_TIME_OR_AMOUNT})|(?:in|at|near|on|during) (?:what|which)\b"
+                    rf"(?!\s+{_TIME_OR_AMOUNT})|{_PLACE_ASKED})")
+"""What a question asking where or how opens with: not a time or an amount ("In what year ...", "How old ...")."""
+
+
+def _asks_ending(verbs: tuple[str, ...]) -> re.Pattern[str]:
+    """A question asking where or how someone's life ended in one of ``verbs``, the verb last or before a short
+    phrase ("Where did Francis Bacon die?", "In which English town did Napoleon III die in exile?")."""
+    return re.compile(rf"^\W*{_PLACE_OR_MANNER}[^?]*\b(?:did|was|were|is|are)\b[^?]*\b(?:{'|'.join(verbs)})"
+                      r"(?:\s+(?:in|at|on|near|by|after|during|while|from)\b[^?,;]{0,30})?\W*$", re.IGNORECASE)
+
+
+_ASKS_DEATH = _asks_ending(DEATH_VERBS)
+_ASKS_BURIAL = _asks_ending(BURIAL_VERBS)
+_DEATH = re.compile(
+    r"\b(?:die[sd]?|dying|death|deaths|dead|deceased|kill(?:ed|ing)?|slain|execut(?:ed|ions?)|beheaded|hang(?:ed|ing)|"
+    r"assassinat\w*|murder\w*|perished|succumbed|suicide|drowned|martyr\w*|fell in battle|passed away|"
+    r"lost (?:his|her|their) li(?:fe|ves)|shot|shooting|firing squad|burn(?:ed|t) at the stake|fatally|mortally|"
+    r"guillotined|poisoned|strangled|stabbed|lynched|crucified)\b|\bd\.\s?\d", re.IGNORECASE)
+"""A death, in words ("until his death in 1505", "where he was killed", "committed suicide", "burned at the
+stake", "(d. 632)")."""
+_BURIAL = re.compile(r"\b(?:buried|burial|interred|interment|entombed|tomb|grave|cemetery|mausoleum|"
+                     r"resting place|laid to rest)\b", re.IGNORECASE)
+"""A burial, in words ("is buried in", "his tomb", "the cemetery of")."""
 _ASKS_MARRIAGE = re.compile(
     r"^\W*(?:to )?(?:who|whom) (?:(?:was|were|is|are|did|does|had|has) (?:(?!\bwho\b)[^?])*?\b)?"
     r"(?:married|marry|marries|wed)\b", re.IGNORECASE)
@@ -266,6 +300,30 @@ def asks_birthplace(question: str) -> bool:
     village was David Livingstone born?"), which a sentence speaking of that birth answers. Not the name someone
     was born with: a lead gives it without saying "born" ("John Griffith London, better known as Jack London")."""
     return bool(_ASKS_BIRTHPLACE.search(question))
+
+
+def asks_death(question: str) -> bool:
+    """Whether ``question`` asks where or how someone died, was killed or executed ("Where did Francis Bacon die?",
+    "In which town was Thomas Müntzer executed?", "How did Hermann Göring die?"), which a sentence speaking of that
+    death answers; not when (a year answers: :func:`asks_year`), nor a death that is not the question's subject's
+    ("What share of people die in Ebola outbreaks?")."""
+    return bool(_ASKS_DEATH.search(question))
+
+
+def asks_burial(question: str) -> bool:
+    """Whether ``question`` asks where someone is buried ("Where is Anton Bruckner buried?", "In which cemetery is
+    Joan Miró buried?"), which a sentence speaking of a burial answers."""
+    return bool(_ASKS_BURIAL.search(question))
+
+
+def speaks_of_death(claim: str) -> bool:
+    """Whether ``claim`` speaks of a death: "died", "his death", "was killed", "executed", "committed suicide"."""
+    return bool(_DEATH.search(claim))
+
+
+def speaks_of_burial(claim: str) -> bool:
+    """Whether ``claim`` speaks of a burial: "buried", "interred", a tomb, a grave, a cemetery."""
+    return bool(_BURIAL.search(claim))
 
 
 def asks_birth_name(question: str) -> bool:
@@ -469,7 +527,9 @@ def names_another(question: str, claim: str) -> bool:
 def gives_asked_kind(question: str, claim: str) -> bool:
     """Whether ``claim`` gives the kind of value ``question`` asks for: a number ("1976", "the 1990s", "the 5th
     century BC") when it asks for a year, a quantity ("40%", "a third", "the majority") when it asks what share of a
-    whole something is, a birth (:func:`speaks_of_birth`) when it asks where someone was born, a
+    whole something is, a birth (:func:`speaks_of_birth`) when it asks where someone was born, a death
+    (:func:`speaks_of_death`) when it asks where or how someone died, a burial (:func:`speaks_of_burial`) when it
+    asks where someone is buried, a
     name that is not the question's (:func:`names_another`) when it asks a birth, real or original name, a
     name besides the question's (:func:`names_beyond`) when it asks in which town, city or state, or who wrote,
     founded, discovered or won something, a family (:func:`speaks_of_family`) when it asks who someone's relative
@@ -483,6 +543,10 @@ def gives_asked_kind(question: str, claim: str) -> bool:
                                           if _TOWN_ASKED.search(question) else speaks_of_birth(claim)):
         return False
     if asks_birth_name(question) and not names_another(question, claim):
+        return False
+    if asks_death(question) and not speaks_of_death(claim):
+        return False
+    if asks_burial(question) and not speaks_of_burial(claim):
         return False
     if asks_place(question) or asks_agent(question):
         return names_beyond(question, claim)

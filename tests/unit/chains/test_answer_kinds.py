@@ -2,7 +2,8 @@
 by a claim that gives a quantity, one that asks in which town, city or state, or who wrote, founded or discovered
 something, only by a claim that names something besides the question's names, one that asks a birth or real name
 only by a claim that holds a name the question lacks, one that asks a species' scientific name only by a claim that
-writes one."""
+writes one, one that asks where or how someone died only by a claim that speaks of a death, and one that asks where
+someone is buried only by a claim that speaks of a burial."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_agent,
     asks_birth_name,
     asks_birthplace,
+    asks_burial,
+    asks_death,
     asks_nickname,
     asks_place,
     asks_relative,
@@ -22,6 +25,8 @@ from selfrag_langchain.chains.answer_kinds import (
     names_another,
     names_beyond,
     speaks_of_birth,
+    speaks_of_burial,
+    speaks_of_death,
 )
 
 
@@ -396,3 +401,70 @@ def test_a_nickname_question_is_answered_only_by_a_claim_that_gives_a_name_it_is
                                                                                           gives: bool) -> None:
     assert gives_asked_kind("What nickname was the sprinter Usain Bolt given?", claim) is gives
     assert gives_asked_kind("Where does Usain Bolt train?", claim)  # other kinds of question are not checked
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("where did francis bacon die", True),  # as typed
+    ("In which town was Thomas Müntzer executed?", True),
+    ("How did Hermann Göring die?", True),
+    ("In which English town did Napoleon III die in exile?", True),  # a short phrase after the verb
+    ("At which battle was the Visigothic king Theodoric I killed?", True),
+    ("Where did the first-born son of Henry VIII die?", True),
+    ("In what year did Ivan the Great die?", False),  # a time: a year answers (asks_year)
+    ("When did Krum the Fearsome die?", False),
+    ("How old was Mozart when he died?", False),  # an amount
+    ("On average, what share of people die in Ebola outbreaks?", False),  # no one's death is asked
+    ("Which disease killed most elm trees in Europe?", False),
+    ("Who was the first person to be executed in the electric chair?", False),
+    ("What was the code name of the US raid that killed Osama bin Laden?", False),
+    ("Where is Anton Bruckner buried?", False),  # a burial
+])
+def test_a_question_asks_where_or_how_someone_died_when_its_death_is_what_it_asks(question: str, asks: bool) -> None:
+    assert asks_death(question) is asks
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Where is Anton Bruckner buried?", True),
+    ("In which cemetery is Joan Miró buried?", True),
+    ("Where was Napoleon first interred?", True),
+    ("In what year was Napoleon buried at Les Invalides?", False),  # a time
+    ("Who is buried in Grant's Tomb?", False),  # who, not where
+    ("Where did Francis Bacon die?", False),
+])
+def test_a_question_asks_where_someone_is_buried(question: str, asks: bool) -> None:
+    assert asks_burial(question) is asks
+
+
+@pytest.mark.parametrize(("question", "claim", "gives"), [
+    ("Where did Hugo Grotius die?", "Hugo Grotius died in Rostock in 1645 after a shipwreck.", True),
+    ("In which town was Thomas Müntzer executed?", "Müntzer was tortured and beheaded at Mühlhausen in 1525.", True),
+    ("How did Jan Hus die?", "He was burned at the stake in Constance in 1415.", True),
+    ("How was Michael Collins killed?", "He died in an ambush in August 1922.", True),
+    ("At which battle did Yohannes IV die?", "He was emperor until his death in 1889 at the Battle of Gallabat.", True),
+    ("Where was Gary Gilmore executed?", "The moratorium ended with the shooting of Gary Gilmore in Utah.", True),
+    ("Where did Muhammad die?", "Islam emerged in Arabia in the lifetime of Muhammad (d. 632).", True),
+    # a birth, a life or a career is no death
+    ("Where did Hugo Grotius die?", "A teenage prodigy, Hugo Grotius was born in Delft and studied at Leiden.", False),
+    ("where did basava die", "Basava's influence peaked during the reign of King Bijjala II in Karnataka, India.",
+     False),
+    ("In which town was Thomas Müntzer executed?",
+     "Thomas Müntzer was a German preacher and theologian of the early Reformation.", False),
+])
+def test_a_death_question_is_answered_only_by_a_claim_that_speaks_of_a_death(question: str, claim: str,
+                                                                             gives: bool) -> None:
+    assert speaks_of_death(claim) is gives
+    assert gives_asked_kind(question, claim) is gives
+
+
+@pytest.mark.parametrize(("question", "claim", "gives"), [
+    ("Where is Karl Marx buried?", "Marx was buried in Highgate Cemetery in London.", True),
+    ("Where is Abbas the Great buried?", "His tomb stands in Kashan.", True),
+    ("Where is Ghalib buried?", "He was laid to rest in Nizamuddin, Delhi.", True),
+    # where someone died or lived is not where they lie
+    ("Where is Karl Marx buried?", "Marx died stateless in London in 1883.", False),
+    ("Where is Anton Bruckner buried?", "Anton Bruckner was an Austrian composer and organist.", False),
+])
+def test_a_burial_question_is_answered_only_by_a_claim_that_speaks_of_a_burial(question: str, claim: str,
+                                                                               gives: bool) -> None:
+    assert speaks_of_burial(claim) is gives
+    assert gives_asked_kind(question, claim) is gives
