@@ -30,6 +30,7 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_relative,
     asks_scientific_name,
     asks_share,
+    asks_spouse,
     asks_year,
     gives_asked_kind,
 )
@@ -37,7 +38,7 @@ from selfrag_langchain.trainer.reader_data import SQUAD_FILES, answer_sentence, 
 
 KINDS: dict[str, Callable[[str], bool]] = {"year": asks_year, "share": asks_share, "birthplace": asks_birthplace,
                                            "birth_name": asks_birth_name, "death": asks_death, "burial": asks_burial,
-                                           "place": asks_place, "agent": asks_agent,
+                                           "place": asks_place, "agent": asks_agent, "spouse": asks_spouse,
                                            "relative": asks_relative, "scientific_name": asks_scientific_name,
                                            "nickname": asks_nickname}
 """Each checked kind, in the order :func:`gives_asked_kind` reads them: a question is counted under the first."""

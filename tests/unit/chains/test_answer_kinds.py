@@ -2,8 +2,9 @@
 by a claim that gives a quantity, one that asks in which town, city or state, or who wrote, founded or discovered
 something, only by a claim that names something besides the question's names, one that asks a birth or real name
 only by a claim that holds a name the question lacks, one that asks a species' scientific name only by a claim that
-writes one, one that asks where or how someone died only by a claim that speaks of a death, and one that asks where
-someone is buried only by a claim that speaks of a burial."""
+writes one, one that asks where or how someone died only by a claim that speaks of a death, one that asks where
+someone is buried only by a claim that speaks of a burial, and one that asks someone's wife or husband only by a claim
+that speaks of a marriage."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from selfrag_langchain.chains.answer_kinds import (
     asks_relative,
     asks_scientific_name,
     asks_share,
+    asks_spouse,
     asks_year,
     gives_asked_kind,
     names_another,
@@ -27,6 +29,7 @@ from selfrag_langchain.chains.answer_kinds import (
     speaks_of_birth,
     speaks_of_burial,
     speaks_of_death,
+    speaks_of_marriage,
 )
 
 
@@ -467,4 +470,37 @@ def test_a_death_question_is_answered_only_by_a_claim_that_speaks_of_a_death(que
 def test_a_burial_question_is_answered_only_by_a_claim_that_speaks_of_a_burial(question: str, claim: str,
                                                                                gives: bool) -> None:
     assert speaks_of_burial(claim) is gives
+    assert gives_asked_kind(question, claim) is gives
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Who was Jayavarman VII's wife?", True),
+    ("Who was the first wife of King Edward I of England?", True),
+    ("What was the name of Taejo of Joseon's second queen?", True),
+    ("What was the name of Emperor Wu of Han's second empress?", True),
+    ("Whom did Martin Luther marry?", True),
+    ("who was pierre trudeau married to", True),  # as typed
+    ("Who was Franz Schubert's father?", False),  # a relative by birth
+    ("Who was the Queen of England in 1600?", False),  # a queen, not someone's
+    ("Who officiated when Charles married Diana?", False),
+])
+def test_a_question_asks_for_a_spouse_when_it_asks_whom_someone_married(question: str, asks: bool) -> None:
+    assert asks_spouse(question) is asks
+
+
+@pytest.mark.parametrize(("question", "claim", "gives"), [
+    ("Who was Henry VIII's second wife?", "Anne Boleyn was Queen of England as the second wife of Henry VIII.", True),
+    ("Whom did Stephen I of Hungary marry?", "He married Gisela of Bavaria, a scion of the Ottonian dynasty.", True),
+    ("Who was Hera's husband?", "She is queen among the Olympians, sister and wife of Zeus.", True),
+    # a parent or a child is a family, not a marriage
+    ("Who was Jayavarman VII's wife?", "Jayavarman VII was the son of King Dharanindravarman II.", False),
+    ("What was the name of Jorge Amado's wife?",  # a title's word
+     "Jorge Amado's work was popularized in film, including Dona Flor and Her Two Husbands in 1976.", False),
+    ("Who was Hera's husband?", "Husband of Hera, Zeus was the king of the gods.", True),
+    ("What was the name of Taejo of Joseon's second queen?",
+     "Taejo, personal name Yi Songgye, was the founder and first monarch of Joseon.", False),
+])
+def test_a_spouse_question_is_answered_only_by_a_claim_that_speaks_of_a_marriage(question: str, claim: str,
+                                                                                gives: bool) -> None:
+    assert speaks_of_marriage(claim) is gives
     assert gives_asked_kind(question, claim) is gives
