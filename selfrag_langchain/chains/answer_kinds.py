@@ -78,9 +78,9 @@ from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 
 __all__ = ["asks_agent", "asks_birth_name", "asks_birthplace", "asks_burial", "asks_death", "asks_nickname",
            "asks_place", "asks_relative", "asks_scientific_name", "asks_share", "asks_spouse", "asks_year",
-           "gives_asked_kind", "gives_nickname", "gives_scientific_name", "names_another", "names_beyond",
-           "speaks_of_birth", "speaks_of_birth_below_country", "speaks_of_burial", "speaks_of_death",
-           "speaks_of_family", "speaks_of_marriage"]
+           "gives_asked_kind", "gives_nickname", "gives_scientific_name", "gives_spouse", "misses_asked_event",
+           "names_another", "names_beyond", "speaks_of_birth", "speaks_of_birth_below_country", "speaks_of_burial",
+           "speaks_of_death", "speaks_of_family", "speaks_of_marriage"]
 
 _ASKS_YEAR = re.compile(
     r"^\W*(?:(?:in|by|during|from|since|until|before|after|around) )?(?:what|which) year\b", re.IGNORECASE)
@@ -153,17 +153,23 @@ DEATH_VERBS = ("die", "died", "killed", "executed", "assassinated", "murdered", 
 """The words a question asks how or where someone's life ended by ("Where did Francis Bacon die?")."""
 BURIAL_VERBS = ("buried", "interred", "entombed")
 """The words a question asks where someone lies by ("Where is Karl Marx buried?")."""
-_TIME_OR_AMOUNT = r"(?:year|date|day|month|decade|century|age|old|long|many|much|often|far|soon)\b"
+_TIME_OR_AMOUNT = (r"(?:years?|date|day|time|hour|month|decade|century|age|old|long|many|much|often|far|soon|dynasty|"
+                   r"reign|charges?|grounds|crimes?|reasons?|cause)\b")
+"""What a "how" or "in which" asks besides a place or a manner: a time, an amount, a reason ("On what charge ...")."""
 _PLACE_OR_MANNER = (rf"(?:where\b|how\b(?!\s+{_TIME_OR_AMOUNT})|(?:in|at|near|on|during) (?:what|which)\b"
                     rf"(?!\s+{_TIME_OR_AMOUNT})|{_PLACE_ASKED})")
 """What a question asking where or how opens with: not a time or an amount ("In what year ...", "How old ...")."""
+_NO_CLAUSE = r"(?:(?!\b(?:who|whom|that|which)\b)[^?])*"
+"""Words up to the question mark that open no relative clause."""
 
 
 def _asks_ending(verbs: tuple[str, ...]) -> re.Pattern[str]:
-    """A question asking where or how someone's life ended in one of ``verbs``, the verb last or before a short
-    phrase ("Where did Francis Bacon die?", "In which English town did Napoleon III die in exile?")."""
-    return re.compile(rf"^\W*{_PLACE_OR_MANNER}[^?]*\b(?:did|was|were|is|are)\b[^?]*\b(?:{'|'.join(verbs)})"
-                      r"(?:\s+(?:in|at|on|near|by|after|during|while|from)\b[^?,;]{0,30})?\W*$", re.IGNORECASE)
+    """A question asking where or how someone died or lies in one of ``verbs``, the verb last or before a short
+    phrase ("Where did Francis Bacon die?", "In which English town did Napoleon III die in exile?"), and not in a
+    relative clause ("Where is the memorial to the firefighters who were killed?" asks a memorial's place)."""
+    return re.compile(rf"^\W*{_PLACE_OR_MANNER}{_NO_CLAUSE}\b(?:did|was|were|is|are)\b{_NO_CLAUSE}"
+                      rf"\b(?:{'|'.join(verbs)})(?:\s+(?:in|at|on|near|by|after|during|while|from)\b[^?,;]{{0,30}})?"
+                      r"\W*$", re.IGNORECASE)
 
 
 _ASKS_DEATH = _asks_ending(DEATH_VERBS)
@@ -234,7 +240,13 @@ not "best known for") or a name in quotation marks. A weak filter: it passes man
 ("named after his grandfather", "his second term"); it stops the ones that only say who or what the subject is."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
 _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|named)\b", re.IGNORECASE)
-_RELATIVE = re.compile(rf"['’]s? (?:[a-z-]+ )?(?:{_KIN})\b|\b(?:{_KIN}) of\b")
+def _kin_of(relatives: str) -> str:
+    """A relative of someone among ``relatives`` (alternatives), in lower case: after a possessive, a word between
+    ("Schubert's father", "Taejo of Joseon's second queen"), or before "of" ("the first wife of")."""
+    return rf"['’]s? (?:[a-z-]+ )?(?:{relatives})\b|\b(?:{relatives}) of\b"
+
+
+_RELATIVE = re.compile(_kin_of(_KIN))
 """A relative of someone, in lower case ("Schubert's father", "the first wife of"; not "the Sons of Liberty")."""
 _FAMILY = re.compile(rf"\b(?:{_KIN}|grandparents?|stepfather|stepmother|offspring|married|marriage|marry|marries|wed|"
                      rf"wedded|widow|widower|family|sired|fathered|mothered|begat|begot|begotten|"
@@ -244,9 +256,14 @@ _FAMILY = re.compile(rf"\b(?:{_KIN}|grandparents?|stepfather|stepmother|offsprin
 to Pietro Bernini", "sired by Poseidon")."""
 SPOUSES = ("wife", "wives", "husband", "husbands", "spouse", "spouses", "consort", "consorts")
 """The relatives a question asks by marriage ("Who was Jayavarman VII's wife?")."""
-_SPOUSE = re.compile(rf"['’]s? (?:[a-z-]+ )?(?:{'|'.join(SPOUSES)}|queens?|empress(?:es)?)\b"
-                     rf"|\b(?:{'|'.join(SPOUSES)}) of\b")
+_SPOUSE = re.compile(_kin_of("|".join(SPOUSES)) + r"|['’]s? (?:[a-z-]+ )?(?:queens?|empress(?:es)?)\b")
 """A spouse of someone, in lower case ("Laplace's wife", "the first wife of", "Taejo of Joseon's second queen")."""
+_OTHER_KIN = re.compile(_kin_of("|".join(kin for kin in KINSHIP if kin not in SPOUSES)))
+"""A relative besides a spouse: "the father of Henry VIII's second wife" asks a father."""
+_ROYAL_SPOUSE = re.compile(r"['’]s? (?:[a-z-]+ )?(?:queens?|empress(?:es)?)\b")
+"""A spouse asked by a royal title ("Louis XVI's queen"), which may be a ruler in her own right ("Egypt's last
+queen")."""
+_ROYAL = re.compile(r"\b(?:queens?|empress(?:es)?|consorts?)\b", re.IGNORECASE)
 _MARRYING = (rf"(?:{'|'.join(SPOUSES)}|married|marriage|marriages|marry|marries|marrying|wed|wedded|wedding|widow|"
               r"widowed|widower|bride|betrothed|divorced?)")
 _MARRIAGE = re.compile(rf"\b{_MARRYING}\b|^\W*(?i:{_MARRYING})\b")
@@ -305,15 +322,19 @@ def asks_relative(question: str) -> bool:
     """Whether ``question`` asks who a relative of someone was ("Who was Franz Schubert's father?", "Who was the
     first wife of Edward I?", "What was Laplace's wife called?", "Who was Augusto Pinochet married to?"), which a
     sentence speaking of that family answers."""
-    return bool(((_ASKS_WHO.search(question) or _ASKS_NAME.search(question)) and _RELATIVE.search(question))
-                or _ASKS_MARRIAGE.search(question))
+    return bool((_asks_who(question) and _RELATIVE.search(question)) or _ASKS_MARRIAGE.search(question))
+
+
+def _asks_who(question: str) -> bool:
+    """Whether ``question`` asks who someone is, or their name."""
+    return bool(_ASKS_WHO.search(question) or _ASKS_NAME.search(question))
 
 
 def asks_spouse(question: str) -> bool:
     """Whether ``question`` asks who someone's wife, husband or consort was, or whom someone married ("Who was
     Jayavarman VII's wife?", "What was the name of Taejo of Joseon's second queen?"), which a sentence speaking of a
     marriage answers: a sentence naming a parent or a child speaks of a family, not of a marriage."""
-    return bool(((_ASKS_WHO.search(question) or _ASKS_NAME.search(question)) and _SPOUSE.search(question))
+    return bool((_asks_who(question) and _SPOUSE.search(question) and not _OTHER_KIN.search(question))
                 or _ASKS_MARRIAGE.search(question))
 
 
@@ -429,6 +450,22 @@ def speaks_of_birth_below_country(question: str, claim: str) -> bool:
                if (lowered := m.group(1).lower()) in asked or names_a_people(lowered)
                or names_a_people(lowered.split()[-1])]
     return any(not any(p.start() <= m.start() < p.end() for p in peopled) for m in _BIRTH.finditer(claim))
+
+
+def gives_spouse(question: str, claim: str) -> bool:
+    """Whether ``claim`` can name the spouse ``question`` asks (:func:`asks_spouse`): it speaks of a marriage, or,
+    for a question asking someone's queen or empress, of a queen, an empress or a consort ("Marie Antoinette was the
+    last queen of France")."""
+    return speaks_of_marriage(claim) or bool(_ROYAL_SPOUSE.search(question) and _ROYAL.search(claim))
+
+
+def misses_asked_event(question: str, claim: str) -> bool:
+    """Whether ``question`` asks where or how someone died (:func:`asks_death`), where they lie (:func:`asks_burial`)
+    or whom they married (:func:`asks_spouse`), and ``claim`` does not speak of it: a sentence that is about the
+    person but not the event, which the readers read as answering."""
+    return ((asks_death(question) and not speaks_of_death(claim))
+            or (asks_burial(question) and not speaks_of_burial(claim))
+            or (asks_spouse(question) and not gives_spouse(question, claim)))
 
 
 def speaks_of_marriage(claim: str) -> bool:
@@ -571,14 +608,12 @@ def gives_asked_kind(question: str, claim: str) -> bool:
         return False
     if asks_birth_name(question) and not names_another(question, claim):
         return False
-    if asks_death(question) and not speaks_of_death(claim):
-        return False
-    if asks_burial(question) and not speaks_of_burial(claim):
+    if misses_asked_event(question, claim):
         return False
     if asks_place(question) or asks_agent(question):
         return names_beyond(question, claim)
     if asks_spouse(question):
-        return speaks_of_marriage(claim)
+        return True  # a marriage, read above
     if asks_relative(question):
         return speaks_of_family(claim)
     if asks_scientific_name(question):

@@ -62,7 +62,7 @@ from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfrag_langchain.chains.aliases import gives_asked_name, gives_expansion, gives_full_name, in_full
-from selfrag_langchain.chains.answer_kinds import asks_nickname, gives_nickname
+from selfrag_langchain.chains.answer_kinds import asks_nickname, gives_nickname, misses_asked_event
 from selfrag_langchain.chains.branches import PreparedPassage
 from selfrag_langchain.chains.epithets import states_other_epithet
 from selfrag_langchain.chains.ranks import states_other_rank
@@ -409,7 +409,11 @@ def _ruled(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[
     it does not; 0 too where the question asks a nickname and the sentence gives no name as one its subject is
     called by (:func:`~selfrag_langchain.chains.answer_kinds.gives_nickname`: "Franz Uri Boas was a German-American
     anthropologist" for "What nickname has Franz Boas been given?", which both models read as answering; read with
-    its title, so a title that names, "Alias (TV series)", leaves its sentences as read); and 1
+    its title, so a title that names, "Alias (TV series)", leaves its sentences as read), or asks where or how
+    someone died, where they lie or whom they married and the sentence speaks of no such thing
+    (:func:`~selfrag_langchain.chains.answer_kinds.misses_asked_event`: "... made the first known European contact
+    with the Philippines" for where Magellan was killed, beside "Magellan was killed in battle in the Philippines");
+    and 1
     where it opens with the other name the question asks for
     (:func:`~selfrag_langchain.chains.aliases.gives_asked_name`: "An elevator or lift is ..."), which the models
     read as one name, or spells out the abbreviation whose meaning it asks
@@ -417,7 +421,7 @@ def _ruled(pairs: Sequence[tuple[str, str]], readings: Sequence[float]) -> list[
     with the question's person under the fuller name it asks (:func:`~selfrag_langchain.chains.aliases.gives_full_name`:
     "Eldred Gregory Peck was ...")."""
     return [0.0 if states_other_rank(question, sentence) or states_other_epithet(question, sentence)
-            or (asks_nickname(question) and not gives_nickname(sentence))
+            or (asks_nickname(question) and not gives_nickname(sentence)) or misses_asked_event(question, sentence)
             else 1.0 if gives_asked_name(question, sentence) or gives_expansion(question, sentence)
             or gives_full_name(question, sentence)
             else reading for (question, sentence), reading in zip(pairs, readings, strict=True)]

@@ -416,6 +416,8 @@ def test_a_nickname_question_is_answered_only_by_a_claim_that_gives_a_name_it_is
     ("In what year did Ivan the Great die?", False),  # a time: a year answers (asks_year)
     ("When did Krum the Fearsome die?", False),
     ("How old was Mozart when he died?", False),  # an amount
+    ("On what charge was Thomas More executed?", False),  # a reason
+    ("Where are the remains of the soldiers who died in the Korean War?", False),  # a relative clause
     ("On average, what share of people die in Ebola outbreaks?", False),  # no one's death is asked
     ("Which disease killed most elm trees in Europe?", False),
     ("Who was the first person to be executed in the electric chair?", False),
@@ -433,6 +435,7 @@ def test_a_question_asks_where_or_how_someone_died_when_its_death_is_what_it_ask
     ("In what year was Napoleon buried at Les Invalides?", False),  # a time
     ("Who is buried in Grant's Tomb?", False),  # who, not where
     ("Where did Francis Bacon die?", False),
+    ("Where is the memorial to the firefighters who were buried?", False),  # a relative clause
 ])
 def test_a_question_asks_where_someone_is_buried(question: str, asks: bool) -> None:
     assert asks_burial(question) is asks
@@ -482,6 +485,8 @@ def test_a_burial_question_is_answered_only_by_a_claim_that_speaks_of_a_burial(q
     ("who was pierre trudeau married to", True),  # as typed
     ("Who was Franz Schubert's father?", False),  # a relative by birth
     ("Who was the Queen of England in 1600?", False),  # a queen, not someone's
+    ("Who was the father of Henry VIII's second wife?", False),  # a father, asked of a spouse
+    ("Who was the son of Napoleon's second wife?", False),
     ("Who officiated when Charles married Diana?", False),
 ])
 def test_a_question_asks_for_a_spouse_when_it_asks_whom_someone_married(question: str, asks: bool) -> None:
@@ -496,6 +501,7 @@ def test_a_question_asks_for_a_spouse_when_it_asks_whom_someone_married(question
     ("Who was Jayavarman VII's wife?", "Jayavarman VII was the son of King Dharanindravarman II.", False),
     ("What was the name of Jorge Amado's wife?",  # a title's word
      "Jorge Amado's work was popularized in film, including Dona Flor and Her Two Husbands in 1976.", False),
+    ("What was the name of Mozart's wife?", "Mozart composed The Marriage of Figaro in 1786.", False),
     ("Who was Hera's husband?", "Husband of Hera, Zeus was the king of the gods.", True),
     ("What was the name of Taejo of Joseon's second queen?",
      "Taejo, personal name Yi Songgye, was the founder and first monarch of Joseon.", False),
@@ -503,4 +509,18 @@ def test_a_question_asks_for_a_spouse_when_it_asks_whom_someone_married(question
 def test_a_spouse_question_is_answered_only_by_a_claim_that_speaks_of_a_marriage(question: str, claim: str,
                                                                                 gives: bool) -> None:
     assert speaks_of_marriage(claim) is gives
+    assert gives_asked_kind(question, claim) is gives
+
+
+@pytest.mark.parametrize(("question", "claim", "gives"), [
+    # a queen or an empress asked may be one in her own right, or a consort
+    ("Who was Egypt's last queen?", "Cleopatra VII was Queen of the Ptolemaic Kingdom of Egypt.", True),
+    ("Who was Louis XVI's queen?", "Marie Antoinette was the last queen of France before the Revolution.", True),
+    ("What was the name of Shah Jahan's empress?", "Mumtaz Mahal was the Empress Consort of the Mughal Empire.", True),
+    ("What was the name of Taejo of Joseon's second queen?", "Taejo was the founder of Joseon.", False),
+    # a relative of a spouse is a family's
+    ("Who was the father of Henry VIII's second wife?", "Thomas Boleyn was the father of Anne Boleyn.", True),
+])
+def test_a_spouse_asked_by_a_royal_title_is_given_by_a_queen_or_a_consort(question: str, claim: str,
+                                                                         gives: bool) -> None:
     assert gives_asked_kind(question, claim) is gives
