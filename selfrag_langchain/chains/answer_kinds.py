@@ -240,6 +240,8 @@ not "best known for") or a name in quotation marks. A weak filter: it passes man
 ("named after his grandfather", "his second term"); it stops the ones that only say who or what the subject is."""
 _ASKS_WHO = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
 _ASKS_NAME = re.compile(r"^\W*what (?:was|were|is|are)\b.*\b(?:names?|called|named)\b", re.IGNORECASE)
+
+
 def _kin_of(relatives: str) -> str:
     """A relative of someone among ``relatives`` (alternatives), in lower case: after a possessive, a word between
     ("Schubert's father", "Taejo of Joseon's second queen"), or before "of" ("the first wife of")."""
@@ -264,6 +266,7 @@ _ROYAL_SPOUSE = re.compile(r"['’]s? (?:[a-z-]+ )?(?:queens?|empress(?:es)?)\b"
 """A spouse asked by a royal title ("Louis XVI's queen"), which may be a ruler in her own right ("Egypt's last
 queen")."""
 _ROYAL = re.compile(r"\b(?:queens?|empress(?:es)?|consorts?)\b", re.IGNORECASE)
+"""A queen, an empress or a consort, of any case: what answers a spouse asked by a royal title."""
 _MARRYING = (rf"(?:{'|'.join(SPOUSES)}|married|marriage|marriages|marry|marries|marrying|wed|wedded|wedding|widow|"
               r"widowed|widower|bride|betrothed|divorced?)")
 _MARRIAGE = re.compile(rf"\b{_MARRYING}\b|^\W*(?i:{_MARRYING})\b")
@@ -318,16 +321,16 @@ def asks_agent(question: str) -> bool:
     return bool(_ASKS_AGENT.search(question))
 
 
+def _asks_who(question: str) -> bool:
+    """Whether ``question`` asks who someone is, or their name."""
+    return bool(_ASKS_WHO.search(question) or _ASKS_NAME.search(question))
+
+
 def asks_relative(question: str) -> bool:
     """Whether ``question`` asks who a relative of someone was ("Who was Franz Schubert's father?", "Who was the
     first wife of Edward I?", "What was Laplace's wife called?", "Who was Augusto Pinochet married to?"), which a
     sentence speaking of that family answers."""
     return bool((_asks_who(question) and _RELATIVE.search(question)) or _ASKS_MARRIAGE.search(question))
-
-
-def _asks_who(question: str) -> bool:
-    """Whether ``question`` asks who someone is, or their name."""
-    return bool(_ASKS_WHO.search(question) or _ASKS_NAME.search(question))
 
 
 def asks_spouse(question: str) -> bool:
