@@ -250,25 +250,26 @@ def _kin_of(relatives: str) -> str:
 
 _RELATIVE = re.compile(_kin_of(_KIN))
 """A relative of someone, in lower case ("Schubert's father", "the first wife of"; not "the Sons of Liberty")."""
-_FAMILY = re.compile(rf"\b(?:{_KIN}|grandparents?|stepfather|stepmother|offspring|married|marriage|marry|marries|wed|"
-                     rf"wedded|widow|widower|family|sired|fathered|mothered|begat|begot|begotten|"
-                     rf"born(?: [\w ]{{1,30}}?)? to)\b",
+_WEDDING_WORDS = "married|marriage|marry|marries|wed|wedded|widow|widower"
+"""The words of a marriage that speak of a family too."""
+_FAMILY = re.compile(rf"\b(?:{_KIN}|grandparents?|stepfather|stepmother|offspring|{_WEDDING_WORDS}|family|sired|"
+                     rf"fathered|mothered|begat|begot|begotten|born(?: [\w ]{{1,30}}?)? to)\b",
                      re.IGNORECASE)
 """Words that speak of someone's family: a sentence naming a relative says how they are related ("born in Naples
 to Pietro Bernini", "sired by Poseidon")."""
 SPOUSES = ("wife", "wives", "husband", "husbands", "spouse", "spouses", "consort", "consorts")
 """The relatives a question asks by marriage ("Who was Jayavarman VII's wife?")."""
-_SPOUSE = re.compile(_kin_of("|".join(SPOUSES)) + r"|['’]s? (?:[a-z-]+ )?(?:queens?|empress(?:es)?)\b")
-"""A spouse of someone, in lower case ("Laplace's wife", "the first wife of", "Taejo of Joseon's second queen")."""
-_OTHER_KIN = re.compile(_kin_of("|".join(kin for kin in KINSHIP if kin not in SPOUSES)))
-"""A relative besides a spouse: "the father of Henry VIII's second wife" asks a father."""
 _ROYAL_SPOUSE = re.compile(r"['’]s? (?:[a-z-]+ )?(?:queens?|empress(?:es)?)\b")
 """A spouse asked by a royal title ("Louis XVI's queen"), which may be a ruler in her own right ("Egypt's last
 queen")."""
+_SPOUSE = re.compile(f"{_kin_of('|'.join(SPOUSES))}|{_ROYAL_SPOUSE.pattern}")
+"""A spouse of someone, in lower case ("Laplace's wife", "the first wife of", "Taejo of Joseon's second queen")."""
+_OTHER_KIN = re.compile(_kin_of("|".join(kin for kin in KINSHIP if kin not in SPOUSES)))
+"""A relative besides a spouse: "the father of Henry VIII's second wife" asks a father."""
 _ROYAL = re.compile(r"\b(?:queens?|empress(?:es)?|consorts?)\b", re.IGNORECASE)
 """A queen, an empress or a consort, of any case: what answers a spouse asked by a royal title."""
-_MARRYING = (rf"(?:{'|'.join(SPOUSES)}|married|marriage|marriages|marry|marries|marrying|wed|wedded|wedding|widow|"
-              r"widowed|widower|bride|betrothed|divorced?)")
+_MARRYING = (rf"(?:{'|'.join(SPOUSES)}|{_WEDDING_WORDS}|marriages|marrying|wedding|widowed|bride|betrothed|"
+              r"divorced?)")
 _MARRIAGE = re.compile(rf"\b{_MARRYING}\b|^\W*(?i:{_MARRYING})\b")
 """Words that speak of a marriage ("his second wife", "married Anne Boleyn", "queen consort"), in lower case but at
 the sentence's start: a capitalised one is a title's ("Dona Flor and Her Two Husbands")."""
