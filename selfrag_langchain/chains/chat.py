@@ -23,10 +23,12 @@ from selfrag_langchain.chains.follow_ups import (
     asks_unnamed,
     conversation_subject,
     keeps_question,
+    leaves_subject_unnamed,
     previous_question,
     referent,
     refers_back,
     turn_subject,
+    with_description,
     with_subject,
     with_topic,
 )
@@ -169,7 +171,9 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         line = re.sub(r"^(rewritten question|question)\s*:\s*", "", line, flags=re.I).strip().strip('"')
         standalone = (not refers_back(question) or not refers_back(line)) and keeps_question(line, question)
         echoed = asks_unnamed(question) and adds_nothing(line, question)  # still names nothing
-        if line.endswith("?") and len(line) <= 3 * len(question) + 60 and standalone and not echoed:
+        subject = conversation_subject(messages)
+        unnamed = subject is not None and leaves_subject_unnamed(line, question, subject, messages)
+        if line.endswith("?") and len(line) <= 3 * len(question) + 60 and standalone and not (echoed or unnamed):
             return line
         return self._fallback(question, messages)
 
@@ -181,6 +185,9 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
             meant = referent(question, messages, subject, finder.find if finder is not None else None)
             if meant is not None:
                 return with_subject(question, meant)
+            described = with_description(question, subject, messages)
+            if described is not None:  # "the plant" for the subject defined as one
+                return described
             # its reference stands for nothing the conversation names, or it names nothing: the subject in brackets
             return with_topic(question, subject) if refers_back(question) or asks_unnamed(question) else question
         previous = previous_question(messages)

@@ -11,8 +11,10 @@ conversation, where joining the earlier questions retrieves for whatever the lon
 "One" standing for the subject's kind ("What is the largest one ever found?") is the subject too. A
 demonstrative brings in something newly named ("Which lake is that city on?" after "... settled in Cleveland,
 Ohio"), and so does "he" or "she" after a question that asked who did something: they stand for the name the
-previous answer gave (:func:`referent`). A follow-up whose reference stands for nothing the conversation names, or
-that names nothing, is asked with the subject in brackets (:func:`with_topic`).
+previous answer gave (:func:`referent`). "The" and the kind the conversation defines its subject as ("the plant"
+after "Horseradish is a perennial plant ...") is the subject (:func:`with_description`). A follow-up whose
+reference stands for nothing the conversation names, or that names nothing, is asked with the subject in brackets
+(:func:`with_topic`).
 """
 
 from __future__ import annotations
@@ -53,7 +55,9 @@ class FollowUpSettings(BaseModel):
     word of the follow-up, or nothing added to a follow-up that names nothing): ``subject`` puts what the
     follow-up's first word that refers back stands for in its place (:func:`referent`): the conversation's subject
     (the title of the article an earlier turn retrieved: "When was Mona Lisa painted?"), or the name the previous
-    answer gave ("Which lake is Cleveland, Ohio on?" for "Which lake is that city on?"), puts the subject after a
+    answer gave ("Which lake is Cleveland, Ohio on?" for "Which lake is that city on?"), or in place of "the" and
+    the kind the conversation defines the subject as (:func:`with_description`: "Where is Horseradish from?" for
+    "Where is the plant from?" after "Horseradish is a perennial plant ..."), puts the subject after a
     follow-up that names nothing or whose reference stands for nothing the conversation names (:func:`with_topic`:
     "And the colour? (Properties of water)"), and leaves any other follow-up as asked; ``questions`` joins the
     previous standalone question and this one. Either joins the questions when no subject is known."""
@@ -602,12 +606,13 @@ KIND_WINDOW = 10
 largest city of ...")."""
 
 
-def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage]) -> bool:
+def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage], *, after_the: bool = True) -> bool:
     """Whether an answer of the conversation defines the subject as a thing of the noun's kind (``noun`` in its
     dictionary form): a clause that names the subject (an apposition between commas allowed: "Malvaceae, or the
     mallows, is a family ..."), then "is" or "are", with the noun within :data:`KIND_WINDOW`
     words and still in the phrase that says what it is (:func:`_within_definition`): "Colchicum is a genus of ..."
-    for "this genus", not "Monterrey lies near Linares, which is a city ..." for "that city"."""
+    for "this genus", not "Monterrey lies near Linares, which is a city ..." for "that city". ``after_the`` False
+    leaves out a noun after "the" there, another thing the definition names ("a plant of the family ...")."""
     named = _lemmas(re.sub(r"\s*\(.*?\)", "", subject))
     if not named:
         return False
@@ -625,7 +630,8 @@ def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage]) -> boo
                         or any(w.endswith(("'s", "’s")) for w in clause)):  # "Rembrandt's teacher was ..."
                     continue
                 window = list(itertools.takewhile(_within_definition, words[i + 1:i + 1 + KIND_WINDOW]))
-                if any(noun_lemma(w) == noun for w in window):
+                if any(noun_lemma(w) == noun and (after_the or k == 0 or window[k - 1] != "the")
+                       for k, w in enumerate(window)):
                     return True
     return False
 
@@ -656,6 +662,53 @@ def _names_a_kind(subject: str) -> bool:
     words = re.sub(r"\s*\(.*?\)", "", subject).split()
     return bool(words) and all(w.islower() for w in words[1:]) and "NOUN" in parts_of_speech(words[-1].lower()) \
         and bool(parts_of_speech(words[0].lower()))
+
+
+_DEFINITE = re.compile(r"\bthe\s+([A-Za-z]+)(?:['’]s)?\b", re.IGNORECASE)
+_BINDING = frozenset({"of", "that", "which", "who", "whom", "whose", "where", "when"})
+"""Words after a noun that say which one it is ("the plant of the year", "the plant that ..."): a description
+of its own, not the subject's."""
+
+
+def subject_description(question: str, subject: str, messages: Sequence[BaseMessage]) -> re.Match[str] | None:
+    """Where a follow-up that does not name the subject calls it by its kind: "the" and the noun an answer of the
+    conversation defines the subject as (:func:`_defined_as`: "where is the plant itself from?" after
+    "Horseradish is a perennial plant ...") or its title's last word ("the shark" of "Hammerhead shark"); not a
+    noun that says which one it is ("the plant of the year", "the plant that ..."), nor one of time or of what was
+    said ("the year", "the case"), nor after another word ("the largest plant" is another). None when it names the
+    subject or calls it by no kind."""
+    plain = DISAMBIGUATION.sub("", subject).strip() or subject
+    if _lemmas(plain) <= _lemmas(question):
+        return None
+    title_kind = {noun_lemma(w) for w in content_words(plain)[-1:]}
+    for match in _DEFINITE.finditer(question):
+        word = match.group(1).lower()
+        if (word in _NOT_REFERRING or word in _TIMES or "NOUN" not in parts_of_speech(word)
+                or _word_after(question, match.end()) in _BINDING):
+            continue
+        noun = noun_lemma(word)
+        if noun in title_kind or _defined_as(subject, noun, messages, after_the=False):
+            return match
+    return None
+
+
+def with_description(question: str, subject: str, messages: Sequence[BaseMessage]) -> str | None:
+    """``question`` with its description of the subject (:func:`subject_description`) replaced by the subject
+    ("Which Greek words does Chlorophyll's name come from?" for "... does the pigment's name ..."); None when it
+    has none."""
+    found = subject_description(question, subject, messages)
+    if found is None:
+        return None
+    plain = DISAMBIGUATION.sub("", subject).strip() or subject
+    possessive = found.group()[-2:] in ("'s", "’s")
+    return question[: found.start()] + (f"{plain}'s" if possessive else plain) + question[found.end():]
+
+
+def leaves_subject_unnamed(rewrite: str, question: str, subject: str, messages: Sequence[BaseMessage]) -> bool:
+    """Whether the follow-up calls the subject by its kind (:func:`subject_description`) and a rewrite of it still
+    does not name it, so that it does not stand alone."""
+    plain = DISAMBIGUATION.sub("", subject).strip() or subject
+    return subject_description(question, subject, messages) is not None and not _lemmas(plain) <= _lemmas(rewrite)
 
 
 def _words(text: str) -> set[str]:

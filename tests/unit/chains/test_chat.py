@@ -161,6 +161,19 @@ def test_without_a_cited_answer_the_subject_fallback_joins_the_questions() -> No
     assert chat.invoke({"question": FOLLOW_UP, "history": history}).standalone_question == f"{FIRST} {FOLLOW_UP}"
 
 
+@pytest.mark.parametrize("rewrite", ["Where is the portrait shown?", "Where is the portrait shown? (Louvre)"])
+def test_a_follow_up_calling_the_subject_by_its_kind_is_asked_of_the_subject(rewrite: str) -> None:
+    rag, retriever = _rag()
+    history = [HumanMessage(FIRST, additional_kwargs={"subject": "Mona Lisa"}),
+               AIMessage("The Mona Lisa is a half-length portrait by Leonardo da Vinci [1].",
+                         additional_kwargs={"citations": [{"citation": 1, "title": "Mona Lisa"}]})]
+    chat = SelfRAGConversation(rag=rag, condense_llm=FakeListLLM(responses=[rewrite]),
+                               history_factory=lambda s: pytest.fail("history is passed"))
+    reply = chat.invoke({"question": "Where is the portrait shown?", "history": history})
+    assert reply.standalone_question == "Where is Mona Lisa shown?"  # the rewrite did not name the Mona Lisa
+    assert retriever.queries[0] == "Where is Mona Lisa shown?"
+
+
 def test_works_under_runnable_with_message_history() -> None:
     rag, retriever = _rag()
     chat = SelfRAGConversation(rag=rag, condense_llm=FakeListLLM(responses=[STANDALONE]),

@@ -14,11 +14,14 @@ from selfrag_langchain.chains.follow_ups import (
     asks_unnamed,
     conversation_subject,
     keeps_question,
+    leaves_subject_unnamed,
     named_title,
     reference,
     referent,
     refers_back,
+    subject_description,
     turn_subject,
+    with_description,
     with_subject,
     with_topic,
 )
@@ -365,3 +368,22 @@ def test_a_follow_up_that_refers_back_does_not_take_its_own_words_for_a_new_subj
                         ["Biology", "Fertility"], ["Biology"]) == "Fertility"
     assert turn_subject("How is that defined in biology?", "How is infertility defined in biology?", "Fertility",
                         ["Biology", "Infertility"], ["Biology"]) == "Infertility"  # what it referred to
+
+
+def test_a_follow_up_may_call_the_subject_by_the_kind_the_conversation_defines_it_as() -> None:
+    plant = _history("What is horseradish?", "Horseradish is a perennial plant of the family Brassicaceae [1].")
+    assert with_description("where is the plant itself from", "Horseradish", plant) == (
+        "where is Horseradish itself from")
+    assert with_description("When was the plant's root first used?", "Horseradish", plant) == (
+        "When was Horseradish's root first used?")
+    assert with_description("How big does the shark get?", "Hammerhead shark", []) == (
+        "How big does Hammerhead shark get?")  # the title's last word
+    for another in ("What is the largest plant in the world?",  # another word before the noun
+                    "What is the plant of the year?", "Which is the plant that grows fastest?",  # which one it says
+                    "What is the family called?",  # "of the family ...": another thing the definition names
+                    "Where does horseradish grow?",  # names the subject
+                    "When was the year it was first grown?"):  # a noun of time
+        assert subject_description(another, "Horseradish", plant) is None, another
+    assert leaves_subject_unnamed("Where is the plant from?", "where is the plant from", "Horseradish", plant)
+    assert not leaves_subject_unnamed("Where is horseradish from?", "where is the plant from", "Horseradish", plant)
+    assert not leaves_subject_unnamed("Where is the plant from?", "where is it from", "Horseradish", plant)
