@@ -377,7 +377,9 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     did he marry?" then "When did he die?"). That name is the phrase ``find`` (the answer finder's) points at in the
     previous answer's first sentence for the question it answered, from its first capitalised word, when it reads
     as a name (first and last words capitalised) that is neither the subject's nor within it, and that the question
-    did not already hold."""
+    did not already hold; for a demonstrative alone or with the noun the previous question asked for, a thing of a
+    kind in lower case too ("... important to which field?" then "What is that field also called?": forensic
+    science)."""
     found = reference(question)
     if found is None:
         return None
@@ -396,7 +398,10 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     if turn is None:
         return subject if found.kind == "pronoun" else None
     typed, asked, answer = turn
-    name = _answered_name(asked, answer, subject, find, common=found.kind == "demonstrative" and noun is None)
+    # a thing of a kind in lower case for a demonstrative alone, or with the noun the previous question asked for
+    # ("... important to which field?" then "What is that field also called?": "forensic science")
+    common = found.kind == "demonstrative" and (noun is None or noun in _lemmas(asked))
+    name = _answered_name(asked, answer, subject, find, common=common)
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
         return name if name is not None and asked_who else subject
@@ -450,8 +455,9 @@ def _last_turn(messages: Sequence[BaseMessage]) -> tuple[str, str, str] | None:
 def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None, *, common: bool = False
                    ) -> str | None:
     """The name the answer's first sentence gives for ``asked``, as :func:`referent` reads it; with ``common``, for a
-    demonstrative alone, a thing of a kind too: a phrase of at most :data:`MAX_COMMON_WORDS` words in lower case
-    of nouns and adjectives the lexicon knows that ends with a noun ("profanities", "amorphous solids"; not
+    demonstrative alone or with the noun ``asked`` asked for, a thing of a kind too: a phrase of at most
+    :data:`MAX_COMMON_WORDS` words in lower case of nouns and adjectives the lexicon knows that ends with a noun
+    ("profanities", "amorphous solids"; not
     "short-horned" nor "struck an iceberg"), after its article ("What does that mean?" after
     "... between people in a relation of consanguinity": "consanguinity"), but not a list ("granites, pegmatites,
     and schists"), a number or a description ("very large")."""

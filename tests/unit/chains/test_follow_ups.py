@@ -336,8 +336,9 @@ def test_a_demonstrative_alone_before_a_verb_stands_for_what_the_answer_named() 
     for span in ("granites, pegmatites, and schists", "granites and schists", "very large", "incest", "short-horned",
                  "struck an iceberg", "speeds up reactions", "relation"):
         assert referent("What does that mean?", relation, "Incest", _Finder(span)) is None, span
-    # with a noun, only a name counts
-    assert referent("What does that relation mean?", relation, "Incest", _Finder("consanguinity")) is None
+    # with a noun, only a name counts, or a thing of the kind the previous question asked for
+    assert referent("What does that bond mean?", relation, "Incest", _Finder("consanguinity")) is None
+    assert referent("What does that relation mean?", relation, "Incest", _Finder("consanguinity")) == "consanguinity"
 
 
 def test_a_noun_before_an_adverb_and_a_verb_is_the_demonstratives() -> None:
@@ -387,3 +388,12 @@ def test_a_follow_up_may_call_the_subject_by_the_kind_the_conversation_defines_i
     assert leaves_subject_unnamed("Where is the plant from?", "where is the plant from", "Horseradish", plant)
     assert not leaves_subject_unnamed("Where is horseradish from?", "where is the plant from", "Horseradish", plant)
     assert not leaves_subject_unnamed("Where is the plant from?", "where is it from", "Horseradish", plant)
+
+
+def test_a_demonstrative_with_the_noun_the_previous_question_asked_for_stands_for_a_thing_in_lower_case() -> None:
+    field = _history("Recovering partial ones from a crime scene is important to which field?",
+                     "The recovery of partial fingerprints from a crime scene is an important method of forensic "
+                     "science [1].")
+    find = _Finder("forensic science")
+    assert referent("What is that field also called?", field, "Fingerprint", find) == "forensic science"
+    assert referent("How old is that technique?", field, "Fingerprint", find) is None  # a noun not asked for
