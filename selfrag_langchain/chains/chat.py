@@ -171,8 +171,7 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         line = re.sub(r"^(rewritten question|question)\s*:\s*", "", line, flags=re.I).strip().strip('"')
         standalone = (not refers_back(question) or not refers_back(line)) and keeps_question(line, question)
         echoed = asks_unnamed(question) and adds_nothing(line, question)  # still names nothing
-        subject = conversation_subject(messages)
-        unnamed = subject is not None and leaves_subject_unnamed(line, question, subject, messages)
+        unnamed = leaves_subject_unnamed(line, question, messages)
         if line.endswith("?") and len(line) <= 3 * len(question) + 60 and standalone and not (echoed or unnamed):
             return line
         return self._fallback(question, messages)
@@ -181,13 +180,13 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         """The follow-up made standalone without the rewrite (see ``fallback``)."""
         subject = conversation_subject(messages) if self.fallback == "subject" else None
         if subject is not None:
+            described = with_description(question, messages)
+            if described is not None:  # "the plant" for a subject defined as one
+                return described
             finder = self.rag.quoter.finder if self.rag.quoter is not None else None
             meant = referent(question, messages, subject, finder.find if finder is not None else None)
             if meant is not None:
                 return with_subject(question, meant)
-            described = with_description(question, subject, messages)
-            if described is not None:  # "the plant" for the subject defined as one
-                return described
             # its reference stands for nothing the conversation names, or it names nothing: the subject in brackets
             return with_topic(question, subject) if refers_back(question) or asks_unnamed(question) else question
         previous = previous_question(messages)

@@ -11,8 +11,8 @@ conversation, where joining the earlier questions retrieves for whatever the lon
 "One" standing for the subject's kind ("What is the largest one ever found?") is the subject too. A
 demonstrative brings in something newly named ("Which lake is that city on?" after "... settled in Cleveland,
 Ohio"), and so does "he" or "she" after a question that asked who did something: they stand for the name the
-previous answer gave (:func:`referent`). "The" and the kind the conversation defines its subject as ("the plant"
-after "Horseradish is a perennial plant ...") is the subject (:func:`with_description`). A follow-up whose
+previous answer gave (:func:`referent`). "The" and the kind the conversation defines one of its subjects as ("the
+plant" after "Horseradish is a perennial plant ...") is that subject (:func:`with_description`). A follow-up whose
 reference stands for nothing the conversation names, or that names nothing, is asked with the subject in brackets
 (:func:`with_topic`).
 """
@@ -698,23 +698,52 @@ def subject_description(question: str, subject: str, messages: Sequence[BaseMess
     return None
 
 
-def with_description(question: str, subject: str, messages: Sequence[BaseMessage]) -> str | None:
-    """``question`` with its description of the subject (:func:`subject_description`) replaced by the subject
-    ("Which Greek words does Chlorophyll's name come from?" for "... does the pigment's name ..."); None when it
-    has none."""
-    found = subject_description(question, subject, messages)
-    if found is None:
+def conversation_subjects(messages: Sequence[BaseMessage]) -> list[str]:
+    """The subjects recorded with the conversation's turns, the latest first, each once; without any, the one
+    :func:`conversation_subject` reads from the citations, if any."""
+    recorded = [str(m.additional_kwargs["subject"]) for m in reversed(messages)
+                if m.type == "human" and m.additional_kwargs.get("subject")]
+    if recorded:
+        return list(dict.fromkeys(recorded))
+    latest = conversation_subject(messages)
+    return [latest] if latest is not None else []
+
+
+def described_subject(question: str, messages: Sequence[BaseMessage]) -> tuple[str, re.Match[str]] | None:
+    """The latest subject of the conversation that the follow-up calls by its kind (:func:`subject_description`),
+    and where: "Back to the plant itself: where is it from?" after horseradish and then its family is about
+    horseradish, which the conversation defined as a plant; None when it calls none so."""
+    for subject in conversation_subjects(messages):
+        found = subject_description(question, subject, messages)
+        if found is not None:
+            return subject, found
+    return None
+
+
+def with_description(question: str, messages: Sequence[BaseMessage]) -> str | None:
+    """``question`` with its description of a subject (:func:`described_subject`) replaced by the subject ("Which
+    Greek words does Chlorophyll's name come from?" for "... does the pigment's name ..."), and a word after it that
+    refers back (:func:`reference`) too ("Back to Parsnip itself: when does Parsnip's root get sweeter?"); None
+    when it has none, or when a word that refers back comes first (:func:`referent` reads that one)."""
+    described = described_subject(question, messages)
+    first = reference(question)
+    if described is None or (first is not None and first.start < described[1].start()):
         return None
+    subject, found = described
     plain = DISAMBIGUATION.sub("", subject).strip() or subject
     possessive = found.group()[-2:] in ("'s", "’s")
-    return question[: found.start()] + (f"{plain}'s" if possessive else plain) + question[found.end():]
+    replaced = question[: found.start()] + (f"{plain}'s" if possessive else plain) + question[found.end():]
+    return with_subject(replaced, plain)
 
 
-def leaves_subject_unnamed(rewrite: str, question: str, subject: str, messages: Sequence[BaseMessage]) -> bool:
-    """Whether the follow-up calls the subject by its kind (:func:`subject_description`) and a rewrite of it still
-    does not name it, so that it does not stand alone."""
-    plain = DISAMBIGUATION.sub("", subject).strip() or subject
-    return subject_description(question, subject, messages) is not None and not _lemmas(plain) <= _lemmas(rewrite)
+def leaves_subject_unnamed(rewrite: str, question: str, messages: Sequence[BaseMessage]) -> bool:
+    """Whether the follow-up calls a subject by its kind (:func:`described_subject`) and a rewrite of it still does
+    not name it, so that it does not stand alone."""
+    described = described_subject(question, messages)
+    if described is None:
+        return False
+    plain = DISAMBIGUATION.sub("", described[0]).strip() or described[0]
+    return not _lemmas(plain) <= _lemmas(rewrite)
 
 
 def _words(text: str) -> set[str]:

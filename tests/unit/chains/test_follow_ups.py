@@ -371,23 +371,38 @@ def test_a_follow_up_that_refers_back_does_not_take_its_own_words_for_a_new_subj
                         ["Biology", "Infertility"], ["Biology"]) == "Infertility"  # what it referred to
 
 
+def _turn(question: str, answer: str, subject: str) -> list[BaseMessage]:
+    return [HumanMessage(question, additional_kwargs={"subject": subject}), AIMessage(answer)]
+
+
 def test_a_follow_up_may_call_the_subject_by_the_kind_the_conversation_defines_it_as() -> None:
-    plant = _history("What is horseradish?", "Horseradish is a perennial plant of the family Brassicaceae [1].")
-    assert with_description("where is the plant itself from", "Horseradish", plant) == (
-        "where is Horseradish itself from")
-    assert with_description("When was the plant's root first used?", "Horseradish", plant) == (
+    plant = _turn("What is horseradish?", "Horseradish is a perennial plant of the family Brassicaceae [1].",
+                  "Horseradish")
+    assert with_description("where is the plant itself from", plant) == "where is Horseradish itself from"
+    assert with_description("When was the plant's root first used?", plant) == (
         "When was Horseradish's root first used?")
-    assert with_description("How big does the shark get?", "Hammerhead shark", []) == (
-        "How big does Hammerhead shark get?")  # the title's last word
+    shark = _turn("What is a hammerhead?", "Hammerheads have wide heads [1].", "Hammerhead shark")
+    assert with_description("How big does the shark get?", shark) == "How big does Hammerhead shark get?"  # its title
     for another in ("What is the largest plant in the world?",  # another word before the noun
                     "What is the plant of the year?", "Which is the plant that grows fastest?",  # which one it says
                     "What is the family called?",  # "of the family ...": another thing the definition names
                     "Where does horseradish grow?",  # names the subject
                     "When was the year it was first grown?"):  # a noun of time
         assert subject_description(another, "Horseradish", plant) is None, another
-    assert leaves_subject_unnamed("Where is the plant from?", "where is the plant from", "Horseradish", plant)
-    assert not leaves_subject_unnamed("Where is horseradish from?", "where is the plant from", "Horseradish", plant)
-    assert not leaves_subject_unnamed("Where is the plant from?", "where is it from", "Horseradish", plant)
+    assert leaves_subject_unnamed("Where is the plant from?", "where is the plant from", plant)
+    assert not leaves_subject_unnamed("Where is horseradish from?", "where is the plant from", plant)
+    assert not leaves_subject_unnamed("Where is the plant from?", "where is it from", plant)
+
+
+def test_a_description_may_go_back_to_an_earlier_subject_and_governs_the_pronoun_after_it() -> None:
+    history = [*_turn("Which family does horseradish belong to?",
+                      "Horseradish is a perennial plant of the family Brassicaceae [1].", "Horseradish"),
+               *_turn("What's that family commonly called?", "Brassicaceae is known as the mustards [1].",
+                      "Brassicaceae")]
+    assert with_description("Back to the plant itself: where is it from?", history) == (
+        "Back to Horseradish itself: where is Horseradish from?")
+    assert with_description("Where is it from, the plant?", history) is None  # the pronoun first: referent reads it
+    assert with_description("Which plants are in the family?", history) is None  # no description of a subject
 
 
 def test_a_demonstrative_with_the_noun_the_previous_question_asked_for_stands_for_a_thing_in_lower_case() -> None:
