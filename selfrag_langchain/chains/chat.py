@@ -22,8 +22,9 @@ from selfrag_langchain.chains.follow_ups import (
     adds_nothing,
     asks_unnamed,
     conversation_subject,
+    described_subject,
     keeps_question,
-    leaves_subject_unnamed,
+    names_subject,
     previous_question,
     referent,
     refers_back,
@@ -171,7 +172,8 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         line = re.sub(r"^(rewritten question|question)\s*:\s*", "", line, flags=re.I).strip().strip('"')
         standalone = (not refers_back(question) or not refers_back(line)) and keeps_question(line, question)
         echoed = asks_unnamed(question) and adds_nothing(line, question)  # still names nothing
-        unnamed = leaves_subject_unnamed(line, question, messages)
+        described = described_subject(question, messages) if self.fallback == "subject" else None
+        unnamed = described is not None and not names_subject(line, described[0])  # "the plant" still
         if line.endswith("?") and len(line) <= 3 * len(question) + 60 and standalone and not (echoed or unnamed):
             return line
         return self._fallback(question, messages)
@@ -180,7 +182,7 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         """The follow-up made standalone without the rewrite (see ``fallback``)."""
         subject = conversation_subject(messages) if self.fallback == "subject" else None
         if subject is not None:
-            described = with_description(question, messages)
+            described = with_description(question, described_subject(question, messages))
             if described is not None:  # "the plant" for a subject defined as one
                 return described
             finder = self.rag.quoter.finder if self.rag.quoter is not None else None
@@ -201,7 +203,10 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         retrieved = list(dict.fromkeys(str(t.passage.metadata.get("title") or "") for t in traces if t.passage))
         # A declined answer's passages are the closest found, not what the turn was about.
         cited = [] if result.declined else [str(d.metadata.get("title") or "") for d in result.citations]
-        subject = turn_subject(question, standalone, conversation_subject(messages), retrieved, cited)
+        # a follow-up that went back to an earlier subject by its kind ("the plant") inherits that one
+        described = described_subject(question, messages) if self.fallback == "subject" else None
+        inherited = described[0] if described is not None else conversation_subject(messages)
+        subject = turn_subject(question, standalone, inherited, retrieved, cited)
         return ChatAnswer(question=question, standalone_question=standalone, subject=subject, answer=result.answer,
                           citations=list(result.citations), session_id=session, result=result)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -56,8 +56,8 @@ class FollowUpSettings(BaseModel):
     follow-up's first word that refers back stands for in its place (:func:`referent`): the conversation's subject
     (the title of the article an earlier turn retrieved: "When was Mona Lisa painted?"), or the name the previous
     answer gave ("Which lake is Cleveland, Ohio on?" for "Which lake is that city on?"), or in place of "the" and
-    the kind the conversation defines the subject as (:func:`with_description`: "Where is Horseradish from?" for
-    "Where is the plant from?" after "Horseradish is a perennial plant ..."), puts the subject after a
+    the kind the conversation defines one of its subjects as (:func:`with_description`: "Where is Horseradish
+    from?" for "Where is the plant from?" after "Horseradish is a perennial plant ..."), puts the subject after a
     follow-up that names nothing or whose reference stands for nothing the conversation names (:func:`with_topic`:
     "And the colour? (Properties of water)"), and leaves any other follow-up as asked; ``questions`` joins the
     previous standalone question and this one. Either joins the questions when no subject is known."""
@@ -400,7 +400,7 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     typed, asked, answer = turn
     # a thing of a kind in lower case for a demonstrative alone, or with the noun the previous question asked for
     # ("... important to which field?" then "What is that field also called?": "forensic science")
-    common = found.kind == "demonstrative" and (noun is None or noun in _lemmas(asked))
+    common = found.kind == "demonstrative" and (noun is None or noun in asked_nouns(asked))
     name = _answered_name(asked, answer, subject, find, common=common)
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
@@ -612,16 +612,15 @@ KIND_WINDOW = 10
 largest city of ...")."""
 
 
-def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage], *, after_the: bool = True) -> bool:
-    """Whether an answer of the conversation defines the subject as a thing of the noun's kind (``noun`` in its
-    dictionary form): a clause that names the subject (an apposition between commas allowed: "Malvaceae, or the
-    mallows, is a family ..."), then "is" or "are", with the noun within :data:`KIND_WINDOW`
-    words and still in the phrase that says what it is (:func:`_within_definition`): "Colchicum is a genus of ..."
-    for "this genus", not "Monterrey lies near Linares, which is a city ..." for "that city". ``after_the`` False
-    leaves out a noun after "the" there, another thing the definition names ("a plant of the family ...")."""
-    named = _lemmas(re.sub(r"\s*\(.*?\)", "", subject))
+def _definitions(subject: str, messages: Sequence[BaseMessage]) -> Iterator[list[str]]:
+    """The phrases the conversation's answers (not declined ones) define the subject by, in lower case: after a
+    clause that names the subject (an apposition between commas allowed: "Malvaceae, or the mallows, is a family
+    ..."), then "is" or "are", at most :data:`KIND_WINDOW` words that still say what it is
+    (:func:`_within_definition`): "a genus of perennial" for "Colchicum is a genus of perennial flowering plants",
+    nothing of "Monterrey lies near Linares, which is a city ..."."""
+    named = _lemmas(_plain(subject))
     if not named:
-        return False
+        return
     for message in messages:
         if message.type != "ai" or str(message.content).startswith(DECLINED):
             continue
@@ -635,11 +634,26 @@ def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage], *, aft
                 if (word not in _COPULAS or not named <= _lemmas(" ".join(clause))
                         or any(w.endswith(("'s", "’s")) for w in clause)):  # "Rembrandt's teacher was ..."
                     continue
-                window = list(itertools.takewhile(_within_definition, words[i + 1:i + 1 + KIND_WINDOW]))
-                if any(noun_lemma(w) == noun and (after_the or k == 0 or window[k - 1] != "the")
-                       for k, w in enumerate(window)):
-                    return True
-    return False
+                yield list(itertools.takewhile(_within_definition, words[i + 1:i + 1 + KIND_WINDOW]))
+
+
+def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage]) -> bool:
+    """Whether an answer of the conversation defines the subject as a thing of the noun's kind (``noun`` in its
+    dictionary form), the noun within a phrase of :func:`_definitions`: "Colchicum is a genus of ..." for "this
+    genus", not "Monterrey lies near Linares, which is a city ..." for "that city"."""
+    return any(noun_lemma(w) == noun for phrase in _definitions(subject, messages) for w in phrase)
+
+
+def _defined_heads(subject: str, messages: Sequence[BaseMessage]) -> set[str]:
+    """The heads of the subject's definitions (:func:`_definitions`): each phrase's last word before "of" ("plant"
+    of "a perennial plant of the family Brassicaceae", "city" of "the capital and largest city of ..."), as
+    written."""
+    heads = set()
+    for phrase in _definitions(subject, messages):
+        head = list(itertools.takewhile(lambda w: w != "of", phrase))
+        if head:
+            heads.add(head[-1])
+    return heads
 
 
 _RELATIVES = frozenset({"that", "which", "who", "whose", "where", "when", "while"})
@@ -665,35 +679,71 @@ def _within_definition(word: str) -> bool:
 def _names_a_kind(subject: str) -> bool:
     """Whether the subject's title is a common noun, a kind of thing "one" can stand for ("Emerald", "Tower block"),
     rather than a name ("Eiffel Tower", "Mona Lisa")."""
-    words = re.sub(r"\s*\(.*?\)", "", subject).split()
+    words = _plain(subject).split()
     return bool(words) and all(w.islower() for w in words[1:]) and "NOUN" in parts_of_speech(words[-1].lower()) \
         and bool(parts_of_speech(words[0].lower()))
 
 
 _DEFINITE = re.compile(r"\bthe\s+([A-Za-z]+)(?:['’]s)?\b", re.IGNORECASE)
-_BINDING = frozenset({"of", "that", "which", "who", "whom", "whose", "where", "when"})
-"""Words after a noun that say which one it is ("the plant of the year", "the plant that ..."): a description
-of its own, not the subject's."""
+_BINDING = frozenset({"of", "that", "which", "who", "whom", "whose", "where", "when", "with"})
+"""Words after a noun that say which one it is ("the plant of the year", "the plant that ...", "the plant with the
+hottest root"): a description of its own, not the subject's."""
+_ASKED_NOUN = re.compile(r"\b(?:which|what)\s+(?:(?:kind|sort|type)\s+of\s+)?([A-Za-z]+)", re.IGNORECASE)
+"""The noun a question asks for ("Which plant ...", "what kind of field ...")."""
+
+
+def _plain(subject: str) -> str:
+    """A subject's title without its bracketed qualifier ("Puya" for "Puya (plant)"): the passages name the
+    subject, not the qualifier."""
+    return DISAMBIGUATION.sub("", subject).strip() or subject
+
+
+def asked_nouns(question: str) -> set[str]:
+    """The nouns ``question`` asks for, in their dictionary form ("field" of "... important to which field?")."""
+    return {noun_lemma(m.group(1).lower()) for m in _ASKED_NOUN.finditer(question)}
+
+
+def _same_number(word: str, other: str) -> bool:
+    """Whether two nouns are both singular or both plural ("plant" and "plant", not "plants")."""
+    return (word == noun_lemma(word)) == (other == noun_lemma(other))
+
+
+def _describes_alone(question: str, match: re.Match[str]) -> bool:
+    """Whether "the" and its noun at ``match`` stand alone as a description, rather than with what follows: not
+    before a word that says which one it is (:data:`_BINDING`), a participle ("the plant used for wasabi"), a name
+    ("the plant Wasabi") or a noun it modifies ("the plant family")."""
+    rest = question[match.end():].split()
+    typed = rest[0].strip("?.!,;:") if rest else ""
+    following = typed.lower()
+    pos = parts_of_speech(following)
+    return not (following in _BINDING or typed[:1].isupper()
+                or ("VERB" in pos and following.endswith(("ed", "en")))
+                or ("NOUN" in pos and "VERB" not in pos and following not in STOPWORDS
+                    and not following.endswith(("self", "selves"))))  # "the plant itself"
 
 
 def subject_description(question: str, subject: str, messages: Sequence[BaseMessage]) -> re.Match[str] | None:
-    """Where a follow-up that does not name the subject calls it by its kind: "the" and the noun an answer of the
-    conversation defines the subject as (:func:`_defined_as`: "where is the plant itself from?" after
-    "Horseradish is a perennial plant ...") or its title's last word ("the shark" of "Hammerhead shark"); not a
-    noun that says which one it is ("the plant of the year", "the plant that ..."), nor one of time or of what was
-    said ("the year", "the case"), nor after another word ("the largest plant" is another). None when it names the
-    subject or calls it by no kind."""
-    plain = DISAMBIGUATION.sub("", subject).strip() or subject
+    """Where a follow-up that does not name the subject calls it by its kind: "the" and the head of a definition of
+    it in the conversation (:func:`_defined_heads`: "where is the plant itself from?" after "Horseradish is a
+    perennial plant ..."), or the last word of a title that names a kind ("the shark" of "Hammerhead shark"; not
+    "Properties of water"), in the same number; not a noun that says which one it is or modifies another
+    (:func:`_describes_alone`), a noun of time or of what was said ("the year", "the case"), nor one the question
+    asks which of ("Which plant is the plant used for wasabi?"). "The" must come just before it: "the largest
+    plant" is another. None when it names the subject or calls it by no kind."""
+    plain = _plain(subject)
     if _lemmas(plain) <= _lemmas(question):
         return None
-    title_kind = {noun_lemma(w) for w in content_words(plain)[-1:]}
+    kinds = set(_defined_heads(subject, messages))
+    title = plain.split()
+    if _names_a_kind(plain) and not {"of", "in"} & set(title):
+        kinds.add(title[-1].lower())
+    asked = asked_nouns(question)
     for match in _DEFINITE.finditer(question):
         word = match.group(1).lower()
-        if (word in _NOT_REFERRING or word in _TIMES or "NOUN" not in parts_of_speech(word)
-                or _word_after(question, match.end()) in _BINDING):
+        if (word in _NOT_REFERRING or word in _TIMES or word in _NOT_A_THING or "NOUN" not in parts_of_speech(word)
+                or noun_lemma(word) in asked or not _describes_alone(question, match)):
             continue
-        noun = noun_lemma(word)
-        if noun in title_kind or _defined_as(subject, noun, messages, after_the=False):
+        if any(noun_lemma(kind) == noun_lemma(word) and _same_number(kind, word) for kind in kinds):
             return match
     return None
 
@@ -720,30 +770,30 @@ def described_subject(question: str, messages: Sequence[BaseMessage]) -> tuple[s
     return None
 
 
-def with_description(question: str, messages: Sequence[BaseMessage]) -> str | None:
-    """``question`` with its description of a subject (:func:`described_subject`) replaced by the subject ("Which
-    Greek words does Chlorophyll's name come from?" for "... does the pigment's name ..."), and a word after it that
-    refers back (:func:`reference`) too ("Back to Parsnip itself: when does Parsnip's root get sweeter?"); None
-    when it has none, or when a word that refers back comes first (:func:`referent` reads that one)."""
-    described = described_subject(question, messages)
+_ITS = frozenset({"it", "its"})
+"""The pronouns that, after a description of a subject, stand for the same ("Back to the plant itself: where is it
+from?"); "he", "they" or "that family" may be another."""
+
+
+def with_description(question: str, described: tuple[str, re.Match[str]] | None) -> str | None:
+    """``question`` with its description of a subject (``described``, :func:`described_subject`) replaced by the
+    subject ("Where is Horseradish itself from?" for "Where is the plant itself from?"), and an "it" or "its" after
+    it too ("Back to Parsnip itself: when does Parsnip's root get sweeter?"); None when it has none, or when a word
+    that refers back comes first (:func:`referent` reads that one)."""
     first = reference(question)
     if described is None or (first is not None and first.start < described[1].start()):
         return None
     subject, found = described
-    plain = DISAMBIGUATION.sub("", subject).strip() or subject
+    plain = _plain(subject)
     possessive = found.group()[-2:] in ("'s", "’s")
     replaced = question[: found.start()] + (f"{plain}'s" if possessive else plain) + question[found.end():]
-    return with_subject(replaced, plain)
+    after = reference(replaced)
+    return with_subject(replaced, plain) if after is not None and after.word.lower() in _ITS else replaced
 
 
-def leaves_subject_unnamed(rewrite: str, question: str, messages: Sequence[BaseMessage]) -> bool:
-    """Whether the follow-up calls a subject by its kind (:func:`described_subject`) and a rewrite of it still does
-    not name it, so that it does not stand alone."""
-    described = described_subject(question, messages)
-    if described is None:
-        return False
-    plain = DISAMBIGUATION.sub("", described[0]).strip() or described[0]
-    return not _lemmas(plain) <= _lemmas(rewrite)
+def names_subject(text: str, subject: str) -> bool:
+    """Whether ``text`` holds every content word of the subject's title (its qualifier left out)."""
+    return _lemmas(_plain(subject)) <= _lemmas(text)
 
 
 def _words(text: str) -> set[str]:
@@ -822,7 +872,7 @@ def with_topic(question: str, subject: str) -> str:
     (Properties of water)"): retrieval looks for the subject, and the names rule asks the passages to name it. A
     title's bracketed qualifier is left out ("(Puya)" for "Puya (plant)"): the passages name the subject, not the
     qualifier."""
-    return f"{question.strip()} ({DISAMBIGUATION.sub('', subject).strip() or subject})"
+    return f"{question.strip()} ({_plain(subject)})"
 
 
 def with_subject(question: str, subject: str) -> str:

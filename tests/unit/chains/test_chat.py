@@ -174,6 +174,19 @@ def test_a_follow_up_calling_the_subject_by_its_kind_is_asked_of_the_subject(rew
     assert retriever.queries[0] == "Where is Mona Lisa shown?"
 
 
+def test_a_follow_up_going_back_to_an_earlier_subject_by_its_kind_is_about_that_subject() -> None:
+    rag, retriever = _rag()
+    history = [HumanMessage("Which family does horseradish belong to?", additional_kwargs={"subject": "Horseradish"}),
+               AIMessage("Horseradish is a perennial plant of the family Brassicaceae [1]."),
+               HumanMessage("What's that family called?", additional_kwargs={"subject": "Brassicaceae"}),
+               AIMessage("Brassicaceae is known as the mustards [1].")]
+    chat = SelfRAGConversation(rag=rag, rewrite=False, history_factory=lambda s: pytest.fail("history is passed"))
+    reply = chat.invoke({"question": "Back to the plant itself: where is it from?", "history": history})
+    assert reply.standalone_question == "Back to Horseradish itself: where is Horseradish from?"
+    assert retriever.queries[0] == reply.standalone_question
+    assert reply.subject == "Horseradish"  # not the family the turn before was about
+
+
 def test_works_under_runnable_with_message_history() -> None:
     rag, retriever = _rag()
     chat = SelfRAGConversation(rag=rag, condense_llm=FakeListLLM(responses=[STANDALONE]),

@@ -13,9 +13,11 @@ from selfrag_langchain.chains.follow_ups import (
     adds_nothing,
     asks_unnamed,
     conversation_subject,
+    conversation_subjects,
+    described_subject,
     keeps_question,
-    leaves_subject_unnamed,
     named_title,
+    names_subject,
     reference,
     referent,
     refers_back,
@@ -375,34 +377,54 @@ def _turn(question: str, answer: str, subject: str) -> list[BaseMessage]:
     return [HumanMessage(question, additional_kwargs={"subject": subject}), AIMessage(answer)]
 
 
+def _described(question: str, messages: Sequence[BaseMessage]) -> str | None:
+    return with_description(question, described_subject(question, messages))
+
+
+PLANT = _turn("What is horseradish?", "Horseradish is a perennial plant of the family Brassicaceae [1].", "Horseradish")
+
+
 def test_a_follow_up_may_call_the_subject_by_the_kind_the_conversation_defines_it_as() -> None:
-    plant = _turn("What is horseradish?", "Horseradish is a perennial plant of the family Brassicaceae [1].",
-                  "Horseradish")
-    assert with_description("where is the plant itself from", plant) == "where is Horseradish itself from"
-    assert with_description("When was the plant's root first used?", plant) == (
-        "When was Horseradish's root first used?")
+    assert _described("where is the plant itself from", PLANT) == "where is Horseradish itself from"
+    assert _described("When was the plant's root first used?", PLANT) == "When was Horseradish's root first used?"
     shark = _turn("What is a hammerhead?", "Hammerheads have wide heads [1].", "Hammerhead shark")
-    assert with_description("How big does the shark get?", shark) == "How big does Hammerhead shark get?"  # its title
+    assert _described("How big does the shark get?", shark) == "How big does Hammerhead shark get?"  # its title
+    assert _described("How do the sharks hunt?", shark) is None  # another number
+    water = _turn("Is water a solvent?", "Water is a polar solvent [1].", "Properties of water")
+    assert _described("What is the water cycle?", water) is None  # a title that names no kind
+    city = _turn("Where is Monterrey?",
+                 "Monterrey is the capital and largest city of the northeastern state of Nuevo León [1].", "Monterrey")
+    assert _described("Who founded the city?", city) == "Who founded Monterrey?"
+    assert _described("What is the capital of the state?", city) is None  # "state" is not the definition's head
     for another in ("What is the largest plant in the world?",  # another word before the noun
                     "What is the plant of the year?", "Which is the plant that grows fastest?",  # which one it says
-                    "What is the family called?",  # "of the family ...": another thing the definition names
+                    "Which is the plant with the hottest root?", "What is the plant used for wasabi?",
+                    "Is the plant family large?", "Is the plant Wasabi related?",  # it modifies, a name follows
+                    "Which plant is the plant eaten with sushi?",  # the question asks which one
+                    "How are the plants harvested?",  # another number than the definition's
+                    "What is the family called?",  # "of the family ...": not the definition's head
                     "Where does horseradish grow?",  # names the subject
                     "When was the year it was first grown?"):  # a noun of time
-        assert subject_description(another, "Horseradish", plant) is None, another
-    assert leaves_subject_unnamed("Where is the plant from?", "where is the plant from", plant)
-    assert not leaves_subject_unnamed("Where is horseradish from?", "where is the plant from", plant)
-    assert not leaves_subject_unnamed("Where is the plant from?", "where is it from", plant)
+        assert subject_description(another, "Horseradish", PLANT) is None, another
+    assert names_subject("Where is horseradish from?", "Horseradish (plant)")
+    assert not names_subject("Where is the plant from?", "Horseradish")
 
 
-def test_a_description_may_go_back_to_an_earlier_subject_and_governs_the_pronoun_after_it() -> None:
+def test_a_description_may_go_back_to_an_earlier_subject_and_governs_it_after_it() -> None:
     history = [*_turn("Which family does horseradish belong to?",
                       "Horseradish is a perennial plant of the family Brassicaceae [1].", "Horseradish"),
                *_turn("What's that family commonly called?", "Brassicaceae is known as the mustards [1].",
                       "Brassicaceae")]
-    assert with_description("Back to the plant itself: where is it from?", history) == (
+    assert conversation_subjects(history) == ["Brassicaceae", "Horseradish"]
+    assert _described("Back to the plant itself: where is it from?", history) == (
         "Back to Horseradish itself: where is Horseradish from?")
-    assert with_description("Where is it from, the plant?", history) is None  # the pronoun first: referent reads it
-    assert with_description("Which plants are in the family?", history) is None  # no description of a subject
+    # another word that refers back after it may be another thing
+    assert _described("Where is the plant from and what is that family called?", history) == (
+        "Where is Horseradish from and what is that family called?")
+    assert _described("Who first grew the plant, and where did he live?", history) == (
+        "Who first grew Horseradish, and where did he live?")
+    assert _described("Where is it from, the plant?", history) is None  # the pronoun first: referent reads it
+    assert _described("Which plants are in the family?", history) is None  # no description of a subject
 
 
 def test_a_demonstrative_with_the_noun_the_previous_question_asked_for_stands_for_a_thing_in_lower_case() -> None:
@@ -412,3 +434,5 @@ def test_a_demonstrative_with_the_noun_the_previous_question_asked_for_stands_fo
     find = _Finder("forensic science")
     assert referent("What is that field also called?", field, "Fingerprint", find) == "forensic science"
     assert referent("How old is that technique?", field, "Fingerprint", find) is None  # a noun not asked for
+    city = _history("What is the city famous for?", "Monterrey is famous for its steel industry [1].")
+    assert referent("When did that city grow?", city, "Monterrey", _Finder("steel industry")) is None  # not asked
