@@ -644,16 +644,17 @@ def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage]) -> boo
     return any(noun_lemma(w) == noun for phrase in _definitions(subject, messages) for w in phrase)
 
 
-def _defined_heads(subject: str, messages: Sequence[BaseMessage]) -> set[str]:
-    """The heads of the subject's definitions (:func:`_definitions`): each phrase's last word before "of" ("plant"
-    of "a perennial plant of the family Brassicaceae", "city" of "the capital and largest city of ..."), as
-    written."""
-    heads = set()
+def _defined_kinds(subject: str, messages: Sequence[BaseMessage]) -> set[str]:
+    """The words the subject's definitions (:func:`_definitions`) call it by, as written: those before the phrase's
+    first "of" and not just after "the" ("perennial" and "plant" of "a perennial plant of the family Brassicaceae",
+    "largest" and "city" of "the capital and largest city of the state ...", "port", "city" and "municipality" of "a
+    major port city and municipality"); not what the definition names after "of" or "the" ("family", "state",
+    "capital")."""
+    kinds = set()
     for phrase in _definitions(subject, messages):
         head = list(itertools.takewhile(lambda w: w != "of", phrase))
-        if head:
-            heads.add(head[-1])
-    return heads
+        kinds.update(w for k, w in enumerate(head) if k == 0 or head[k - 1] != "the")
+    return kinds
 
 
 _RELATIVES = frozenset({"that", "which", "who", "whose", "where", "when", "while"})
@@ -723,8 +724,8 @@ def _describes_alone(question: str, match: re.Match[str]) -> bool:
 
 
 def subject_description(question: str, subject: str, messages: Sequence[BaseMessage]) -> re.Match[str] | None:
-    """Where a follow-up that does not name the subject calls it by its kind: "the" and the head of a definition of
-    it in the conversation (:func:`_defined_heads`: "where is the plant itself from?" after "Horseradish is a
+    """Where a follow-up that does not name the subject calls it by its kind: "the" and a word a definition of it in
+    the conversation calls it by (:func:`_defined_kinds`: "where is the plant itself from?" after "Horseradish is a
     perennial plant ..."), or the last word of a title that names a kind ("the shark" of "Hammerhead shark"; not
     "Properties of water"), in the same number; not a noun that says which one it is or modifies another
     (:func:`_describes_alone`), a noun of time or of what was said ("the year", "the case"), nor one the question
@@ -733,7 +734,7 @@ def subject_description(question: str, subject: str, messages: Sequence[BaseMess
     plain = _plain(subject)
     if _lemmas(plain) <= _lemmas(question):
         return None
-    kinds = set(_defined_heads(subject, messages))
+    kinds = _defined_kinds(subject, messages)
     title = plain.split()
     if _names_a_kind(plain) and not {"of", "in"} & set(title):
         kinds.add(title[-1].lower())

@@ -395,6 +395,9 @@ def test_a_follow_up_may_call_the_subject_by_the_kind_the_conversation_defines_i
     city = _turn("Where is Monterrey?",
                  "Monterrey is the capital and largest city of the northeastern state of Nuevo León [1].", "Monterrey")
     assert _described("Who founded the city?", city) == "Who founded Monterrey?"
+    port = _turn("Where is Veracruz?", "Veracruz is a major port city and municipality on the Gulf of Mexico [1].",
+                 "Veracruz")
+    assert _described("How far is the city from Xalapa?", port) == "How far is Veracruz from Xalapa?"
     assert _described("What is the capital of the state?", city) is None  # "state" is not the definition's head
     for another in ("What is the largest plant in the world?",  # another word before the noun
                     "What is the plant of the year?", "Which is the plant that grows fastest?",  # which one it says
