@@ -182,9 +182,9 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         """The follow-up made standalone without the rewrite (see ``fallback``)."""
         subject = conversation_subject(messages) if self.fallback == "subject" else None
         if subject is not None:
-            described = with_description(question, described_subject(question, messages))
-            if described is not None:  # "the plant" for a subject defined as one
-                return described
+            rewritten = with_description(question, described_subject(question, messages))
+            if rewritten is not None:  # "the plant" for a subject defined as one
+                return rewritten
             finder = self.rag.quoter.finder if self.rag.quoter is not None else None
             meant = referent(question, messages, subject, finder.find if finder is not None else None)
             if meant is not None:

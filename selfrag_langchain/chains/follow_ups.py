@@ -457,10 +457,9 @@ def _answered_name(asked: str, answer: str, subject: str, find: FindSpans | None
     """The name the answer's first sentence gives for ``asked``, as :func:`referent` reads it; with ``common``, for a
     demonstrative alone or with the noun ``asked`` asked for, a thing of a kind too: a phrase of at most
     :data:`MAX_COMMON_WORDS` words in lower case of nouns and adjectives the lexicon knows that ends with a noun
-    ("profanities", "amorphous solids"; not
-    "short-horned" nor "struck an iceberg"), after its article ("What does that mean?" after
-    "... between people in a relation of consanguinity": "consanguinity"), but not a list ("granites, pegmatites,
-    and schists"), a number or a description ("very large")."""
+    ("profanities", "amorphous solids"; not "short-horned" nor "struck an iceberg"), after its article ("What does
+    that mean?" after "... between people in a relation of consanguinity": "consanguinity"), but not a list
+    ("granites, pegmatites, and schists"), a number or a description ("very large")."""
     if find is None or not asked:
         return None
     span = find([(asked, (split_sentences(answer) or [answer])[0])])[0]
@@ -731,10 +730,10 @@ def subject_description(question: str, subject: str, messages: Sequence[BaseMess
     (:func:`_describes_alone`), a noun of time or of what was said ("the year", "the case"), nor one the question
     asks which of ("Which plant is the plant used for wasabi?"). "The" must come just before it: "the largest
     plant" is another. None when it names the subject or calls it by no kind."""
-    plain = _plain(subject)
-    if _lemmas(plain) <= _lemmas(question):
+    if names_subject(question, subject):
         return None
     kinds = _defined_kinds(subject, messages)
+    plain = _plain(subject)
     title = plain.split()
     if _names_a_kind(plain) and not {"of", "in"} & set(title):
         kinds.add(title[-1].lower())
