@@ -163,7 +163,13 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
             lines.append(f"{who}: {CITATION_MARKER.sub('', clean(str(m.content))).strip()}")
         return CONDENSE_PROMPT.format(conversation="\n".join(lines), question=clean(question))
 
-    def _standalone(self, question: str, generated: str, messages: Sequence[BaseMessage]) -> str:
+    def _described(self, question: str, messages: Sequence[BaseMessage]) -> tuple[str, re.Match[str]] | None:
+        """The subject the follow-up calls by its kind, and where (:func:`~selfrag_langchain.chains.follow_ups.
+        described_subject`), read once a turn: the rewrite, the fallback and the turn's subject all use it."""
+        return described_subject(question, messages) if self.fallback == "subject" and messages else None
+
+    def _standalone(self, question: str, generated: str, messages: Sequence[BaseMessage],
+                    described: tuple[str, re.Match[str]] | None = None) -> str:
         """The rewritten question when it is one; otherwise the previous turn's standalone question and this
         one together, which still retrieves for what the conversation is about (small models often echo the
         answer). Chained follow-ups keep the last ``history_turns`` + 1 questions, so the subject of the
@@ -172,17 +178,18 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         line = re.sub(r"^(rewritten question|question)\s*:\s*", "", line, flags=re.I).strip().strip('"')
         standalone = (not refers_back(question) or not refers_back(line)) and keeps_question(line, question)
         echoed = asks_unnamed(question) and adds_nothing(line, question)  # still names nothing
-        described = described_subject(question, messages) if self.fallback == "subject" else None
         unnamed = described is not None and not names_subject(line, described[0])  # "the plant" still
         if line.endswith("?") and len(line) <= 3 * len(question) + 60 and standalone and not (echoed or unnamed):
             return line
-        return self._fallback(question, messages)
+        return self._fallback(question, messages, described)
 
-    def _fallback(self, question: str, messages: Sequence[BaseMessage]) -> str:
-        """The follow-up made standalone without the rewrite (see ``fallback``)."""
+    def _fallback(self, question: str, messages: Sequence[BaseMessage],
+                  described: tuple[str, re.Match[str]] | None = None) -> str:
+        """The follow-up made standalone without the rewrite (see ``fallback``); ``described``: what
+        :meth:`_described` read."""
         subject = conversation_subject(messages) if self.fallback == "subject" else None
         if subject is not None:
-            rewritten = with_description(question, described_subject(question, messages))
+            rewritten = with_description(question, described)
             if rewritten is not None:  # "the plant" for a subject defined as one
                 return rewritten
             finder = self.rag.quoter.finder if self.rag.quoter is not None else None
@@ -198,13 +205,12 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         return self.condense_llm or self.rag.generator
 
     def _answer(self, question: str, standalone: str, session: str | None, result: Any,
-                messages: Sequence[BaseMessage]) -> ChatAnswer:
+                messages: Sequence[BaseMessage], described: tuple[str, re.Match[str]] | None = None) -> ChatAnswer:
         traces = result.branches if isinstance(result, SelfRAGResult) else result.candidates
         retrieved = list(dict.fromkeys(str(t.passage.metadata.get("title") or "") for t in traces if t.passage))
         # A declined answer's passages are the closest found, not what the turn was about.
         cited = [] if result.declined else [str(d.metadata.get("title") or "") for d in result.citations]
         # a follow-up that went back to an earlier subject by its kind ("the plant") inherits that one
-        described = described_subject(question, messages) if self.fallback == "subject" else None
         inherited = described[0] if described is not None else conversation_subject(messages)
         subject = turn_subject(question, standalone, inherited, retrieved, cited)
         return ChatAnswer(question=question, standalone_question=standalone, subject=subject, answer=result.answer,
@@ -220,18 +226,19 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
 
     # ------------------------------------------------------------------ sync
 
-    def _condense(self, question: str, messages: list[BaseMessage], config: RunnableConfig) -> str:
+    def _condense(self, question: str, messages: list[BaseMessage], config: RunnableConfig,
+                  described: tuple[str, re.Match[str]] | None) -> str:
         if not messages:
             return question
         if not self.rewrite:
-            return RunnableLambda(lambda q: self._fallback(q, messages), name="condense_question").invoke(
+            return RunnableLambda(lambda q: self._fallback(q, messages, described), name="condense_question").invoke(
                 question, config)
 
         def rewrite(prompt: str, config: RunnableConfig) -> str:
             llm = self._llm()
             out = llm.generate(generation_inputs(llm, [prompt]), callbacks=config.get("callbacks"),
                                **generation_kwargs(llm, self.condense_max_tokens))
-            return self._standalone(question, out.generations[0][0].text, messages)
+            return self._standalone(question, out.generations[0][0].text, messages, described)
 
         return RunnableLambda(rewrite, name="condense_question").invoke(self.condense_prompt(question, messages),
                                                                         config)
@@ -242,7 +249,8 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         question, session, given = self._parse(input, config)
         history = self.history_factory(session) if session is not None else None
         messages = self._neutral(given if given is not None else history.messages)  # type: ignore[union-attr]
-        standalone = self._condense(question, messages, config)
+        described = self._described(question, messages)
+        standalone = self._condense(question, messages, config, described)
         result: Any = None
         if isinstance(self.rag, SelfRAGLongForm):
             for item in self.rag.stream(standalone, config):
@@ -252,18 +260,20 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
                     result = item
         else:
             result = self.rag.invoke(standalone, config)
-        answer = self._answer(question, standalone, session, result, messages)
+        answer = self._answer(question, standalone, session, result, messages, described)
         if history is not None:
             history.add_messages(self._turn(answer))  # only a finished turn is stored
         yield answer
 
     # ------------------------------------------------------------------ async
 
-    async def _acondense(self, question: str, messages: list[BaseMessage], config: RunnableConfig) -> str:
+    async def _acondense(self, question: str, messages: list[BaseMessage], config: RunnableConfig,
+                         described: tuple[str, re.Match[str]] | None) -> str:
         if not messages:
             return question
         if not self.rewrite:
-            return await RunnableLambda(lambda q: self._fallback(q, messages), name="condense_question").ainvoke(
+            return await RunnableLambda(lambda q: self._fallback(q, messages, described),
+                                        name="condense_question").ainvoke(
                 question, config)
 
         async def rewrite(prompt: str, config: RunnableConfig) -> str:
@@ -271,7 +281,8 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
             out = await llm.agenerate(generation_inputs(llm, [prompt]), callbacks=config.get("callbacks"),
                                       **generation_kwargs(llm, self.condense_max_tokens))
             # the fallback may read the previous answer with the answer finder: a model, off the event loop
-            return await asyncio.to_thread(self._standalone, question, out.generations[0][0].text, messages)
+            return await asyncio.to_thread(self._standalone, question, out.generations[0][0].text, messages,
+                                           described)
 
         return await RunnableLambda(rewrite, name="condense_question").ainvoke(
             self.condense_prompt(question, messages), config)
@@ -281,7 +292,8 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
         question, session, given = self._parse(input, config)
         history = self.history_factory(session) if session is not None else None
         messages = self._neutral(given if given is not None else await history.aget_messages())  # type: ignore[union-attr]
-        standalone = await self._acondense(question, messages, config)
+        described = self._described(question, messages)
+        standalone = await self._acondense(question, messages, config, described)
         result: Any = None
         if isinstance(self.rag, SelfRAGLongForm):
             async for item in self.rag.astream(standalone, config):
@@ -291,7 +303,7 @@ class SelfRAGConversation(ItemStreaming, FollowUpSettings, RunnableSerializable[
                     result = item
         else:
             result = await self.rag.ainvoke(standalone, config)
-        answer = self._answer(question, standalone, session, result, messages)
+        answer = self._answer(question, standalone, session, result, messages, described)
         if history is not None:
             await history.aadd_messages(self._turn(answer))
         yield answer
