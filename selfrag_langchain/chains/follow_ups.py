@@ -29,6 +29,7 @@ from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict
 
+from selfrag_langchain.chains.answer_kinds import BIRTHPLACE_UNITS
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, WORD, asked_names, kind_nouns
 from selfrag_langchain.chains.peoples import names_a_people
@@ -400,12 +401,17 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     typed, asked, answer = turn
     # a thing of a kind in lower case for a demonstrative alone, or with the noun the previous question asked for
     # ("... important to which field?" then "What is that field also called?": "forensic science")
-    common = found.kind == "demonstrative" and (noun is None or noun in asked_nouns(asked))
+    wanted = asked_for(asked)
+    common = found.kind == "demonstrative" and (noun is None or noun in wanted)
     name = _answered_name(asked, answer, subject, find, common=common)
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
         return name if name is not None and asked_who else subject
-    if name is not None and (noun is None or noun in _lemmas(name) | _lemmas(asked)):
+    if noun is not None and noun not in wanted:
+        called = _named_with(noun, asked)
+        if called is not None:  # "this genus" after "Which family is the genus Colchicum a member of?"
+            return called
+    if name is not None and (noun is None or noun in _lemmas(name) | _lemmas(asked) | wanted):
         return name
     if noun is None:
         return None
@@ -688,8 +694,14 @@ _DEFINITE = re.compile(r"\bthe\s+([A-Za-z]+)(?:['’]s)?\b", re.IGNORECASE)
 _BINDING = frozenset({"of", "that", "which", "who", "whom", "whose", "where", "when", "with"})
 """Words after a noun that say which one it is ("the plant of the year", "the plant that ...", "the plant with the
 hottest root"): a description of its own, not the subject's."""
-_ASKED_NOUN = re.compile(r"\b(?:which|what)\s+(?:(?:kind|sort|type)\s+of\s+)?([A-Za-z]+)", re.IGNORECASE)
-"""The noun a question asks for ("Which plant ...", "what kind of field ...")."""
+_ASKING = re.compile(r"\b(?:which|what)\b(?:\s+(?:kind|sort|type)\s+of\b)?", re.IGNORECASE)
+"""Where a question starts to say the thing it asks for: after "which" or "what", "kind of" aside ("Which plant
+family ...", "what kind of field ...")."""
+MAX_ASKED_WORDS = 3
+"""The most words of the thing a question asks for ("Which Roman emperor's ...")."""
+_ASKS_WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
+PLACES_ASKED = frozenset(noun_lemma(unit) for unit in BIRTHPLACE_UNITS) - {"part"}
+"""The places a question asking "where" asks for ("Where are the Sioux from?" then "that region")."""
 
 
 def _plain(subject: str) -> str:
@@ -699,8 +711,31 @@ def _plain(subject: str) -> str:
 
 
 def asked_nouns(question: str) -> set[str]:
-    """The nouns ``question`` asks for, in their dictionary form ("field" of "... important to which field?")."""
-    return {noun_lemma(m.group(1).lower()) for m in _ASKED_NOUN.finditer(question)}
+    """The words of the thing ``question`` asks for, nouns in their dictionary form: after "which" or "what"
+    (:data:`_ASKING`), up to :data:`MAX_ASKED_WORDS` nouns and adjectives before a verb, a function word or a
+    name the lexicon lacks, the last a possessive's ("field" of "... important to which field?"; "plant" and
+    "family" of "Which plant family does ... belong to?"; "roman" and "emperor" of "Which Roman emperor's guard
+    ...", not "guard")."""
+    nouns: set[str] = set()
+    for match in _ASKING.finditer(question):
+        for typed in question[match.end():].split()[:MAX_ASKED_WORDS]:
+            possessive = typed.endswith(("'s", "’s"))
+            word = (typed[:-2] if possessive else typed).strip("?.!,;:\"()").lower()
+            pos = parts_of_speech(word)
+            a_name = not pos and typed[:1].isupper() and not _describes(word)  # "Euphorbiaceae", not "Roman"
+            if (not word.isalpha() or word in STOPWORDS or word in _BE_WORDS | _AUXILIARIES
+                    or (pos and not pos & {"NOUN", "ADJ"}) or a_name):
+                break
+            nouns.add(noun_lemma(word))
+            if possessive or typed[-1:] in "?.!,;:":
+                break
+    return nouns
+
+
+def asked_for(question: str) -> set[str]:
+    """What the nouns of a thing ``question`` asks for may be: :func:`asked_nouns`, and the places
+    (:data:`PLACES_ASKED`) when it asks where."""
+    return asked_nouns(question) | (PLACES_ASKED if _ASKS_WHERE.search(question) else frozenset())
 
 
 def _same_number(word: str, other: str) -> bool:

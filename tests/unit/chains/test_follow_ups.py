@@ -11,6 +11,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.follow_ups import (
     adds_nothing,
+    asked_for,
+    asked_nouns,
     asks_unnamed,
     conversation_subject,
     conversation_subjects,
@@ -439,3 +441,36 @@ def test_a_demonstrative_with_the_noun_the_previous_question_asked_for_stands_fo
     assert referent("How old is that technique?", field, "Fingerprint", find) is None  # a noun not asked for
     city = _history("What is the city famous for?", "Monterrey is famous for its steel industry [1].")
     assert referent("When did that city grow?", city, "Monterrey", _Finder("steel industry")) is None  # not asked
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("... important to which field?", {"field"}),
+    ("Which plant family does the parsnip belong to?", {"plant", "family"}),  # every word of what is asked
+    ("Which Roman emperor's Praetorian Guard did he join?", {"roman", "emperor"}),  # up to a possessive
+    ("Which botanical family is the genus Colchicum a member of?", {"botanical", "family"}),  # not "genus"
+    ("Which plant family Euphorbiaceae is it?", {"plant", "family"}),  # not a name
+    ("What is the city famous for?", set()),  # what the city is, not the city
+    ("what kind of field is it", {"field"}),
+    ("What is it?", set()),
+    ("Where are the Sioux from?", set()),  # "where" asks a place, not a noun of its own
+])
+def test_asked_nouns(question: str, expected: set[str]) -> None:
+    assert asked_nouns(question) == expected
+
+
+def test_a_demonstrative_with_a_noun_the_previous_question_named_but_did_not_ask_for_stands_for_the_subject() -> None:
+    genus = _history("Which botanical family is the genus Colchicum a member of?",
+                     "Colchicum is a genus of perennial flowering plants in the family Colchicaceae [1].")
+    find = _Finder("Colchicaceae")
+    assert referent("About how many species does this genus contain?", genus, "Colchicum", find) == "Colchicum"
+    assert referent("How many genera does that family hold?", genus, "Colchicum", find) == "Colchicaceae"
+
+
+def test_a_demonstrative_with_a_noun_of_place_stands_for_the_place_the_previous_question_asked_where() -> None:
+    sioux = _history("Where are the Sioux from?", "The Sioux are a group of Native American tribes of the Great "
+                     "Plains [1].")
+    find = _Finder("Great Plains")
+    assert referent("Which mountains does that region stretch east of?", sioux, "Sioux", find) == "Great Plains"
+    assert referent("How old is that tradition?", sioux, "Sioux", find) is None  # no place
+    assert asked_for("Where are the Sioux from?") >= {"region", "country", "city"}
+    assert not asked_for("Who are the Sioux?") & {"region", "country", "city"}
