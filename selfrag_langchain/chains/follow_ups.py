@@ -370,8 +370,13 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     named, so it stands for the name the previous answer gave, alone ("What body of water is it on?" then "How
     wide is that at its maximum?": the Río de la Plata) or with a noun that name holds or the previous question
     asked for ("In which city did his family settle?" then "Which lake is that city on?": Cleveland, Ohio); a
-    noun of the subject's own title keeps it to the subject ("that tower" of the Eiffel Tower), and without such
-    a name it stands for nothing the conversation names (None: the chat asks the follow-up with the subject in
+    noun of the subject's own title keeps it to the subject ("that tower" of the Eiffel Tower); a noun the previous
+    question gave a name after "the" stands for that name ("this genus" after "Which family is the genus Colchicum
+    a member of?": Colchicum, not the family answered); a name the answer gives a thing of the noun's kind, and
+    else a definition of the subject as one, come before a phrase in lower case, and before a place the answer
+    gave a question asking where ("that region" after "Where are the Sioux from?": the Great Plains, but "that
+    city" after "Where is Monterrey?": Monterrey, which the answer defines as a city); without such a name it
+    stands for nothing the conversation names (None: the chat asks the follow-up with the subject in
     brackets, :func:`with_topic`, since "Is that syndrome curable?" asked as it is finds the article "Syndrome").
     "He" or "she" stands for that name when the previous question asked who did something ("Who wrote Pride and
     Prejudice?" then "When was she born?": Jane Austen), unless that question already called the subject so ("Who
@@ -401,24 +406,27 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     typed, asked, answer = turn
     # a thing of a kind in lower case for a demonstrative alone, or with the noun the previous question asked for
     # ("... important to which field?" then "What is that field also called?": "forensic science")
-    wanted = asked_for(asked)
-    common = found.kind == "demonstrative" and (noun is None or noun in wanted)
+    asked_thing = asked_nouns(asked)
+    place = _ASKS_WHERE.match(asked) is not None and noun in PLACES_ASKED
+    common = found.kind == "demonstrative" and (noun is None or noun in asked_thing or place)
     name = _answered_name(asked, answer, subject, find, common=common)
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
         return name if name is not None and asked_who else subject
-    if noun is not None and noun not in wanted:
-        called = _named_with(noun, asked)
+    if noun is None:
+        return name
+    if noun not in asked_thing:
+        called = _called_by(noun, found.noun or noun, asked)
         if called is not None:  # "this genus" after "Which family is the genus Colchicum a member of?"
             return called
-    if name is not None and (noun is None or noun in _lemmas(name) | _lemmas(asked) | wanted):
-        return name
-    if noun is None:
-        return None
     named = _named_with(noun, answer)
+    if name is not None and noun in _lemmas(name) | _lemmas(asked):
+        return named if named is not None and name.islower() else name  # "Apiaceae" before "carrot family"
     if named is not None:
         return named
-    return subject if _defined_as(subject, noun, messages) else None
+    if _defined_as(subject, noun, messages):
+        return subject
+    return name if place else None  # "that region" after "Where are the Sioux from?": the Great Plains
 
 
 def _word_before(text: str, end: int) -> str | None:
@@ -698,10 +706,14 @@ _ASKING = re.compile(r"\b(?:which|what)\b(?:\s+(?:kind|sort|type)\s+of\b)?", re.
 """Where a question starts to say the thing it asks for: after "which" or "what", "kind of" aside ("Which plant
 family ...", "what kind of field ...")."""
 MAX_ASKED_WORDS = 3
-"""The most words of the thing a question asks for ("Which Roman emperor's ...")."""
-_ASKS_WHERE = re.compile(r"\bwhere\b", re.IGNORECASE)
+"""The most words of the thing a question asks for read ("Which Roman emperor's ...")."""
+_PASSED_OVER = frozenset({"other", "another"})
+"""Words between "which" and the noun asked for that say nothing of it ("Which other cities ...")."""
+_ASKS_WHERE = re.compile(r"\W*(?:(?:and|so|then|but)\s+)?(?:from\s+)?where\b", re.IGNORECASE)
+"""A question that opens asking where ("Where are the Sioux from?"; not "the town where he was born")."""
 PLACES_ASKED = frozenset(noun_lemma(unit) for unit in BIRTHPLACE_UNITS) - {"part"}
-"""The places a question asking "where" asks for ("Where are the Sioux from?" then "that region")."""
+"""The places a question asking where asks for ("Where are the Sioux from?" then "that region"); not "part",
+which "that part" uses for a part of the thing itself."""
 
 
 def _plain(subject: str) -> str:
@@ -711,31 +723,49 @@ def _plain(subject: str) -> str:
 
 
 def asked_nouns(question: str) -> set[str]:
-    """The words of the thing ``question`` asks for, nouns in their dictionary form: after "which" or "what"
-    (:data:`_ASKING`), up to :data:`MAX_ASKED_WORDS` nouns and adjectives before a verb, a function word or a
-    name the lexicon lacks, the last a possessive's ("field" of "... important to which field?"; "plant" and
-    "family" of "Which plant family does ... belong to?"; "roman" and "emperor" of "Which Roman emperor's guard
-    ...", not "guard")."""
+    """The nouns ``question`` asks for by "which" or "what" (:data:`_ASKING`), in their dictionary form: the last of
+    up to :data:`MAX_ASKED_WORDS` nouns and adjectives, read up to a verb, a function word or a name the lexicon
+    lacks, and not past a possessive ("field" of "... important to which field?", "family" of "Which plant family
+    does ...", "emperor" of "Which Roman emperor's guard ...", "city" of "Which French city hosts ...", "religion"
+    of "Which religion later influenced ...")."""
     nouns: set[str] = set()
     for match in _ASKING.finditer(question):
+        head: str | None = None
         for typed in question[match.end():].split()[:MAX_ASKED_WORDS]:
-            possessive = typed.endswith(("'s", "’s"))
-            word = (typed[:-2] if possessive else typed).strip("?.!,;:\"()").lower()
+            possessive = typed.endswith(("'s", "’s", "'", "’"))
+            word = typed.removesuffix("'s").removesuffix("’s").rstrip("'’").strip("?.!,;:\"()").lower()
+            if word in _PASSED_OVER:
+                continue
             pos = parts_of_speech(word)
             a_name = not pos and typed[:1].isupper() and not _describes(word)  # "Euphorbiaceae", not "Roman"
+            a_verb = head is not None and (("VERB" in pos and (word.endswith("s") or head != noun_lemma(head)))
+                                           or ("ADV" in pos and "NOUN" not in pos))  # "later" of "... religion later"
             if (not word.isalpha() or word in STOPWORDS or word in _BE_WORDS | _AUXILIARIES
-                    or (pos and not pos & {"NOUN", "ADJ"}) or a_name):
+                    or (pos and not pos & {"NOUN", "ADJ"}) or a_name or a_verb):
+                break  # "hosts" of "Which French city hosts ...", "live" of "What animals live ..."
+            head = word
+            if possessive or typed[-1] in "?.!,;:":
                 break
-            nouns.add(noun_lemma(word))
-            if possessive or typed[-1:] in "?.!,;:":
-                break
+        if head is not None:
+            nouns.add(noun_lemma(head))
     return nouns
 
 
-def asked_for(question: str) -> set[str]:
-    """What the nouns of a thing ``question`` asks for may be: :func:`asked_nouns`, and the places
-    (:data:`PLACES_ASKED`) when it asks where."""
-    return asked_nouns(question) | (PLACES_ASKED if _ASKS_WHERE.search(question) else frozenset())
+def _called_by(noun: str, typed: str, asked: str) -> str | None:
+    """The name ``asked`` gives a thing of the noun's kind (``noun`` in its dictionary form, ``typed`` as the
+    follow-up writes it, whose number it must have) just after "the" and the noun: "Colchicum" of "Which family is
+    the genus Colchicum a member of?"; not "Beatles" of "Which of the Beatles albums ...", nor "Napoleon" of "the
+    army of Napoleon"."""
+    words = list(WORD.finditer(asked))
+    for i, word in enumerate(words[1:-1], start=1):
+        text = word.group()
+        if (noun_lemma(text.lower()) != noun or not _same_number(text.lower(), typed.lower())
+                or words[i - 1].group().lower() != "the"):
+            continue
+        run = _capitalised_run(asked, word, words[i + 1:])
+        if run:
+            return asked[run[0].start():run[-1].end()]
+    return None
 
 
 def _same_number(word: str, other: str) -> bool:

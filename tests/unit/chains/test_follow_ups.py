@@ -11,7 +11,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.follow_ups import (
     adds_nothing,
-    asked_for,
     asked_nouns,
     asks_unnamed,
     conversation_subject,
@@ -445,25 +444,47 @@ def test_a_demonstrative_with_the_noun_the_previous_question_asked_for_stands_fo
 
 @pytest.mark.parametrize(("question", "expected"), [
     ("... important to which field?", {"field"}),
-    ("Which plant family does the parsnip belong to?", {"plant", "family"}),  # every word of what is asked
-    ("Which Roman emperor's Praetorian Guard did he join?", {"roman", "emperor"}),  # up to a possessive
-    ("Which botanical family is the genus Colchicum a member of?", {"botanical", "family"}),  # not "genus"
-    ("Which plant family Euphorbiaceae is it?", {"plant", "family"}),  # not a name
+    ("Which plant family does the parsnip belong to?", {"family"}),  # the last noun of what is asked
+    ("Which Roman emperor's Praetorian Guard did he join?", {"emperor"}),  # not past a possessive
+    ("Which emperors' guards did he join?", {"emperor"}),
+    ("Which botanical family is the genus Colchicum a member of?", {"family"}),  # not "genus"
+    ("Which plant family Euphorbiaceae is it?", {"family"}),  # not a name
+    ("Which French city hosts the race?", {"city"}),  # not the verb after it
+    ("Which religion later influenced it?", {"religion"}),  # nor an adverb
+    ("What animals live there?", {"animal"}),
+    ("What common plant pests attack it?", {"pest"}),
+    ("Which other cities are in that state?", {"city"}),
     ("What is the city famous for?", set()),  # what the city is, not the city
     ("what kind of field is it", {"field"}),
     ("What is it?", set()),
-    ("Where are the Sioux from?", set()),  # "where" asks a place, not a noun of its own
+    ("Where are the Sioux from?", set()),
 ])
 def test_asked_nouns(question: str, expected: set[str]) -> None:
     assert asked_nouns(question) == expected
 
 
-def test_a_demonstrative_with_a_noun_the_previous_question_named_but_did_not_ask_for_stands_for_the_subject() -> None:
+def test_a_demonstrative_with_the_noun_the_previous_question_asked_for_stands_for_the_name_the_answer_gave() -> None:
+    guard = _history("Which Roman emperor's Praetorian Guard did he join?",
+                     "Saint George became a member of the Praetorian Guard for Roman emperor Diocletian [1].",
+                     "Which Roman emperor's Praetorian Guard did Saint George join?")
+    assert referent("When did that emperor abdicate?", guard, "Saint George", _Finder("Diocletian")) == "Diocletian"
+    family = _history("What flowering plant family includes the parsnip?",
+                      "The parsnip is a root vegetable of the carrot family Apiaceae [1].")
+    # a name the answer gives a thing of that kind before a phrase in lower case
+    assert referent("How many species does that family have?", family, "Parsnip",
+                    _Finder("the carrot family")) == "Apiaceae"
+
+
+def test_a_demonstrative_with_a_noun_the_previous_question_named_but_did_not_ask_for_stands_for_that_name() -> None:
     genus = _history("Which botanical family is the genus Colchicum a member of?",
                      "Colchicum is a genus of perennial flowering plants in the family Colchicaceae [1].")
     find = _Finder("Colchicaceae")
     assert referent("About how many species does this genus contain?", genus, "Colchicum", find) == "Colchicum"
     assert referent("How many genera does that family hold?", genus, "Colchicum", find) == "Colchicaceae"
+    albums = _history("Which of the Beatles albums sold the most copies?", "Abbey Road sold the most [1].")
+    assert referent("When was that album recorded?", albums, "The Beatles", _Finder("Abbey Road")) == "Abbey Road"
+    army = _history("Which battle did the army of Napoleon lose in 1815?", "It lost the Battle of Waterloo [1].")
+    assert referent("How large was that army?", army, "Napoleon", _Finder("Battle of Waterloo")) != "Napoleon"
 
 
 def test_a_demonstrative_with_a_noun_of_place_stands_for_the_place_the_previous_question_asked_where() -> None:
@@ -472,5 +493,15 @@ def test_a_demonstrative_with_a_noun_of_place_stands_for_the_place_the_previous_
     find = _Finder("Great Plains")
     assert referent("Which mountains does that region stretch east of?", sioux, "Sioux", find) == "Great Plains"
     assert referent("How old is that tradition?", sioux, "Sioux", find) is None  # no place
-    assert asked_for("Where are the Sioux from?") >= {"region", "country", "city"}
-    assert not asked_for("Who are the Sioux?") & {"region", "country", "city"}
+    # a definition of the subject as a thing of that kind first: the city asked where is the city itself
+    city = _history("Where is Monterrey?", "Monterrey is the capital and largest city of the northeastern Mexican "
+                    "state of Nuevo León [1].")
+    assert referent("What is that city famous for?", city, "Monterrey", _Finder("Nuevo León")) == "Monterrey"
+    # "where" that opens no question asks no place
+    born = _history("What is the town where Lincoln was born famous for?", "It is known for its cheese [1].")
+    assert referent("How old is that town?", born, "Abraham Lincoln", _Finder("its cheese")) is None
+
+
+def test_a_description_is_read_when_the_question_asks_for_another_noun_it_modifies() -> None:
+    for question in ("What common plant pests attack the plant?", "What flowering plant family includes the plant?"):
+        assert subject_description(question, "Horseradish", PLANT) is not None, question
