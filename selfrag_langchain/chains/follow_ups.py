@@ -706,7 +706,7 @@ _ASKING = re.compile(r"\b(?:which|what)\b(?:\s+(?:kind|sort|type)\s+of\b)?", re.
 """Where a question starts to say the thing it asks for: after "which" or "what", "kind of" aside ("Which plant
 family ...", "what kind of field ...")."""
 MAX_ASKED_WORDS = 3
-"""The most words of the thing a question asks for read ("Which Roman emperor's ...")."""
+"""How many words after "which" or "what" are read for the thing a question asks for ("Which Roman emperor's")."""
 _PASSED_OVER = frozenset({"other", "another"})
 """Words between "which" and the noun asked for that say nothing of it ("Which other cities ...")."""
 _ASKS_WHERE = re.compile(r"\W*(?:(?:and|so|then|but)\s+)?(?:from\s+)?where\b", re.IGNORECASE)
