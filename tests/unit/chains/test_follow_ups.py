@@ -217,6 +217,14 @@ def test_a_demonstrative_stands_for_the_name_the_previous_answer_gives_its_noun(
     assert referent("What is that state's capital?", indian, "Telugu language", None) is None
     largest = _history("Which city is largest?", "It is the largest city of Mexico [1].")
     assert referent("Who founded that city?", largest, "Monterrey", None) is None
+    # the noun spelt the British way in the follow-up and the American way in the answer, or the other way
+    who = _history("For how long does the WHO recommend exclusive breastfeeding?",
+                   "The World Health Organization (WHO) recommends six months of exclusive breastfeeding [1].")
+    assert referent("Where is that organisation based?", who, "Breastfeeding", None) == "World Health Organization"
+    british = _history("Which body runs it?", "It is run by the Football Association, a national organisation [1].")
+    assert referent("When was that organization founded?", british, "Football", None) is None
+    centre = _history("Where is it studied?", "It is studied at the Lancaster Environment Centre [1].")
+    assert referent("Who funds that center?", centre, "Ecology", None) == "Lancaster Environment Centre"
     # the noun alone opening a sentence is no name
     film = _history("What is it?", "Family is a film [1].")
     assert referent("Who directed that family?", film, "The Godfather", None) is None
