@@ -731,7 +731,7 @@ def _plain(subject: str) -> str:
 
 
 def asked_nouns(question: str) -> set[str]:
-    """The nouns ``question`` asks for by "which" or "what" (:data:`_ASKING`), in their dictionary form: the last of
+    """The nouns ``question`` asks for by "which" or "what" (:data:`_ASKING`), as :func:`_noun` writes them: the last of
     up to :data:`MAX_ASKED_WORDS` nouns and adjectives, read up to a verb, a function word or a name the lexicon
     lacks, and not past a possessive ("field" of "... important to which field?", "family" of "Which plant family
     does ...", "emperor" of "Which Roman emperor's guard ...", "city" of "Which French city hosts ...", "religion"
@@ -875,7 +875,7 @@ def _words(text: str) -> set[str]:
 
 
 def _lemmas(text: str) -> set[str]:
-    """The text's content words as nouns in their dictionary form, to compare a name, a title and a noun."""
+    """The text's content words as :func:`_noun` writes them, to compare a name, a title and a noun."""
     return {_noun(w) for w in content_words(text)}
 
 
