@@ -130,6 +130,8 @@ case", "for this reason")."""
 _TIMES = frozenset({"time", "times", "year", "years", "day", "days", "week", "month", "months", "period", "moment",
                     "era", "age", "date", "century"})
 """Nouns of time: "What year was this?" asks when, not what the subject is."""
+_THE_SAME = re.compile(r"\b(the\s+same)\s+([A-Za-z]+)", re.IGNORECASE)
+""""The same" and its noun, which point back as a demonstrative does ("the same composer's best-known pieces")."""
 _NOT_OF_A_KIND = frozenset({"first", "second", "third", "last", "next", "only", "same", "other", "another"})
 """Words before "one" that make it someone, not one of the subject's kind ("the first one to climb it")."""
 
@@ -142,9 +144,11 @@ def reference(question: str) -> Reference | None:
     preposition or an article ("How wide is that at its maximum?", "What province is that the capital of?") or
     closing the question after a preposition of place ("the two kinds of that"), but not before a predicate ("Is
     that true?", "When did that happen?", "That's interesting") nor after one of time ("after that"); "that one"
-    as one. "One" or "ones" after an adjective, a participle or a demonstrative ("What is the largest one ever
-    found?", "the oldest known one"), but not before a noun ("one year") or "of", after an ordinal ("the first
-    one to climb it") nor as "the one who"."""
+    as one. "The same" with its noun as a demonstrative ("the same composer's"), but not a noun of time or of
+    what was said ("at the same time") nor before "as" ("the same size as ..."). "One" or "ones" after an
+    adjective, a participle or a demonstrative ("What is the largest one ever found?", "the oldest known one"), but
+    not before a noun ("one year") or "of", after an ordinal ("the first one to climb it") nor as "the one
+    who"."""
     found: list[Reference] = []
     for match in PRONOUN.finditer(question):
         if match.group(1).lower() == "there" and (
@@ -172,6 +176,12 @@ def reference(question: str) -> Reference | None:
         else:
             continue
         break
+    for match in _THE_SAME.finditer(question):
+        noun = match.group(2).lower()
+        if (noun not in _NOT_A_THING | _NOT_REFERRING | _TIMES and "NOUN" in parts_of_speech(noun)
+                and question[match.end():].split()[:1] != ["as"]):  # not "the same size as ..."
+            found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", match.group(2)))
+            break
     for match in _ONE.finditer(question):
         before, after = match.group(1).lower(), (match.group(3) or "").lower()
         pos = parts_of_speech(before)
@@ -889,23 +899,38 @@ where :func:`reference` leaves one unread, :func:`_points_back` reads whether it
 measured?", "How long does one last?", "What are those like?")."""
 
 
+_ITS_NAME = re.compile(r"\bthe\s+(?:word|term|name)\b(?!\s+(?:of|for|that|which|who|used|given)\b|\s*[\"“‘])",
+                       re.IGNORECASE)
+"""The word, term or name a follow-up asks about without saying whose ("Which language does the word come from?"):
+the subject's own, not one the question goes on to say ("the name of ...", "the term for ...", "the word 'x'")."""
+
+
 def asks_unnamed(question: str) -> bool:
     """Whether a follow-up asks about something it neither names nor refers to with a word :func:`reference`
     reads, and shows it goes on with the conversation: it has no name of its own
     (:func:`~selfrag_langchain.chains.names.asked_names`), and it opens as a follow-up does ("And the colour?",
     "What about the population?") or points back with a word left unread ("How is that measured in biology?",
-    "How long does one last?"). In a conversation it asks about the conversation's subject, which a search for its
-    words alone does not find; a new question that names nothing ("How does photosynthesis work?") is asked as it
-    is. A word the lexicon lacks that is a noun after a prefix is no name (:func:`_own_names`)."""
+    "How long does one last?") or asks about the word, term or name without saying whose (:data:`_ITS_NAME`:
+    "Which language does the word come from?"). In a conversation it asks about the conversation's subject, which a
+    search for its words alone does not find; a new question that names nothing ("How does photosynthesis work?")
+    is asked as it is. A word the lexicon lacks that is a noun after a prefix is no name, nor a language before
+    "word" (:func:`_own_names`)."""
     if reference(question) is not None or _own_names(question):
         return False
-    return bool(_GOING_ON.match(question)) or any(_points_back(question, m) for m in _UNREAD.finditer(question))
+    return (bool(_GOING_ON.match(question)) or any(_points_back(question, m) for m in _UNREAD.finditer(question))
+            or bool(_ITS_NAME.search(question)))
+
+
+_LANGUAGE = re.compile(r"\b([A-Za-z]+)\s+(?:words?|names?|terms?)\b")
+"""A name before "word", "name" or "term": the language it is of ("Which Latin word ...")."""
 
 
 def _own_names(question: str) -> list[str]:
     """The follow-up's names (:func:`~selfrag_langchain.chains.names.asked_names`) but a word the lexicon lacks that
-    is a noun it knows after a prefix (:func:`_prefixed_noun`: "And the superfamily?" names nothing)."""
-    return [name for name in asked_names(question) if not _prefixed_noun(name)]
+    is a noun it knows after a prefix (:func:`_prefixed_noun`: "And the superfamily?" names nothing) and a
+    language before "word", "name" or "term" (:data:`_LANGUAGE`: "Which Latin word does the term come from?")."""
+    languages = {m.group(1).lower() for m in _LANGUAGE.finditer(question) if m.group(1)[:1].isupper()}
+    return [name for name in asked_names(question) if not _prefixed_noun(name) and name not in languages]
 
 
 _NOUN_PREFIXES = ("sub", "super", "infra", "supra", "inter", "intra", "micro", "macro", "mega", "multi", "non", "semi",

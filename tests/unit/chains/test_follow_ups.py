@@ -78,6 +78,8 @@ def test_refers_back() -> None:
     ("What order does that suborder belong to?", "demonstrative", "suborder"),  # a term the lexicon lacks
     ("Who said that people like it?", "pronoun", None),  # "that" opening a clause after a verb
     ("what kind of music is this", "demonstrative", None),  # asks what it is
+    ("What are the same composer's best-known pieces?", "demonstrative", "composer"),  # "the same" and its noun
+    ("What was the same man's trade before he became an apostle?", "demonstrative", "man"),  # before the pronoun
 ])
 def test_the_kind_of_reference(question: str, kind: str, noun: str | None) -> None:
     found = reference(question)
@@ -283,6 +285,29 @@ def test_a_new_question_that_names_nothing_is_no_follow_up() -> None:
         assert not asks_unnamed(new), new
     for going_on in ("How is that measured in biology?", "How long does one last?", "What are those like?"):
         assert asks_unnamed(going_on), going_on
+
+
+def test_the_same_points_back_but_not_at_a_time_nor_before_as() -> None:
+    for not_back in ("Did the war end at the same time?", "Was Venus the same size as Mars?",
+                     "Was the tower built the same year?"):
+        found = reference(not_back)
+        assert found is None or found.word != "the same", not_back
+    history = _history("Which era of music did Felix Mendelssohn belong to?",
+                       "Felix Mendelssohn was a German composer of the early Romantic period [1].")
+    asked = "What are the same composer's best-known solo piano pieces?"
+    assert referent(asked, history, "Felix Mendelssohn", None) == "Felix Mendelssohn"
+    assert with_subject(asked, "Felix Mendelssohn") == "What are Felix Mendelssohn's best-known solo piano pieces?"
+
+
+def test_the_word_term_or_name_asked_without_saying_whose_asks_about_the_subject() -> None:
+    for unnamed in ("Which language does the word come from?", "Who came up with the name?",
+                    "Is the term only used for planets?", "Which Latin word does the term come from?",
+                    "What is the name's origin?"):
+        assert asks_unnamed(unnamed), unnamed
+    for said in ("What is the term for a baby kangaroo?", "What is the name of its capital?",
+                 'What does the word "zoology" mean?', "Where does the name Paris come from?",
+                 "Who was Latin America's first president?"):
+        assert not asks_unnamed(said), said
 
 
 def test_a_noun_after_a_prefix_is_no_name() -> None:
