@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from selfrag_langchain.chains.answer_kinds import BIRTHPLACE_UNITS
 from selfrag_langchain.chains.declining import DECLINED
 from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, WORD, asked_names, kind_nouns
-from selfrag_langchain.chains.peoples import names_a_people
+from selfrag_langchain.chains.peoples import LANGUAGES, names_a_people
 from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.finder import AnswerSpan
 from selfrag_langchain.judging.signals import STOPWORDS, content_words, coverage, text_words
@@ -96,7 +96,7 @@ class Reference:
     start: int
     end: int
     word: str
-    """The pronoun, the demonstrative or "one(s)", as typed."""
+    """The pronoun, the demonstrative ("the same" among them) or "one(s)", as typed."""
     kind: Literal["pronoun", "demonstrative", "one"]
     noun: str | None = None
     """The demonstrative's noun ("city" in "that city"); None for a demonstrative alone and the other kinds."""
@@ -132,6 +132,10 @@ _TIMES = frozenset({"time", "times", "year", "years", "day", "days", "week", "mo
 """Nouns of time: "What year was this?" asks when, not what the subject is."""
 _THE_SAME = re.compile(r"\b(the\s+same)\s+([A-Za-z]+)", re.IGNORECASE)
 """"The same" and its noun, which point back as a demonstrative does ("the same composer's best-known pieces")."""
+_COMPARED = re.compile(r"\bas\b", re.IGNORECASE)
+"""What "the same" compares with ("the same number of moons as Uranus"): then it points at nothing said before."""
+_HAPPENINGS = frozenset({"thing", "things"})
+"""Nouns "the same" takes for what happened or was said ("Did the same thing happen in Atlanta?")."""
 _NOT_OF_A_KIND = frozenset({"first", "second", "third", "last", "next", "only", "same", "other", "another"})
 """Words before "one" that make it someone, not one of the subject's kind ("the first one to climb it")."""
 
@@ -145,7 +149,9 @@ def reference(question: str) -> Reference | None:
     closing the question after a preposition of place ("the two kinds of that"), but not before a predicate ("Is
     that true?", "When did that happen?", "That's interesting") nor after one of time ("after that"); "that one"
     as one. "The same" with its noun as a demonstrative ("the same composer's"), but not a noun of time or of
-    what was said ("at the same time") nor before "as" ("the same size as ..."). "One" or "ones" after an
+    what happened ("at the same time", "the same thing"), nor a verb after an auxiliary ("Does the same hold for
+    ...?"), nor compared ("the same size as ...") or before a clause that says which ("the same architect who
+    ..."). "One" or "ones" after an
     adjective, a participle or a demonstrative ("What is the largest one ever found?", "the oldest known one"), but
     not before a noun ("one year") or "of", after an ordinal ("the first one to climb it") nor as "the one
     who"."""
@@ -177,10 +183,15 @@ def reference(question: str) -> Reference | None:
             continue
         break
     for match in _THE_SAME.finditer(question):
-        noun = match.group(2).lower()
-        if (noun not in _NOT_A_THING | _NOT_REFERRING | _TIMES and "NOUN" in parts_of_speech(noun)
-                and question[match.end():].split()[:1] != ["as"]):  # not "the same size as ..."
-            found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", match.group(2)))
+        noun = match.group(2)
+        following = _word_after(question, match.end())
+        previous = _word_before(question, match.start())
+        if (noun.lower() not in _TIMES | _HAPPENINGS | _NOT_A_THING | _NOT_REFERRING
+                and "NOUN" in parts_of_speech(noun.lower())
+                and (previous not in _AUXILIARIES or _demonstrated_noun(previous, noun, following))
+                and not _COMPARED.search(question[match.end():])  # not "the same size and mass as Earth"
+                and following not in _RELATIVES):  # not "the same architect who built ..."
+            found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", noun))
             break
     for match in _ONE.finditer(question):
         before, after = match.group(1).lower(), (match.group(3) or "").lower()
@@ -217,9 +228,9 @@ def _demonstrated_noun(previous: str | None, word: str | None, following: str | 
 
 
 _LIGHT_VERBS = frozenset({"make", "take", "help", "have", "get", "cause", "do", "seem", "go", "look", "sound", "feel",
-                          "work", "cost", "matter", "change", "happen"})
+                          "work", "cost", "matter", "change", "happen", "hold"})
 """Verbs that a demonstrative before them never takes as its noun, though the lexicon lists them as nouns too ("Does
-that make sense?", "When did that take place?", "How much does that cost?")."""
+that make sense?", "When did that take place?", "How much does that cost?", "Does the same hold true?")."""
 
 
 _ARTICLE_OR_PLACE = re.compile(r"\s+(?:the|a|an|" + "|".join(sorted(_PLACE_PREPOSITIONS)) + r")\b", re.IGNORECASE)
@@ -534,7 +545,7 @@ the Wind"); not "and", which joins names in a list more often than within a titl
 
 
 def _named_with(noun: str, answer: str) -> str | None:
-    """The name the answer gives a thing of the noun's kind (``noun`` in its dictionary form): the capitalised words
+    """The name the answer gives a thing of the noun's kind (``noun`` as :func:`_noun` writes it): the capitalised words
     just after it, "of" allowed between when it names (:func:`_names_by_of`: "the suborder Zygoptera", "the city of
     Cleveland", not "the largest city of Mexico"), else just before it ("the Cucurbitaceae family", not "the Indian
     states"), or the name the noun is a word of ("the Empire of Japan"); None when the answer names none so."""
@@ -669,8 +680,8 @@ def _definitions(subject: str, messages: Sequence[BaseMessage]) -> Iterator[list
 
 
 def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage]) -> bool:
-    """Whether an answer of the conversation defines the subject as a thing of the noun's kind (``noun`` in its
-    dictionary form), the noun within a phrase of :func:`_definitions`: "Colchicum is a genus of ..." for "this
+    """Whether an answer of the conversation defines the subject as a thing of the noun's kind (``noun`` as
+    :func:`_noun` writes it), the noun within a phrase of :func:`_definitions`: "Colchicum is a genus of ..." for "this
     genus", not "Monterrey lies near Linares, which is a city ..." for "that city"."""
     return any(_noun(w) == noun for phrase in _definitions(subject, messages) for w in phrase)
 
@@ -770,7 +781,7 @@ def asked_nouns(question: str) -> set[str]:
 
 
 def _called_by(noun: str, typed: str, asked: str) -> str | None:
-    """The name ``asked`` gives a thing of the noun's kind (``noun`` in its dictionary form, ``typed`` as the
+    """The name ``asked`` gives a thing of the noun's kind (``noun`` as :func:`_noun` writes it, ``typed`` as the
     follow-up writes it, whose number it must have) just after "the" and the noun: "Colchicum" of "Which family is
     the genus Colchicum a member of?"; not "Beatles" of "Which of the Beatles albums ...", nor "Napoleon" of "the
     army of Napoleon"."""
@@ -899,10 +910,25 @@ where :func:`reference` leaves one unread, :func:`_points_back` reads whether it
 measured?", "How long does one last?", "What are those like?")."""
 
 
-_ITS_NAME = re.compile(r"\bthe\s+(?:word|term|name)\b(?!\s+(?:of|for|that|which|who|used|given)\b|\s*[\"“‘])",
-                       re.IGNORECASE)
-"""The word, term or name a follow-up asks about without saying whose ("Which language does the word come from?"):
-the subject's own, not one the question goes on to say ("the name of ...", "the term for ...", "the word 'x'")."""
+_ITS_NAME = re.compile(r"\bthe\s+(?:word|term|name)\b", re.IGNORECASE)
+_CLOSING_OR_ITS = re.compile(r"\s*(?:['’]s\b|[?.!]|$)")
+_SAYING_WHICH = _PLACE_PREPOSITIONS | _TIME_PREPOSITIONS | _RELATIVES | _NAMING_PARTICIPLES | {"coined", "given"}
+"""Words after "the word", "the term" or "the name" that go on to say which ("the term for ...", "the name given
+to ...")."""
+
+
+def _whose_unsaid(question: str, match: re.Match[str]) -> bool:
+    """Whether the word, term or name at ``match`` (:data:`_ITS_NAME`) is asked about without saying whose, so the
+    subject's own: it closes the question or is the possessive's ("the name's origin"), or a verb or an adverb
+    follows it ("Which language does the word come from?", "Is the term only used for ...?"); not a word that says
+    which (:data:`_SAYING_WHICH`: "the term for ...", "the name of ..."), a participle in "-ing" ("the word
+    meaning ..."), the word itself ("the word photosynthesis") or a quotation."""
+    rest = question[match.end():]
+    if _CLOSING_OR_ITS.match(rest):
+        return True
+    following = rest.split()[0].strip("?.!,;:").lower()
+    return (following.isalpha() and following not in _SAYING_WHICH and not following.endswith("ing")
+            and bool(parts_of_speech(following) & {"VERB", "ADV", "AUX"}))
 
 
 def asks_unnamed(question: str) -> bool:
@@ -910,7 +936,7 @@ def asks_unnamed(question: str) -> bool:
     reads, and shows it goes on with the conversation: it has no name of its own
     (:func:`~selfrag_langchain.chains.names.asked_names`), and it opens as a follow-up does ("And the colour?",
     "What about the population?") or points back with a word left unread ("How is that measured in biology?",
-    "How long does one last?") or asks about the word, term or name without saying whose (:data:`_ITS_NAME`:
+    "How long does one last?") or asks about the word, term or name without saying whose (:func:`_whose_unsaid`:
     "Which language does the word come from?"). In a conversation it asks about the conversation's subject, which a
     search for its words alone does not find; a new question that names nothing ("How does photosynthesis work?")
     is asked as it is. A word the lexicon lacks that is a noun after a prefix is no name, nor a language before
@@ -918,18 +944,21 @@ def asks_unnamed(question: str) -> bool:
     if reference(question) is not None or _own_names(question):
         return False
     return (bool(_GOING_ON.match(question)) or any(_points_back(question, m) for m in _UNREAD.finditer(question))
-            or bool(_ITS_NAME.search(question)))
+            or any(_whose_unsaid(question, m) for m in _ITS_NAME.finditer(question)))
 
 
 _LANGUAGE = re.compile(r"\b([A-Za-z]+)\s+(?:words?|names?|terms?)\b")
-"""A name before "word", "name" or "term": the language it is of ("Which Latin word ...")."""
+"""A word before "word", "name" or "term": a language (:data:`~selfrag_langchain.chains.peoples.LANGUAGES`) or a
+people's word is the language the word is of ("Which Latin word ...", "the Greek name"), a name is not ("the Google
+name")."""
 
 
 def _own_names(question: str) -> list[str]:
     """The follow-up's names (:func:`~selfrag_langchain.chains.names.asked_names`) but a word the lexicon lacks that
     is a noun it knows after a prefix (:func:`_prefixed_noun`: "And the superfamily?" names nothing) and a
     language before "word", "name" or "term" (:data:`_LANGUAGE`: "Which Latin word does the term come from?")."""
-    languages = {m.group(1).lower() for m in _LANGUAGE.finditer(question) if m.group(1)[:1].isupper()}
+    languages = {word for m in _LANGUAGE.finditer(question) if (word := m.group(1).lower()) in LANGUAGES
+                 or _describes(word)}
     return [name for name in asked_names(question) if not _prefixed_noun(name) and name not in languages]
 
 

@@ -289,7 +289,10 @@ def test_a_new_question_that_names_nothing_is_no_follow_up() -> None:
 
 def test_the_same_points_back_but_not_at_a_time_nor_before_as() -> None:
     for not_back in ("Did the war end at the same time?", "Was Venus the same size as Mars?",
-                     "Was the tower built the same year?"):
+                     "Was the tower built the same year?", "Does Saturn have the same number of moons as Uranus?",
+                     "Is Venus about the same size and mass as Earth?", "Does the same hold true for Venus?",
+                     "Was it designed by the same architect who built the Tuileries?", "Does the same go for ethanol?",
+                     "Did the same thing happen in Atlanta?"):
         found = reference(not_back)
         assert found is None or found.word != "the same", not_back
     history = _history("Which era of music did Felix Mendelssohn belong to?",
@@ -302,11 +305,14 @@ def test_the_same_points_back_but_not_at_a_time_nor_before_as() -> None:
 def test_the_word_term_or_name_asked_without_saying_whose_asks_about_the_subject() -> None:
     for unnamed in ("Which language does the word come from?", "Who came up with the name?",
                     "Is the term only used for planets?", "Which Latin word does the term come from?",
-                    "What is the name's origin?"):
+                    "What is the name's origin?", "Who coined the term?", "When was the name changed?"):
         assert asks_unnamed(unnamed), unnamed
     for said in ("What is the term for a baby kangaroo?", "What is the name of its capital?",
                  'What does the word "zoology" mean?', "Where does the name Paris come from?",
-                 "Who was Latin America's first president?"):
+                 "Who was Latin America's first president?", "What does the word photosynthesis mean?",
+                 "Who coined the term biodiversity?", "What does the word 'zoology' mean?",
+                 "What is the term to describe a baby kangaroo?", "What's the word meaning fear of spiders?",
+                 "And did Linnaeus name the genus?", "So where does the Google name come from?"):
         assert not asks_unnamed(said), said
 
 
