@@ -151,10 +151,9 @@ def reference(question: str) -> Reference | None:
     as one. "The same" with its noun as a demonstrative ("the same composer's"), but not a noun of time or of
     what happened ("at the same time", "the same thing"), nor a verb after an auxiliary ("Does the same hold for
     ...?"), nor compared ("the same size as ...") or before a clause that says which ("the same architect who
-    ..."). "One" or "ones" after an
-    adjective, a participle or a demonstrative ("What is the largest one ever found?", "the oldest known one"), but
-    not before a noun ("one year") or "of", after an ordinal ("the first one to climb it") nor as "the one
-    who"."""
+    ..."). "One" or "ones" after an adjective, a participle or a demonstrative ("What is the largest one ever
+    found?", "the oldest known one"), but not before a noun ("one year") or "of", after an ordinal ("the first one
+    to climb it") nor as "the one who"."""
     found: list[Reference] = []
     for match in PRONOUN.finditer(question):
         if match.group(1).lower() == "there" and (
@@ -911,7 +910,9 @@ measured?", "How long does one last?", "What are those like?")."""
 
 
 _ITS_NAME = re.compile(r"\bthe\s+(?:word|term|name)\b", re.IGNORECASE)
+""""The word", "the term" or "the name", which :func:`_whose_unsaid` reads as the subject's own or not."""
 _CLOSING_OR_ITS = re.compile(r"\s*(?:['’]s\b|[?.!]|$)")
+"""The end of the question or a possessive "'s" after the word, term or name ("the name's origin")."""
 _SAYING_WHICH = _PLACE_PREPOSITIONS | _TIME_PREPOSITIONS | _RELATIVES | _NAMING_PARTICIPLES | {"coined", "given"}
 """Words after "the word", "the term" or "the name" that go on to say which ("the term for ...", "the name given
 to ...")."""
@@ -919,7 +920,7 @@ to ...")."""
 
 def _whose_unsaid(question: str, match: re.Match[str]) -> bool:
     """Whether the word, term or name at ``match`` (:data:`_ITS_NAME`) is asked about without saying whose, so the
-    subject's own: it closes the question or is the possessive's ("the name's origin"), or a verb or an adverb
+    subject's own: it closes the question or takes a possessive "'s" ("the name's origin"), or a verb or an adverb
     follows it ("Which language does the word come from?", "Is the term only used for ...?"); not a word that says
     which (:data:`_SAYING_WHICH`: "the term for ...", "the name of ..."), a participle in "-ing" ("the word
     meaning ..."), the word itself ("the word photosynthesis") or a quotation."""
