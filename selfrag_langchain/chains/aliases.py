@@ -33,9 +33,9 @@ from selfrag_langchain.chains.names import NATIONALITY_ENDINGS, PHRASE_OPENERS, 
 from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.signals import STOPWORDS, folded
-from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
+from selfrag_langchain.text.lexicon import parts_of_speech
 from selfrag_langchain.text.numerals import ROMAN
-from selfrag_langchain.text.spelling import american_spelling
+from selfrag_langchain.text.spelling import american_noun
 
 __all__ = ["asks_full_name", "asks_other_name", "gives_asked_name", "gives_expansion", "gives_full_name", "in_full"]
 
@@ -116,7 +116,7 @@ def _within_name(word: str) -> bool:
 def _lemmas(text: str) -> list[str]:
     """The words of ``text`` read as nouns in their dictionary form ("elevators" is "elevator") and spelt the
     American way ("manoeuvre" is "maneuver"), lower-cased and without accents, a possessive "'s" dropped."""
-    return [american_spelling(noun_lemma(word))
+    return [american_noun(word)
             for word in _WORDS.findall(folded(text).lower().replace("'s", "").replace("’s", ""))]
 
 

@@ -39,7 +39,7 @@ from selfrag_langchain.judging.signals import STOPWORDS, content_words, coverage
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 from selfrag_langchain.text.numerals import ORDINALS
 from selfrag_langchain.text.sentences import split_sentences
-from selfrag_langchain.text.spelling import american_spelling
+from selfrag_langchain.text.spelling import american_noun
 
 
 class FollowUpSettings(BaseModel):
@@ -71,12 +71,6 @@ class FollowUpSettings(BaseModel):
     def follow_up_settings(self) -> dict[str, object]:
         """These settings by name, to build another chat with the same ones."""
         return {name: getattr(self, name) for name in FollowUpSettings.model_fields}
-
-
-def _noun(word: str) -> str:
-    """A word read as a noun in its dictionary form and spelt the American way, so that the nouns of a follow-up,
-    the questions and the answers compare alike ("that organisation" and "the World Health Organization")."""
-    return american_spelling(noun_lemma(word))
 
 
 PRONOUN = re.compile(r"\b(it|its|he|him|his|she|her|hers|they|them|their|theirs|there)\b", re.IGNORECASE)
@@ -318,7 +312,7 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
     Empire based?" is about the Sikh Empire), then the longest; None when it names none."""
     asked = set(content_words(question))
     named = [t for t in titles if (words := content_words(t)) and set(words) <= asked]
-    kinds = {_noun(kind) for kind in kind_nouns(question)}
+    kinds = {american_noun(kind) for kind in kind_nouns(question)}
     whole = [t for t in named if not any(set(content_words(t)) < set(content_words(other)) for other in named)]
     tokens = text_words(question)
 
@@ -326,8 +320,8 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
         before = _before_of(tokens, title)
         lasts = _last_words(whole, title)
         return (not (_names_a_kind(title) and bool(_lemmas(title) & kinds)),
-                any(word in lasts and _noun(word) not in kinds for word in before),
-                not any(_noun(word) in kinds for word in before), len(content_words(title)))
+                any(word in lasts and american_noun(word) not in kinds for word in before),
+                not any(american_noun(word) in kinds for word in before), len(content_words(title)))
 
     return max(whole, key=rank, default=None)
 
@@ -423,7 +417,7 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     gender = next((words for words in _PERSONAL if word in words), None)
     if found.kind == "pronoun" and gender is None:
         return subject
-    noun = _noun(found.noun.lower()) if found.noun else None
+    noun = american_noun(found.noun.lower()) if found.noun else None
     if noun is not None and noun in _lemmas(subject):
         return subject
     if found.asks_what:
@@ -544,13 +538,14 @@ the Wind"); not "and", which joins names in a list more often than within a titl
 
 
 def _named_with(noun: str, answer: str) -> str | None:
-    """The name the answer gives a thing of the noun's kind (``noun`` as :func:`_noun` writes it): the capitalised words
-    just after it, "of" allowed between when it names (:func:`_names_by_of`: "the suborder Zygoptera", "the city of
-    Cleveland", not "the largest city of Mexico"), else just before it ("the Cucurbitaceae family", not "the Indian
-    states"), or the name the noun is a word of ("the Empire of Japan"); None when the answer names none so."""
+    """The name the answer gives a thing of the noun's kind (``noun`` as :func:`american_noun` writes it): the
+    capitalised words just after it, "of" allowed between when it names (:func:`_names_by_of`: "the suborder Zygoptera",
+    "the city of Cleveland", not "the largest city of Mexico"), else just before it ("the Cucurbitaceae family", not
+    "the Indian states"), or the name the noun is a word of ("the Empire of Japan"); None when the answer names none
+    so."""
     words = list(WORD.finditer(answer))
     for i, word in enumerate(words):
-        if _noun(word.group().lower()) != noun:
+        if american_noun(word.group().lower()) != noun:
             continue
         after = words[i + 1:]
         if word.group()[:1].isupper():  # the noun within a name: "the Empire of Japan", "Mexico City"
@@ -680,9 +675,9 @@ def _definitions(subject: str, messages: Sequence[BaseMessage]) -> Iterator[list
 
 def _defined_as(subject: str, noun: str, messages: Sequence[BaseMessage]) -> bool:
     """Whether an answer of the conversation defines the subject as a thing of the noun's kind (``noun`` as
-    :func:`_noun` writes it), the noun within a phrase of :func:`_definitions`: "Colchicum is a genus of ..." for "this
-    genus", not "Monterrey lies near Linares, which is a city ..." for "that city"."""
-    return any(_noun(w) == noun for phrase in _definitions(subject, messages) for w in phrase)
+    :func:`american_noun` writes it), the noun within a phrase of :func:`_definitions`: "Colchicum is a genus of ..."
+    for "this genus", not "Monterrey lies near Linares, which is a city ..." for "that city"."""
+    return any(american_noun(w) == noun for phrase in _definitions(subject, messages) for w in phrase)
 
 
 def _defined_kinds(subject: str, messages: Sequence[BaseMessage]) -> set[str]:
@@ -739,7 +734,7 @@ _PASSED_OVER = frozenset({"other", "another"})
 """Words between "which" and the noun asked for that say nothing of it ("Which other cities ...")."""
 _ASKS_WHERE = re.compile(r"\W*(?:(?:and|so|then|but)\s+)?(?:from\s+)?where\b", re.IGNORECASE)
 """A question that opens asking where ("Where are the Sioux from?"; not "the town where he was born")."""
-PLACES_ASKED = frozenset(_noun(unit) for unit in BIRTHPLACE_UNITS) - {"part"}
+PLACES_ASKED = frozenset(american_noun(unit) for unit in BIRTHPLACE_UNITS) - {"part"}
 """The places a question asking where asks for ("Where are the Sioux from?" then "that region"); not "part",
 which "that part" uses for a part of the thing itself."""
 
@@ -751,11 +746,11 @@ def _plain(subject: str) -> str:
 
 
 def asked_nouns(question: str) -> set[str]:
-    """The nouns ``question`` asks for by "which" or "what" (:data:`_ASKING`), as :func:`_noun` writes them: the last of
-    up to :data:`MAX_ASKED_WORDS` nouns and adjectives, read up to a verb, a function word or a name the lexicon
-    lacks, and not past a possessive ("field" of "... important to which field?", "family" of "Which plant family
-    does ...", "emperor" of "Which Roman emperor's guard ...", "city" of "Which French city hosts ...", "religion"
-    of "Which religion later influenced ...")."""
+    """The nouns ``question`` asks for by "which" or "what" (:data:`_ASKING`), as :func:`american_noun` writes them: the
+    last of up to :data:`MAX_ASKED_WORDS` nouns and adjectives, read up to a verb, a function word or a name the lexicon
+    lacks, and not past a possessive ("field" of "... important to which field?", "family" of "Which plant family does
+    ...", "emperor" of "Which Roman emperor's guard ...", "city" of "Which French city hosts ...", "religion" of "Which
+    religion later influenced ...")."""
     nouns: set[str] = set()
     for match in _ASKING.finditer(question):
         head: str | None = None
@@ -775,19 +770,19 @@ def asked_nouns(question: str) -> set[str]:
             if possessive or typed[-1] in "?.!,;:":
                 break
         if head is not None:
-            nouns.add(_noun(head))
+            nouns.add(american_noun(head))
     return nouns
 
 
 def _called_by(noun: str, typed: str, asked: str) -> str | None:
-    """The name ``asked`` gives a thing of the noun's kind (``noun`` as :func:`_noun` writes it, ``typed`` as the
-    follow-up writes it, whose number it must have) just after "the" and the noun: "Colchicum" of "Which family is
-    the genus Colchicum a member of?"; not "Beatles" of "Which of the Beatles albums ...", nor "Napoleon" of "the
-    army of Napoleon"."""
+    """The name ``asked`` gives a thing of the noun's kind (``noun`` as :func:`american_noun` writes it, ``typed`` as
+    the follow-up writes it, whose number it must have) just after "the" and the noun: "Colchicum" of "Which family is
+    the genus Colchicum a member of?"; not "Beatles" of "Which of the Beatles albums ...", nor "Napoleon" of "the army
+    of Napoleon"."""
     words = list(WORD.finditer(asked))
     for i, word in enumerate(words[1:-1], start=1):
         text = word.group()
-        if (_noun(text.lower()) != noun or not _same_number(text.lower(), typed.lower())
+        if (american_noun(text.lower()) != noun or not _same_number(text.lower(), typed.lower())
                 or words[i - 1].group().lower() != "the"):
             continue
         run = _capitalised_run(asked, word, words[i + 1:])
@@ -834,9 +829,9 @@ def subject_description(question: str, subject: str, messages: Sequence[BaseMess
     for match in _DEFINITE.finditer(question):
         word = match.group(1).lower()
         if (word in _NOT_REFERRING or word in _TIMES or word in _NOT_A_THING or "NOUN" not in parts_of_speech(word)
-                or _noun(word) in asked or not _describes_alone(question, match)):
+                or american_noun(word) in asked or not _describes_alone(question, match)):
             continue
-        if any(_noun(kind) == _noun(word) and _same_number(kind, word) for kind in kinds):
+        if any(american_noun(kind) == american_noun(word) and _same_number(kind, word) for kind in kinds):
             return match
     return None
 
@@ -895,8 +890,8 @@ def _words(text: str) -> set[str]:
 
 
 def _lemmas(text: str) -> set[str]:
-    """The text's content words as :func:`_noun` writes them, to compare a name, a title and a noun."""
-    return {_noun(w) for w in content_words(text)}
+    """The text's content words as :func:`american_noun` writes them, to compare a name, a title and a noun."""
+    return {american_noun(w) for w in content_words(text)}
 
 
 _GOING_ON = re.compile(r"\s*(?:and|also|so|but|then|what about|how about|and what about)\b", re.IGNORECASE)

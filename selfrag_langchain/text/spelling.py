@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import re
 
-from selfrag_langchain.text.lexicon import parts_of_speech
+from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
 
-__all__ = ["american_spelling"]
+__all__ = ["american_noun", "american_spelling"]
 
 _WORDS = {"aluminium": "aluminum", "grey": "gray", "greys": "grays", "plough": "plow", "ploughs": "plows",
           "programme": "program", "programmes": "programs", "mould": "mold", "moulds": "molds", "moult": "molt",
@@ -51,3 +51,10 @@ def american_spelling(word: str) -> str:
     if _AE.search(spelt) and parts_of_speech(word):  # a word the lexicon knows, not a name
         spelt = _AE.sub("e", spelt)
     return spelt
+
+
+def american_noun(word: str) -> str:
+    """``word`` (lower-cased) read as a noun in its dictionary form and spelt the American way, so that nouns
+    compare alike however they are inflected and spelt ("organisations" and "organization", "elevators" and
+    "elevator")."""
+    return american_spelling(noun_lemma(word))
