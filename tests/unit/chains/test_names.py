@@ -357,6 +357,19 @@ def test_a_decade_is_held_by_a_year_within_it() -> None:
     assert not holds("1800s", "It was rebuilt in 1905.") and not holds("1760s", "the 176th")
 
 
+def test_a_century_is_held_written_another_way() -> None:
+    typist = ("Typewriter\nBy the end of the 19th century, the term 'typewriter' was also applied to a person who "
+              "used such a device.")
+    assert holds("1800s", typist) and holds("1800s", "in the nineteenth century")  # its hundreds, beside "century"
+    assert names_found("By the late 1800s, what was a person who used a typewriter called?", [typist], 0.6)
+    assert holds("18th", "in the 1700s") and holds("eighteenth", "in the 1700s") and holds("1900s", "20th-century art")
+    assert holds("18th", "the eighteenth century") and holds("8th", "Henry VIII")  # an ordinal in figures as a word
+    assert not holds("1800s", "the 19th President") and not holds("1800s", "It was rebuilt in 1905.")
+    assert not holds("18th", "It was founded in 1751.")  # a year does not say its century's ordinal
+    assert not holds("21st", "the 2000s") and not holds("10th", "the 900s")  # outside the 1000s to the 1900s
+    assert not holds("13", "the 13th") and not holds("1st", "World War I")
+
+
 def test_a_decade_without_its_century_is_held_by_that_decade() -> None:
     pc = ('Personal computer\nThe term "home computer" has also been used, primarily in the late 1970s and 1980s.')
     assert holds("80s", pc) and holds("80s", "the 1880s")
