@@ -36,12 +36,11 @@ from selfrag_langchain.chains.names import asked_names, describing_words, holds,
 from selfrag_langchain.chains.peoples import other_names
 from selfrag_langchain.judging.signals import STOPWORDS, folded
 from selfrag_langchain.text.lexicon import adjective_lemma, noun_lemma, parts_of_speech
-from selfrag_langchain.text.numerals import ORDINALS
+from selfrag_langchain.text.numerals import ordinal_place
 
 __all__ = ["Rank", "stated_ranks", "states_other_rank"]
 
 _TOKEN = re.compile(r"\d+(?:st|nd|rd|th)\b|[a-z]+", re.IGNORECASE)
-_NUMBERED_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)$")
 _IRREGULAR = frozenset(("best", "worst"))
 """Superlatives that do not end in "-est" ("worst") or whose "-est" is no ending of their adjective ("best")."""
 _RANKING_WORDS = frozenset(("most", "least"))
@@ -109,14 +108,6 @@ def _noun(token: str) -> str | None:
     return noun_lemma(token)
 
 
-def _ordinal(token: str) -> int | None:
-    """The place an ordinal token names ("third": 3, "14th": 14), else None."""
-    if token in ORDINALS:
-        return ORDINALS.index(token) + 1
-    match = _NUMBERED_ORDINAL.match(token)
-    return int(match.group(1)) if match else None
-
-
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}
 """The tens an ordinal in words may open with ("twenty-second": 22)."""
@@ -125,7 +116,7 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 def _place_at(tokens: list[str], i: int) -> tuple[int, int] | None:
     """Where the ordinal that ends at token ``i`` begins and the place it names, the tens before it counted
     ("twenty-second": 22, not 2), or None when token ``i`` is no ordinal."""
-    place = _ordinal(tokens[i]) if i >= 0 else None
+    place = ordinal_place(tokens[i]) if i >= 0 else None
     if place is None:
         return None
     if place < 10 and i > 0 and tokens[i - 1] in _TENS:
