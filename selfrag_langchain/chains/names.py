@@ -11,9 +11,9 @@ ending, "hypothermia" for "hypothermic", a people's adjective, "Celtic" for "Cel
 knows for one a letter from it, "division" for "divison"), the place for its people's word where they share no
 stem ("France" for "French": :mod:`~selfrag_langchain.chains.peoples`), a short form by its word ("television"
 for "TV": :data:`SHORT_FORMS`), a decade by a year within it ("1765" for "the 1760s": :func:`decade_prefix`), a
-round year by the decade it opens ("2000" for "the early 2000s"), a century by its hundreds and the other way round
-("the 19th century" for "the 1800s": :func:`century_forms`) and an ordinal in figures by its word ("eighteenth" for
-"18th"; :func:`holds`). Three rules read them, with one
+round year by the decade it opens ("2000" for "the early 2000s"), a century's hundreds by its ordinal ("the 19th
+century" for "the 1800s") and an ordinal in figures by its word ("eighteenth" for "18th": :func:`number_forms`;
+:func:`holds`). Three rules read them, with one
 threshold (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
@@ -49,7 +49,7 @@ from selfrag_langchain.chains.regnal import holds_regnal, regnal_names
 from selfrag_langchain.judging.signals import SENTENCE_BREAK, STOPWORDS, content_words, folded, name_words
 from selfrag_langchain.prompts import passage_body
 from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
-from selfrag_langchain.text.numerals import ORDINALS, ROMAN
+from selfrag_langchain.text.numerals import ORDINALS, ROMAN, ordinal_place
 from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.text.spelling import american_spelling
 
@@ -401,52 +401,47 @@ def numbered(text: str) -> set[str]:
     return {f"no-{int(m.group(1))}" for m in _NUMBERED.finditer(text)}
 
 
-_FIGURE_ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)")
-
-
-def _ordinal(word: str) -> int | None:
-    """The number an ordinal names, as a word ("ninth") or in figures ("9th"), up to the twentieth; None for any
-    other word."""
-    if word in ORDINALS:
-        return ORDINALS.index(word) + 1
-    figures = _FIGURE_ORDINAL.fullmatch(word)
-    n = int(figures.group(1)) if figures else 0
-    return n if 0 < n <= len(ORDINALS) and word == _suffixed(n) else None
+FIGURES_AS_WORDS = 4
+"""The lowest place whose ordinal in figures is held by its word ("4th" by "fourth"): "first", "second" and
+"third" are everyday words ("a third of the land", "the first to climb it"), so "1st", "2nd" and "3rd" are held
+only as written."""
 
 
 @functools.cache
 def number_forms(word: str) -> frozenset[str]:
-    """Other ways a text writes the number an ordinal names ("ninth", "9th"): the ordinal word or "9th", a Roman
-    numeral of two letters or more ("ix"), a numbering ("No. 9": :func:`numbered`); and the other way round, the
-    ordinal word and "9th" for such a Roman numeral ("World War II" for "the Second World War"). Empty for any
-    other word: a number in figures is held only as it is written ("Apollo 13" is not held by "the thirteenth
-    century")."""
+    """Other ways a text writes the number an ordinal word names ("ninth"): "9th", a Roman numeral of two letters
+    or more ("ix"), a numbering ("No. 9": :func:`numbered`); the other way round, the ordinal word and "9th" for
+    such a Roman numeral ("World War II" for "the Second World War"); and the word for an ordinal in figures from
+    the fourth to the twentieth ("ninth" for "9th": :data:`FIGURES_AS_WORDS`; not a Roman numeral, which is also a
+    word or a name's: "Xi", "IV"). Empty for any other word: a number in figures is held only as it is written
+    ("Apollo 13" is not held by "the thirteenth century")."""
     if word in ROMAN and len(word) > 1:
         n = ROMAN.index(word) + 1
         return frozenset({ORDINALS[n - 1], _suffixed(n)})
-    n = _ordinal(word)
-    if n is None:
-        return frozenset()
-    forms = {ORDINALS[n - 1], _suffixed(n), f"no-{n}"} | ({ROMAN[n - 1]} if len(ROMAN[n - 1]) > 1 else set())
-    return frozenset(forms - {word})
+    if word in ORDINALS:
+        n = ORDINALS.index(word) + 1
+        return frozenset({_suffixed(n), f"no-{n}"} | ({ROMAN[n - 1]} if len(ROMAN[n - 1]) > 1 else set()))
+    n = ordinal_place(word)
+    if n is not None and FIGURES_AS_WORDS <= n <= len(ORDINALS) and word == _suffixed(n):
+        return frozenset({ORDINALS[n - 1]})
+    return frozenset()
 
 
-_HUNDREDS = re.compile(r"(1\d)00s")
-"""A century's hundreds as people write them ("the 1800s": 1800 to 1899), from the 1000s to the 1900s."""
-CENTURY_WORDS = frozenset(("century", "centuries"))
+_HUNDREDS = re.compile(r"(1[1-9])00s")
+"""A century's hundreds as people write them ("the 1800s": 1800 to 1899), from the 1100s to the 1900s ("1000s"
+is as often thousands)."""
 
 
-def century_forms(word: str) -> frozenset[str]:
-    """Other ways a text writes the century ``word`` names, from the eleventh to the twentieth: the ordinal, in
-    figures and as a word, for its hundreds ("19th", "nineteenth" for "1800s"), and the hundreds for the ordinal
-    ("1800s" for "19th" or "nineteenth"). :func:`holds` reads the ordinal as the century only beside "century".
-    Empty for any other word."""
-    hundreds = _HUNDREDS.fullmatch(word)
-    if hundreds is not None:
-        n = int(hundreds.group(1)) + 1
-        return frozenset({ORDINALS[n - 1], _suffixed(n)})
-    n = _ordinal(word)
-    return frozenset({f"{n - 1}00s"}) if n is not None and n > 10 else frozenset()
+@functools.cache
+def _century_named(hundreds: str) -> re.Pattern[str] | None:
+    """For a century's hundreds ("1800s"), its ordinal, in figures or as a word, before "century" or "centuries"
+    in a text's content words, at most two words apart ("the 19th and early 20th centuries"); None for any other
+    word."""
+    found = _HUNDREDS.fullmatch(hundreds)
+    if found is None:
+        return None
+    n = int(found.group(1)) + 1
+    return re.compile(rf" (?:{ORDINALS[n - 1]}|{_suffixed(n)})(?: \S+){{0,2}} centur(?:y|ies) ")
 
 
 _DECADE = re.compile(r"(\d{2})(\d)0s")
@@ -508,9 +503,8 @@ class _Held:
             return True
         if _SHORT_DECADE.fullmatch(word):  # "the 80s" for "the 1980s"
             return any(f"{century}{word}" in self.words for century in range(10, 21))
-        centuries = century_forms(word)  # "the 1800s" for "the 19th century", and the other way round
-        if not self.words.isdisjoint(centuries) and (not _HUNDREDS.fullmatch(word)
-                                                     or not self.words.isdisjoint(CENTURY_WORDS)):
+        century = _century_named(word)  # "the 19th century" for "the 1800s"
+        if century is not None and century.search(self.phrase):
             return True
         prefix = decade_prefix(word)
         if prefix is not None:

@@ -360,14 +360,20 @@ def test_a_decade_is_held_by_a_year_within_it() -> None:
 def test_a_century_is_held_written_another_way() -> None:
     typist = ("Typewriter\nBy the end of the 19th century, the term 'typewriter' was also applied to a person who "
               "used such a device.")
-    assert holds("1800s", typist) and holds("1800s", "in the nineteenth century")  # its hundreds, beside "century"
+    assert holds("1800s", typist) and holds("1800s", "in the nineteenth century")  # its hundreds by its ordinal
     assert names_found("By the late 1800s, what was a person who used a typewriter called?", [typist], 0.6)
-    assert holds("18th", "in the 1700s") and holds("eighteenth", "in the 1700s") and holds("1900s", "20th-century art")
-    assert holds("18th", "the eighteenth century") and holds("8th", "Henry VIII")  # an ordinal in figures as a word
-    assert not holds("1800s", "the 19th President") and not holds("1800s", "It was rebuilt in 1905.")
-    assert not holds("18th", "It was founded in 1751.")  # a year does not say its century's ordinal
-    assert not holds("21st", "the 2000s") and not holds("10th", "the 900s")  # outside the 1000s to the 1900s
-    assert not holds("13", "the 13th") and not holds("1st", "World War I")
+    assert holds("1800s", "the 19th and early 20th centuries") and holds("1900s", "20th-century art")
+    assert not holds("1800s", "He was the 19th President. He lived for nearly a century.")  # not beside "century"
+    assert not holds("1000s", "the 11th century")  # "1000s" is as often thousands
+    assert not holds("18th", "in the 1700s")  # "the 18th President" is no century
+
+
+def test_an_ordinal_in_figures_is_held_by_its_word() -> None:
+    assert holds("18th", "the eighteenth century") and holds("4th", "the fourth")
+    assert not holds("1st", "the first to climb it") and not holds("3rd", "a third of the land")  # everyday words
+    assert not holds("11th", "Xi Jinping") and not holds("4th", "an IV drip")  # a numeral is also a word or a name
+    assert not holds("21st", "the twenty-first") and not holds("08th", "the eighth")
+    assert not holds("13", "the 13th") and not holds("13", "the thirteenth")
 
 
 def test_a_decade_without_its_century_is_held_by_that_decade() -> None:
