@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from langchain_core.language_models import BaseLanguageModel
@@ -93,7 +93,11 @@ class Reference:
     """The pronoun, the demonstrative ("the same" among them) or "one(s)", as typed."""
     kind: Literal["pronoun", "demonstrative", "one"]
     noun: str | None = None
-    """The demonstrative's noun ("city" in "that city"); None for a demonstrative alone and the other kinds."""
+    """The demonstrative's noun ("city" in "that city", "country" in "that island country"); None for a
+    demonstrative alone and the other kinds."""
+    modifier: str | None = None
+    """The noun before the demonstrative's noun in a compound ("island" in "that island country": :func:`_head`),
+    which it stands for when its noun finds nothing."""
     asks_what: bool = False
     """"This" closing a question that asks what it is ("what kind of music is this"), which stands for the
     conversation's subject (:func:`_asks_what_this_is`)."""
@@ -167,7 +171,10 @@ def reference(question: str) -> Reference | None:
         if after is not None and after.lower() in {"one", "ones"}:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative"))
         elif _demonstrated_noun(previous, after, following):
-            found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
+            head = _head(question, match.end(), previous)
+            found.append(Reference(match.start(), head.end(1), match.group(1), "demonstrative", head.group(1), after)
+                         if head is not None else
+                         Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
         elif _asks_what_this_is(question, match.group(1), previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative", asks_what=True))
         elif _stands_alone(previous, rest) or _alone_before_verb(previous, _word_after(question, match.end(1))):
@@ -197,6 +204,24 @@ def reference(question: str) -> Reference | None:
             found.append(Reference(match.start(2), match.end(2), match.group(2), "one"))
             break
     return min(found, key=lambda r: r.start, default=None)
+
+
+_NEXT_WORD = re.compile(r"\s+([a-z]+)\b(?!['’])")
+
+
+def _head(question: str, end: int, previous: str | None) -> re.Match[str] | None:
+    """The noun that ends a compound a demonstrative's noun (ending at ``end``) opens, the noun it then modifies
+    ("country" in "which sea is that island country in"), or None: the next word is a noun of a thing
+    (:func:`_demonstrated_noun`, so that "When did that war end?" keeps its verb), not an ordinal or "other", and
+    ends the phrase (:func:`_ends_phrase`) or comes before a participle that names it ("What is that island country
+    known for?"), so that "Where was ... in that field set up?" keeps its verb."""
+    following = _NEXT_WORD.match(question, end)
+    if following is None or following.group(1) in _NOT_OF_A_KIND | _TIMES | _HAPPENINGS:
+        return None
+    word, rest = following.group(1), question[following.end():]
+    after = _word_after(question, following.end())
+    ends = _ends_phrase(rest) or after in _NAMING_PARTICIPLES
+    return following if ends and "NOUN" in parts_of_speech(word) and _demonstrated_noun(previous, word, after) else None
 
 
 MIN_UNLISTED_NOUN = 4
@@ -407,10 +432,22 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     as a name (first and last words capitalised) that is neither the subject's nor within it, and that the question
     did not already hold; for a demonstrative alone or with the noun the previous question asked for, a thing of a
     kind in lower case too ("... important to which field?" then "What is that field also called?": forensic
-    science)."""
+    science). A demonstrative's noun that ends a compound stands for what it names, and else the compound's first
+    noun does, the noun kept after it ("which sea is that island country in": Cyprus, the country asked for;
+    "How big was that river basin?": "the Amazon River basin")."""
     found = reference(question)
     if found is None:
         return None
+    meant = _stands_for(found, messages, subject, find)
+    if meant is not None or found.modifier is None:
+        return meant
+    first = _stands_for(replace(found, noun=found.modifier, modifier=None), messages, subject, find)
+    return None if first is None else f"{first} {found.noun}"
+
+
+def _stands_for(found: Reference, messages: Sequence[BaseMessage], subject: str, find: FindSpans | None
+                ) -> str | None:
+    """What the reference ``found`` stands for (:func:`referent`), with the noun it holds."""
     if found.kind == "one":
         return subject if _names_a_kind(subject) else None
     word = found.word.lower()

@@ -170,6 +170,22 @@ def test_a_demonstrative_stands_for_the_name_the_previous_answer_gave() -> None:
     assert referent("When was that tower built?", history, "Eiffel Tower", find) == "Eiffel Tower"
 
 
+def test_a_demonstrative_noun_ending_a_compound_stands_for_what_it_names_else_the_first_noun_does() -> None:
+    official = _history("Apart from Turkey, which country has it as one of its official languages?",
+                        "Turkish is the national language of Turkey and an official language of Cyprus [1].")
+    question = "which sea is that island country in"
+    assert (reference(question).noun, reference(question).modifier) == ("country", "island")
+    assert referent(question, official, "Turkish language", _Finder("Cyprus")) == "Cyprus"  # the country asked for
+    assert with_subject(question, "Cyprus") == "which sea is Cyprus in"
+    drains = _history("Which river drains the region?", "The region is drained by the Amazon River [1].")
+    assert referent("How big is that river basin?", drains, "Amazonia", _Finder("Amazon River")) == \
+        "Amazon River basin"  # the compound's first noun, its noun kept
+    # a verb or a particle after the noun is no compound
+    assert reference("When did that war end?").noun == "war"
+    assert reference("Where was the first degree program in that field set up?").noun == "field"
+    assert reference("What is that island country known for?").noun == "country"
+
+
 def test_he_or_she_stands_for_the_name_only_after_asking_who_did_something() -> None:
     wrote = _history("Who wrote Pride and Prejudice?", "It is a novel by Jane Austen [1].")
     assert referent("When was she born?", wrote, "Pride and Prejudice", _Finder("Jane Austen")) == "Jane Austen"
