@@ -36,7 +36,7 @@ from selfrag_langchain.chains.peoples import LANGUAGES, names_a_people
 from selfrag_langchain.judging.claims import DISAMBIGUATION
 from selfrag_langchain.judging.finder import AnswerSpan
 from selfrag_langchain.judging.signals import STOPWORDS, content_words, coverage, text_words
-from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech
+from selfrag_langchain.text.lexicon import noun_lemma, parts_of_speech, past_participle
 from selfrag_langchain.text.numerals import ORDINALS
 from selfrag_langchain.text.sentences import split_sentences
 from selfrag_langchain.text.spelling import american_noun
@@ -97,7 +97,7 @@ class Reference:
     demonstrative alone and the other kinds."""
     modifier: str | None = None
     """The noun before the demonstrative's noun in a compound ("island" in "that island country": :func:`_head`),
-    which it stands for when its noun finds nothing."""
+    read when the noun finds nothing (:func:`referent`)."""
     asks_what: bool = False
     """"This" closing a question that asks what it is ("what kind of music is this"), which stands for the
     conversation's subject (:func:`_asks_what_this_is`)."""
@@ -149,9 +149,10 @@ def reference(question: str) -> Reference | None:
     as one. "The same" with its noun as a demonstrative ("the same composer's"), but not a noun of time or of
     what happened ("at the same time", "the same thing"), nor a verb after an auxiliary ("Does the same hold for
     ...?"), nor compared ("the same size as ...") or before a clause that says which ("the same architect who
-    ..."). "One" or "ones" after an adjective, a participle or a demonstrative ("What is the largest one ever
-    found?", "the oldest known one"), but not before a noun ("one year") or "of", after an ordinal ("the first one
-    to climb it") nor as "the one who"."""
+    ..."). A demonstrative's noun that opens a compound gives way to the compound's last noun ("that island
+    country": :func:`_head`). "One" or "ones" after an adjective, a participle or a demonstrative ("What is the
+    largest one ever found?", "the oldest known one"), but not before a noun ("one year") or "of", after an
+    ordinal ("the first one to climb it") nor as "the one who"."""
     found: list[Reference] = []
     for match in PRONOUN.finditer(question):
         if match.group(1).lower() == "there" and (
@@ -206,22 +207,28 @@ def reference(question: str) -> Reference | None:
     return min(found, key=lambda r: r.start, default=None)
 
 
-_NEXT_WORD = re.compile(r"\s+([a-z]+)\b(?!['’])")
+_NEXT_WORD = re.compile(r"\s+([a-z]+)\b(?!['’](?![sS]\b))")
+_POSSESSIVE_NEXT = re.compile(r"['’][sS]\b")
 
 
 def _head(question: str, end: int, previous: str | None) -> re.Match[str] | None:
     """The noun that ends a compound a demonstrative's noun (ending at ``end``) opens, the noun it then modifies
     ("country" in "which sea is that island country in"), or None: the next word is a noun of a thing
-    (:func:`_demonstrated_noun`, so that "When did that war end?" keeps its verb), not an ordinal or "other", and
-    ends the phrase (:func:`_ends_phrase`) or comes before a participle that names it ("What is that island country
-    known for?"), so that "Where was ... in that field set up?" keeps its verb."""
-    following = _NEXT_WORD.match(question, end)
-    if following is None or following.group(1) in _NOT_OF_A_KIND | _TIMES | _HAPPENINGS:
+    (:func:`_demonstrated_noun`, so that "When did that war end?" keeps its verb), not a past participle ("Where
+    was that film shot?"), an ordinal or "other", and it ends the phrase (:func:`_ends_phrase`), takes a possessive
+    ("that island country's capital") or comes before a participle that names it ("What is that island country
+    known for?"), so that "Where was ... in that field set up?" keeps its verb; not in a question that opens with
+    a verb of being, whose noun may be a predicate ("Is that city capital?"), nor before "of" ("Was that king
+    head of the church?")."""
+    next_word = _NEXT_WORD.match(question, end)
+    if next_word is None or question[:end].split()[0].lower() in _COPULAS:
         return None
-    word, rest = following.group(1), question[following.end():]
-    after = _word_after(question, following.end())
-    ends = _ends_phrase(rest) or after in _NAMING_PARTICIPLES
-    return following if ends and "NOUN" in parts_of_speech(word) and _demonstrated_noun(previous, word, after) else None
+    word, rest = next_word.group(1), question[next_word.end():]
+    if word in _NOT_OF_A_KIND | _TIMES | _HAPPENINGS or past_participle(word):
+        return None
+    after = _word_after(question, next_word.end())
+    ends = (_ends_phrase(rest) or after in _NAMING_PARTICIPLES or bool(_POSSESSIVE_NEXT.match(rest))) and after != "of"
+    return next_word if ends and "NOUN" in parts_of_speech(word) and _demonstrated_noun(previous, word, after) else None
 
 
 MIN_UNLISTED_NOUN = 4
@@ -432,12 +439,16 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     as a name (first and last words capitalised) that is neither the subject's nor within it, and that the question
     did not already hold; for a demonstrative alone or with the noun the previous question asked for, a thing of a
     kind in lower case too ("... important to which field?" then "What is that field also called?": forensic
-    science). A demonstrative's noun that ends a compound stands for what it names, and else the compound's first
-    noun does, the noun kept after it ("which sea is that island country in": Cyprus, the country asked for;
-    "How big was that river basin?": "the Amazon River basin")."""
+    science). A compound after a demonstrative (:func:`_head`) stands for what its last noun stands for, and else
+    for what its first noun does, the last noun kept after it ("which sea is that island country in": Cyprus, the
+    country asked for; "How big was that river basin?": "Amazon River basin"); a first noun of the subject's own
+    title keeps it to the subject, the last noun after it ("that river basin" of the Amazon River: "Amazon River
+    basin")."""
     found = reference(question)
     if found is None:
         return None
+    if found.modifier is not None and american_noun(found.modifier.lower()) in _lemmas(subject):
+        return f"{subject} {found.noun}"
     meant = _stands_for(found, messages, subject, find)
     if meant is not None or found.modifier is None:
         return meant

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["adjective_lemma", "noun_lemma", "parts_of_speech"]
+__all__ = ["adjective_lemma", "noun_lemma", "parts_of_speech", "past_participle"]
 
 
 def parts_of_speech(word: str) -> frozenset[str]:
@@ -30,3 +30,12 @@ def adjective_lemma(word: str) -> str | None:
 
     lemmas = getAllLemmas(word).get("ADJ")
     return str(lemmas[0]) if lemmas else None
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def past_participle(word: str) -> bool:
+    """Whether the lexicon knows ``word`` as a verb's past participle ("shot", "known", "spread"; not "record",
+    whose participle is "recorded")."""
+    from lemminflect import getAllLemmas, getInflection
+
+    return any(word in getInflection(lemma, "VBN") for lemma in getAllLemmas(word).get("VERB", ()))

@@ -180,10 +180,18 @@ def test_a_demonstrative_noun_ending_a_compound_stands_for_what_it_names_else_th
     drains = _history("Which river drains the region?", "The region is drained by the Amazon River [1].")
     assert referent("How big is that river basin?", drains, "Amazonia", _Finder("Amazon River")) == \
         "Amazon River basin"  # the compound's first noun, its noun kept
-    # a verb or a particle after the noun is no compound
+    # a first noun of the subject's title keeps to the subject
+    basin = _history("Which country holds most of the basin?", "Most of it lies in Brazil [1].")
+    assert referent("How big is that river basin?", basin, "Amazon River", _Finder("Brazil")) == "Amazon River basin"
+    # a verb, a participle, a particle or a predicate after the noun is no compound
     assert reference("When did that war end?").noun == "war"
     assert reference("Where was the first degree program in that field set up?").noun == "field"
+    assert reference("Where was that film shot?").noun == "film" and reference("How is that virus spread?").noun == \
+        "virus"
+    assert reference("Was that king head of the church?").noun == "king"
+    assert reference("Is that city capital?").noun == "city"
     assert reference("What is that island country known for?").noun == "country"
+    assert with_subject("What is that island country's capital?", "Cyprus") == "What is Cyprus's capital?"
 
 
 def test_he_or_she_stands_for_the_name_only_after_asking_who_did_something() -> None:
