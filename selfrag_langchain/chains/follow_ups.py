@@ -424,7 +424,9 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     named, so it stands for the name the previous answer gave, alone ("What body of water is it on?" then "How
     wide is that at its maximum?": the Río de la Plata) or with a noun that name holds or the previous question
     asked for ("In which city did his family settle?" then "Which lake is that city on?": Cleveland, Ohio); a
-    noun of the subject's own title keeps it to the subject ("that tower" of the Eiffel Tower); a noun the previous
+    noun of the subject's own title keeps it to the subject ("that tower" of the Eiffel Tower), unless the previous
+    question asked for a thing of that kind and the answer named one ("Aromatic compounds have a chemistry typified
+    by which compound?" then "that compound": benzene); a noun the previous
     question gave a name after "the" stands for that name ("this genus" after "Which family is the genus Colchicum
     a member of?": Colchicum, not the family answered); a name the answer gives a thing of the noun's kind, and
     else a definition of the subject as one, come before a phrase in lower case, and before a place the answer
@@ -466,13 +468,12 @@ def _stands_for(found: Reference, messages: Sequence[BaseMessage], subject: str,
     if found.kind == "pronoun" and gender is None:
         return subject
     noun = american_noun(found.noun.lower()) if found.noun else None
-    if noun is not None and noun in _lemmas(subject):
-        return subject
+    own = noun is not None and noun in _lemmas(subject)  # "that tower" of the Eiffel Tower
     if found.asks_what:
         return subject
     turn = _last_turn(messages)
     if turn is None:
-        return subject if found.kind == "pronoun" else None
+        return subject if found.kind == "pronoun" or own else None
     typed, asked, answer = turn
     # a thing of a kind in lower case for a demonstrative alone, or with the noun the previous question asked for
     # ("... important to which field?" then "What is that field also called?": "forensic science")
@@ -480,6 +481,8 @@ def _stands_for(found: Reference, messages: Sequence[BaseMessage], subject: str,
     place = _ASKS_WHERE.match(asked) is not None and noun in PLACES_ASKED
     common = found.kind == "demonstrative" and (noun is None or noun in asked_thing or place)
     name = _answered_name(asked, answer, subject, find, common=common)
+    if own and not (noun in asked_thing and name is not None):
+        return subject  # unless the previous question asked for another of the subject's kind: "which compound?"
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
         return name if name is not None and asked_who else subject

@@ -166,8 +166,13 @@ def test_a_demonstrative_stands_for_the_name_the_previous_answer_gave() -> None:
     assert referent("Which lake is that city on?", history, "John D. Rockefeller", None) is None
     declined = _history("In which city did he settle?", f"{DECLINED} Closest: Ohio [1].")
     assert referent("Which lake is that city on?", declined, "John D. Rockefeller", find) is None
-    # a noun of the subject's own title keeps to the subject
+    # a noun of the subject's own title keeps to the subject, unless the previous question asked for one of its kind
     assert referent("When was that tower built?", history, "Eiffel Tower", find) == "Eiffel Tower"
+    typified = _history("Aromatic compounds have a chemistry typified by which compound?",
+                        "Aromatic compounds have a chemistry typified by benzene [1].")
+    formula = "What is the molecular formula of that compound?"
+    assert referent(formula, typified, "Aromatic compound", _Finder("benzene")) == "benzene"
+    assert referent(formula, typified, "Aromatic compound", None) == "Aromatic compound"  # no name answered
 
 
 def test_a_demonstrative_noun_ending_a_compound_stands_for_what_it_names_else_the_first_noun_does() -> None:
