@@ -425,11 +425,11 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     wide is that at its maximum?": the Río de la Plata) or with a noun that name holds or the previous question
     asked for ("In which city did his family settle?" then "Which lake is that city on?": Cleveland, Ohio); a
     noun of the subject's own title keeps it to the subject ("that tower" of the Eiffel Tower), unless the previous
-    question asked for a thing of that kind and the answer named one ("Aromatic compounds have a chemistry typified
-    by which compound?" then "that compound": benzene); a noun the previous
-    question gave a name after "the" stands for that name ("this genus" after "Which family is the genus Colchicum
-    a member of?": Colchicum, not the family answered); a name the answer gives a thing of the noun's kind, and
-    else a definition of the subject as one, come before a phrase in lower case, and before a place the answer
+    question asked for a thing of that kind and the answer named one, neither the subject's name nor within it
+    ("Aromatic compounds have a chemistry typified by which compound?" then "that compound": benzene); a noun the
+    previous question gave a name after "the" stands for that name ("this genus" after "Which family is the genus
+    Colchicum a member of?": Colchicum, not the family answered); a name the answer gives a thing of the noun's
+    kind, and else a definition of the subject as one, come before a phrase in lower case, and before a place the answer
     gave a question asking where ("that region" after "Where are the Sioux from?": the Great Plains, but "that
     city" after "Where is Monterrey?": Monterrey, which the answer defines as a city); without such a name it
     stands for nothing the conversation names (None: the chat asks the follow-up with the subject in
@@ -445,17 +445,25 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     for what its first noun does, the last noun kept after it ("which sea is that island country in": Cyprus, the
     country asked for; "How big was that river basin?": "Amazon River basin"); a first noun of the subject's own
     title keeps it to the subject, the last noun after it ("that river basin" of the Amazon River: "Amazon River
-    basin")."""
+    basin", unless the previous question asked for a river)."""
     found = reference(question)
     if found is None:
         return None
-    if found.modifier is not None and american_noun(found.modifier.lower()) in _lemmas(subject):
+    if found.modifier is not None and _own_unasked(found.modifier, subject, messages):
         return f"{subject} {found.noun}"
     meant = _stands_for(found, messages, subject, find)
     if meant is not None or found.modifier is None:
         return meant
     first = _stands_for(replace(found, noun=found.modifier, modifier=None), messages, subject, find)
     return None if first is None else f"{first} {found.noun}"
+
+
+def _own_unasked(noun: str, subject: str, messages: Sequence[BaseMessage]) -> bool:
+    """Whether ``noun`` is a word of the subject's title that the previous question did not ask for ("river" of the
+    Amazon River, unless after "Which river is the longest?")."""
+    turn = _last_turn(messages)
+    lemma = american_noun(noun.lower())
+    return lemma in _lemmas(subject) and (turn is None or lemma not in asked_nouns(turn[1]))
 
 
 def _stands_for(found: Reference, messages: Sequence[BaseMessage], subject: str, find: FindSpans | None
@@ -478,11 +486,13 @@ def _stands_for(found: Reference, messages: Sequence[BaseMessage], subject: str,
     # a thing of a kind in lower case for a demonstrative alone, or with the noun the previous question asked for
     # ("... important to which field?" then "What is that field also called?": "forensic science")
     asked_thing = asked_nouns(asked)
+    if own and noun not in asked_thing:
+        return subject
     place = _ASKS_WHERE.match(asked) is not None and noun in PLACES_ASKED
     common = found.kind == "demonstrative" and (noun is None or noun in asked_thing or place)
     name = _answered_name(asked, answer, subject, find, common=common)
-    if own and not (noun in asked_thing and name is not None):
-        return subject  # unless the previous question asked for another of the subject's kind: "which compound?"
+    if own:  # the previous question asked for another of the subject's kind ("which compound?"): the one answered
+        return subject if name is None else name
     if found.kind == "pronoun":
         asked_who = _ASKS_WHO_DID.match(asked) is not None and not gender & _words(typed)
         return name if name is not None and asked_who else subject

@@ -173,6 +173,17 @@ def test_a_demonstrative_stands_for_the_name_the_previous_answer_gave() -> None:
     formula = "What is the molecular formula of that compound?"
     assert referent(formula, typified, "Aromatic compound", _Finder("benzene")) == "benzene"
     assert referent(formula, typified, "Aromatic compound", None) == "Aromatic compound"  # no name answered
+    capitalised = _history("Aromatic compounds have a chemistry typified by which compound?",
+                           "Aromatic Compounds are typified by benzene [1].")
+    assert referent(formula, capitalised, "Aromatic compound", _Finder("benzene")) == "benzene"
+    tallest = _history("Which tower in Paris is the tallest?", "The Eiffel Tower is the tallest [1].")
+    assert referent("When was that tower built?", tallest, "Eiffel Tower", _Finder("Eiffel Tower")) == "Eiffel Tower"
+    flows = _history("Which ocean does it flow into?", "It flows into the Atlantic Ocean [1].")
+    unread = _Finder("Atlantic Ocean")
+    assert referent("How long is that river?", flows, "Amazon River", unread) == "Amazon River"
+    assert unread.read == []  # the previous question asked for another kind: the answer is not read
+    longest = _history("Which river is the longest?", "The Nile is the longest river [1].")
+    assert referent("How big is that river basin?", longest, "Amazon River", _Finder("The Nile")) == "The Nile basin"
 
 
 def test_a_demonstrative_noun_ending_a_compound_stands_for_what_it_names_else_the_first_noun_does() -> None:
