@@ -429,8 +429,8 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     ("Aromatic compounds have a chemistry typified by which compound?" then "that compound": benzene); a noun the
     previous question gave a name after "the" stands for that name ("this genus" after "Which family is the genus
     Colchicum a member of?": Colchicum, not the family answered); a name the answer gives a thing of the noun's
-    kind, and else a definition of the subject as one, come before a phrase in lower case, and before a place the answer
-    gave a question asking where ("that region" after "Where are the Sioux from?": the Great Plains, but "that
+    kind, and else a definition of the subject as one, come before a phrase in lower case, and before a place the
+    answer gave a question asking where ("that region" after "Where are the Sioux from?": the Great Plains, but "that
     city" after "Where is Monterrey?": Monterrey, which the answer defines as a city); without such a name it
     stands for nothing the conversation names (None: the chat asks the follow-up with the subject in
     brackets, :func:`with_topic`, since "Is that syndrome curable?" asked as it is finds the article "Syndrome").
@@ -468,7 +468,8 @@ def _own_unasked(noun: str, subject: str, messages: Sequence[BaseMessage]) -> bo
 
 def _stands_for(found: Reference, messages: Sequence[BaseMessage], subject: str, find: FindSpans | None
                 ) -> str | None:
-    """What the reference ``found`` stands for (:func:`referent`), with the noun it holds."""
+    """What the reference ``found`` stands for (:func:`referent`), its noun read as ``found.noun``: the compound's
+    last noun, or its first when :func:`referent` reads that one."""
     if found.kind == "one":
         return subject if _names_a_kind(subject) else None
     word = found.word.lower()

@@ -13,8 +13,8 @@ stem ("France" for "French": :mod:`~selfrag_langchain.chains.peoples`), a short 
 for "TV": :data:`SHORT_FORMS`), a decade by a year within it ("1765" for "the 1760s": :func:`decade_prefix`), a
 round year by the decade it opens ("2000" for "the early 2000s"), a century's hundreds by its ordinal ("the 19th
 century" for "the 1800s") and an ordinal in figures by its word ("eighteenth" for "18th": :func:`number_forms`;
-:func:`holds`). Three rules read them, with one
-threshold (:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
+:func:`holds`). Three rules read them, with one threshold
+(:attr:`~selfrag_langchain.chains.controls.LoopSettings.min_name_coverage`):
 
 - selection drops a branch whose passage holds less than that share of the names, unless no passage holds
   that much (a question that compares two things may find each in a passage of its own);
