@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
 from selfrag_langchain.embeddings import MiniLMEmbeddings
 from selfrag_langchain.errors import StoreError
@@ -88,6 +89,12 @@ def _unreadable(directory: Path, error: BaseException) -> StoreError:
             f"The store at {directory} is read-only ({type(error).__name__}: {error}); Chroma needs to "
             "write to a store to open it. Make it writable, or copy it to a writable place and pass that "
             "with --store; it was left untouched."
+        )
+        return StoreError(msg)
+    if _locked(error):
+        msg = (
+            f"The store at {directory} is busy: it is being written to ({type(error).__name__}: {error}). "
+            "Try again in a moment; it was left untouched."
         )
         return StoreError(msg)
     msg = (
@@ -204,7 +211,21 @@ def _widen_search(store: Chroma) -> None:
     next opened."""
     configuration = getattr(store._collection, "configuration_json", None) or {}
     if (configuration.get("hnsw") or {}).get("ef_search", SEARCH_BREADTH) < SEARCH_BREADTH:
-        store._collection.modify(configuration={"hnsw": {"ef_search": SEARCH_BREADTH}})
+        _write_again_when_locked(store._collection.modify)(configuration={"hnsw": {"ef_search": SEARCH_BREADTH}})
+
+
+def _locked(error: BaseException) -> bool:
+    return "database is locked" in str(error)
+
+
+# Chroma's own connections to its SQLite file can refuse each other a write at once, without waiting ("database
+# is locked", about once in 600 opens on a loaded machine); the same write a moment later goes through.
+_write_again_when_locked = retry(
+    retry=retry_if_exception(_locked),
+    stop=stop_after_attempt(5),
+    wait=wait_exponential(multiplier=0.05, max=1.0),
+    reraise=True,
+)
 
 
 def store_metadata(store: Chroma) -> dict[str, Any]:

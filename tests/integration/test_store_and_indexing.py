@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.embeddings import Embeddings
@@ -139,16 +140,63 @@ def _search_breadth(store_dir: Path) -> int:
     return open_store(store_dir, create=True)._collection.configuration_json["hnsw"]["ef_search"]
 
 
+def _old_store(store_dir: Path) -> None:
+    """A store written with Chroma's own search breadth (100)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    client = chromadb.PersistentClient(path=str(store_dir), settings=Settings(anonymized_telemetry=False))
+    client.create_collection(COLLECTION_NAME, configuration={"hnsw": {"space": "cosine"}})
+
+
+def _refuse_writes(monkeypatch: pytest.MonkeyPatch, times: int) -> list[int]:
+    """Make Chroma refuse a collection's first ``times`` configuration writes as SQLite does when locked."""
+    from chromadb.api.models.Collection import Collection
+    from chromadb.errors import InternalError
+
+    modify, refused = Collection.modify, []
+
+    def locked_at_first(self: Collection, **changes: Any) -> None:
+        if len(refused) < times:
+            refused.append(1)
+            raise InternalError("Database error: error returned from database: (code: 5) database is locked")
+        modify(self, **changes)
+
+    monkeypatch.setattr(Collection, "modify", locked_at_first)
+    return refused
+
+
 def test_a_store_weighs_enough_candidates_for_its_nearest_passages(tmp_path: Path) -> None:
     import chromadb
     from chromadb.config import Settings
 
     assert _search_breadth(tmp_path / "new") == SEARCH_BREADTH > 100
     # A store written with Chroma's own breadth (100) is widened when it is opened for writing.
+    _old_store(tmp_path / "old")
     client = chromadb.PersistentClient(path=str(tmp_path / "old"), settings=Settings(anonymized_telemetry=False))
-    client.create_collection(COLLECTION_NAME, configuration={"hnsw": {"space": "cosine"}})
     assert client.get_collection(COLLECTION_NAME).configuration_json["hnsw"]["ef_search"] == 100
     assert _search_breadth(tmp_path / "old") == SEARCH_BREADTH
+
+
+def test_a_store_locked_for_a_moment_is_widened_by_writing_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _old_store(tmp_path / "old")
+    refused = _refuse_writes(monkeypatch, times=2)
+    assert _search_breadth(tmp_path / "old") == SEARCH_BREADTH
+    assert len(refused) == 2
+
+
+def test_a_store_that_stays_locked_is_called_busy_not_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _old_store(tmp_path / "old")
+    before = sorted((p.relative_to(tmp_path), p.stat().st_size) for p in (tmp_path / "old").rglob("*"))
+    _refuse_writes(monkeypatch, times=100)
+    with pytest.raises(StoreError, match=r"is busy: it is being written to.*Try again in a moment") as error:
+        open_store(tmp_path / "old", create=True)
+    assert "damaged" not in str(error.value)
+    assert sorted((p.relative_to(tmp_path), p.stat().st_size) for p in (tmp_path / "old").rglob("*")) == before
 
 
 def test_corrupt_store_is_reported_and_left_untouched(tmp_path: Path) -> None:
