@@ -98,6 +98,9 @@ class Reference:
     modifier: str | None = None
     """The noun before the demonstrative's noun in a compound ("island" in "that island country": :func:`_head`),
     read when the noun finds nothing (:func:`referent`)."""
+    of_kind: bool = False
+    """The noun follows a word of kind ("poem" in "this type of poem", :data:`_KINDS`): the demonstrative points at a
+    thing of that kind, the subject when the conversation names no other (:func:`referent`)."""
     asks_what: bool = False
     """"This" closing a question that asks what it is ("what kind of music is this"), which stands for the
     conversation's subject (:func:`_asks_what_this_is`)."""
@@ -134,6 +137,11 @@ _COMPARED = re.compile(r"\bas\b", re.IGNORECASE)
 """What "the same" compares with ("the same number of moons as Uranus"): then it points at nothing said before."""
 _HAPPENINGS = frozenset({"thing", "things"})
 """Nouns "the same" takes for what happened or was said ("Did the same thing happen in Atlanta?")."""
+_KINDS = frozenset({"kind", "kinds", "sort", "sorts", "type", "types", "form", "forms", "variety", "varieties",
+                    "class", "classes", "branch", "branches", "genre", "genres", "style", "styles", "breed", "breeds"})
+"""Words of kind a demonstrative takes before "of" and the noun it points at ("this type of poem", "that branch of
+medicine")."""
+_OF_NOUN = re.compile(r"\s+of\s+([A-Za-z]+)\b(?!['’](?![sS]\b))")
 _NOT_OF_A_KIND = frozenset({"first", "second", "third", "last", "next", "only", "same", "other", "another"})
 """Words before "one" that make it someone, not one of the subject's kind ("the first one to climb it")."""
 
@@ -150,9 +158,10 @@ def reference(question: str) -> Reference | None:
     what happened ("at the same time", "the same thing"), nor a verb after an auxiliary ("Does the same hold for
     ...?"), nor compared ("the same size as ...") or before a clause that says which ("the same architect who
     ..."). A demonstrative's noun that opens a compound gives way to the compound's last noun ("that island
-    country": :func:`_head`). "One" or "ones" after an adjective, a participle or a demonstrative ("What is the
-    largest one ever found?", "the oldest known one"), but not before a noun ("one year") or "of", after an
-    ordinal ("the first one to climb it") nor as "the one who"."""
+    country": :func:`_head`). A word of kind before "of" (:data:`_KINDS`) gives way to the noun after it ("Where
+    did this type of poem originate?": "poem"), which may open a compound too. "One" or "ones" after an adjective,
+    a participle or a demonstrative ("What is the largest one ever found?", "the oldest known one"), but not before
+    a noun ("one year") or "of", after an ordinal ("the first one to climb it") nor as "the one who"."""
     found: list[Reference] = []
     for match in PRONOUN.finditer(question):
         if match.group(1).lower() == "there" and (
@@ -163,13 +172,22 @@ def reference(question: str) -> Reference | None:
         break
     for match in _DEMONSTRATIVE.finditer(question):
         previous = _word_before(question, match.start())
-        after, rest = match.group(2), question[match.end(1):]
-        following = _word_after(question, match.end())
+        after, rest, end = match.group(2), question[match.end(1):], match.end()
+        of_noun = _OF_NOUN.match(question, end) if after is not None and after.lower() in _KINDS else None
+        if of_noun is not None:  # "this type of poem": the noun after "of" is the demonstrative's
+            after, end = of_noun.group(1), of_noun.end()
+        following = _word_after(question, end)
         after_verb = previous is not None and previous not in _BEFORE_DEMONSTRATIVE
         if after_verb and not ("VERB" in parts_of_speech(previous) and _demonstrated_noun(previous, after, following)
-                               and _ends_phrase(question[match.end():])):
+                               and _ends_phrase(question[end:])):
             continue  # after a verb, only as its object: "Who founded that city?", not "... said that people like"
-        if after is not None and after.lower() in {"one", "ones"}:
+        if of_noun is not None and _demonstrated_noun(previous, after, following):
+            head = _head(question, end, previous)
+            found.append(Reference(match.start(), head.end(1), match.group(1), "demonstrative", head.group(1), after,
+                                   of_kind=True)
+                         if head is not None else
+                         Reference(match.start(), end, match.group(1), "demonstrative", after, of_kind=True))
+        elif after is not None and after.lower() in {"one", "ones"}:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative"))
         elif _demonstrated_noun(previous, after, following):
             head = _head(question, match.end(), previous)
@@ -445,17 +463,19 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     for what its first noun does, the last noun kept after it ("which sea is that island country in": Cyprus, the
     country asked for; "How big was that river basin?": "Amazon River basin"); a first noun of the subject's own
     title keeps it to the subject, the last noun after it ("that river basin" of the Amazon River: "Amazon River
-    basin", unless the previous question asked for a river)."""
+    basin", unless the previous question asked for a river). A thing of a kind ("this type of poem", "that branch of
+    medicine") stands for what its noun stands for, and else for the subject, the thing of that kind the conversation
+    is about."""
     found = reference(question)
     if found is None:
         return None
     if found.modifier is not None and _own_unasked(found.modifier, subject, messages):
         return f"{subject} {found.noun}"
     meant = _stands_for(found, messages, subject, find)
-    if meant is not None or found.modifier is None:
-        return meant
-    first = _stands_for(replace(found, noun=found.modifier, modifier=None), messages, subject, find)
-    return None if first is None else f"{first} {found.noun}"
+    if meant is None and found.modifier is not None:
+        first = _stands_for(replace(found, noun=found.modifier, modifier=None), messages, subject, find)
+        meant = None if first is None else f"{first} {found.noun}"
+    return subject if meant is None and found.of_kind else meant
 
 
 def _own_unasked(noun: str, subject: str, messages: Sequence[BaseMessage]) -> bool:

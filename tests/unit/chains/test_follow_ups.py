@@ -210,6 +210,26 @@ def test_a_demonstrative_noun_ending_a_compound_stands_for_what_it_names_else_th
     assert with_subject("What is that island country's capital?", "Cyprus") == "What is Cyprus's capital?"
 
 
+def test_a_thing_of_a_kind_stands_for_what_its_noun_names_else_the_subject() -> None:
+    question = "Where did this type of poem originate?"
+    found = reference(question)
+    assert (found.noun, found.of_kind, question[found.start:found.end]) == ("poem", True, "this type of poem")
+    assert with_subject(question, "Ode") == "Where did Ode originate?"
+    parts = _history("What are the three major parts of a classic ode?", "They are the strophe, ... [1].")
+    assert referent(question, parts, "Ode", _Finder("strophe")) == "Ode"  # no poem named: the subject
+    assert referent("What was this kind of axe designed for?", parts, "Battle axe", None) == "Battle axe"
+    galaxy = _history("What type of galaxy does it sit at the centre of?",
+                      "It sits at the centre of a giant elliptical galaxy [1].")
+    assert referent("Who described that type of galaxy?", galaxy, "3C 273", _Finder("giant elliptical galaxy")) == \
+        "giant elliptical galaxy"  # the thing of that kind the answer named, after a verb too
+    assert reference("What does that branch of medicine deal with?").noun == "medicine"
+    assert reference("How common is this type of power plant?").noun == "plant"  # a compound after "of"
+    # a word of kind without "of", or before a noun of time or of what was said, is no reference
+    assert reference("in that kind of case what happens?") is None
+    assert reference("At that sort of time, who ruled?") is None
+    assert reference("Which type is it?").kind == "pronoun"
+
+
 def test_he_or_she_stands_for_the_name_only_after_asking_who_did_something() -> None:
     wrote = _history("Who wrote Pride and Prejudice?", "It is a novel by Jane Austen [1].")
     assert referent("When was she born?", wrote, "Pride and Prejudice", _Finder("Jane Austen")) == "Jane Austen"
