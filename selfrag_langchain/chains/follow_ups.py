@@ -353,7 +353,8 @@ def conversation_subject(messages: Sequence[BaseMessage]) -> str | None:
 
 def named_title(question: str, titles: Sequence[str]) -> str | None:
     """Of ``titles``, one whose every content word the question contains ("Where is the Taj Mahal?" names "Taj
-    Mahal"), and of those, in this order: not the kind of thing it asks for when it names another
+    Mahal") but a kind of thing it writes only before "of" (:func:`_heads_of`: "How many species of molluscs ..." does
+    not name "Species"), and of those, in this order: not the kind of thing it asks for when it names another
     (:func:`_names_a_kind`, :func:`~selfrag_langchain.chains.names.kind_nouns`: "At the foothills of which mountain
     range is Monterrey located?" is about "Monterrey", not "Mountain range"), not a title within a longer one it
     names ("the Battle of Hastings" is about the battle), one another title it names is asked of ("of" between that
@@ -361,10 +362,10 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
     "Ethane", not "Chemical formula"), not one the kind asked for is of ("In which region of South Asia was the Sikh
     Empire based?" is about the Sikh Empire), then the longest; None when it names none."""
     asked = set(content_words(question))
-    named = [t for t in titles if (words := content_words(t)) and set(words) <= asked]
+    tokens = text_words(question)
+    named = [t for t in titles if (words := content_words(t)) and set(words) <= asked and not _heads_of(tokens, t)]
     kinds = {american_noun(kind) for kind in kind_nouns(question)}
     whole = [t for t in named if not any(set(content_words(t)) < set(content_words(other)) for other in named)]
-    tokens = text_words(question)
 
     def rank(title: str) -> tuple[bool, bool, bool, int]:
         before = _before_of(tokens, title)
@@ -374,6 +375,14 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
                 not any(american_noun(word) in kinds for word in before), len(content_words(title)))
 
     return max(whole, key=rank, default=None)
+
+
+def _heads_of(tokens: Sequence[str], title: str) -> bool:
+    """Whether the question writes ``title``, a kind of thing (:func:`_names_a_kind`) of one word, only before "of",
+    where it says what of something else is asked ("How many species of molluscs ...": not about "Species")."""
+    words = content_words(title)
+    at = [i for i, token in enumerate(tokens) if len(words) == 1 and token == words[0]]
+    return bool(at) and _names_a_kind(title) and all(i + 1 < len(tokens) and tokens[i + 1] == "of" for i in at)
 
 
 def _before_of(tokens: Sequence[str], title: str) -> list[str]:

@@ -114,6 +114,11 @@ def test_named_title_is_the_longest_title_the_question_names() -> None:
     # a name before a longer title that is a kind of thing
     assert named_title("At the foothills of which mountain range is Monterrey located?",
                        ["Mountain range", "Monterrey"]) == "Monterrey"
+    # a kind of thing written only before "of" says what of something else is asked
+    assert named_title("How many extant species of molluscs are recognized?", ["Species", "Mollusca"]) is None
+    assert named_title("What is the general formula of pyroxenes?", ["Formula", "Pyroxene"]) is None
+    assert named_title("Which species is the largest?", ["Species", "Crab"]) == "Species"
+    assert named_title("What is the capital of France?", ["Capital", "France"]) == "France"
 
 
 def test_turn_subject() -> None:
@@ -125,6 +130,8 @@ def test_turn_subject() -> None:
     # A new question that names no retrieved title: what its answer cited.
     assert turn_subject("Who built the pyramids?", "Who built the pyramids?", "Mona Lisa", ["Giza"],
                         ["Giza"]) == "Giza"
+    species = "How many extant species of molluscs are recognized?"
+    assert turn_subject(species, species, None, ["Species", "Mollusca"], ["Mollusca"]) == "Mollusca"
 
 
 def test_a_recorded_subject_wins_over_later_citations() -> None:
