@@ -98,9 +98,9 @@ class Reference:
     modifier: str | None = None
     """The noun before the demonstrative's noun in a compound ("island" in "that island country": :func:`_head`),
     read when the noun finds nothing (:func:`referent`)."""
-    of_kind: bool = False
-    """The noun follows a word of kind ("poem" in "this type of poem", :data:`_KINDS`): the demonstrative points at a
-    thing of that kind, the subject when the conversation names no other (:func:`referent`)."""
+    kind_word: str | None = None
+    """The word of kind the noun follows after "of" ("type" in "this type of poem", :data:`_KINDS`), read when the
+    noun finds nothing and the previous question asked for one (:func:`referent`); None without one."""
     asks_what: bool = False
     """"This" closing a question that asks what it is ("what kind of music is this"), which stands for the
     conversation's subject (:func:`_asks_what_this_is`)."""
@@ -141,7 +141,8 @@ _KINDS = frozenset({"kind", "kinds", "sort", "sorts", "type", "types", "form", "
                     "class", "classes", "branch", "branches", "genre", "genres", "style", "styles", "breed", "breeds"})
 """Words of kind a demonstrative takes before "of" and the noun it points at ("this type of poem", "that branch of
 medicine")."""
-_OF_NOUN = re.compile(r"\s+of\s+([A-Za-z]+)\b(?!['’](?![sS]\b))")
+_OF_NOUN = re.compile(r"\s+of\s+([A-Za-z]+(?:-[A-Za-z]+)*)\b(?!['’](?![sS]\b))", re.IGNORECASE)
+""""Of" and the noun after a word of kind ("of poem", "of hip-hop"), not one before a contracted verb."""
 _NOT_OF_A_KIND = frozenset({"first", "second", "third", "last", "next", "only", "same", "other", "another"})
 """Words before "one" that make it someone, not one of the subject's kind ("the first one to climb it")."""
 
@@ -158,10 +159,11 @@ def reference(question: str) -> Reference | None:
     what happened ("at the same time", "the same thing"), nor a verb after an auxiliary ("Does the same hold for
     ...?"), nor compared ("the same size as ...") or before a clause that says which ("the same architect who
     ..."). A demonstrative's noun that opens a compound gives way to the compound's last noun ("that island
-    country": :func:`_head`). A word of kind before "of" (:data:`_KINDS`) gives way to the noun after it ("Where
-    did this type of poem originate?": "poem"), which may open a compound too. "One" or "ones" after an adjective,
-    a participle or a demonstrative ("What is the largest one ever found?", "the oldest known one"), but not before
-    a noun ("one year") or "of", after an ordinal ("the first one to climb it") nor as "the one who"."""
+    country": :func:`_head`). A word of kind before "of" (:data:`_KINDS`) gives way to the noun of a thing after it
+    ("Where did this type of poem originate?": "poem"; not "that kind of thing"), which may open a compound too
+    (:func:`_kind_head`). "One" or "ones" after an adjective, a participle or a demonstrative ("What is the largest
+    one ever found?", "the oldest known one"), but not before a noun ("one year") or "of", after an ordinal ("the
+    first one to climb it") nor as "the one who"."""
     found: list[Reference] = []
     for match in PRONOUN.finditer(question):
         if match.group(1).lower() == "there" and (
@@ -172,28 +174,25 @@ def reference(question: str) -> Reference | None:
         break
     for match in _DEMONSTRATIVE.finditer(question):
         previous = _word_before(question, match.start())
-        after, rest, end = match.group(2), question[match.end(1):], match.end()
+        after, rest, end, kind_word = match.group(2), question[match.end(1):], match.end(), None
         of_noun = _OF_NOUN.match(question, end) if after is not None and after.lower() in _KINDS else None
-        if of_noun is not None:  # "this type of poem": the noun after "of" is the demonstrative's
-            after, end = of_noun.group(1), of_noun.end()
+        kind_noun = of_noun.group(1) if of_noun is not None else None
+        if of_noun is not None and kind_noun.lower() not in _HAPPENINGS and _demonstrated_noun(
+                previous, kind_noun, _word_after(question, of_noun.end())):  # "this type of poem", not "... of thing"
+            kind_word, after, end = after, kind_noun, of_noun.end()
         following = _word_after(question, end)
         after_verb = previous is not None and previous not in _BEFORE_DEMONSTRATIVE
         if after_verb and not ("VERB" in parts_of_speech(previous) and _demonstrated_noun(previous, after, following)
                                and _ends_phrase(question[end:])):
             continue  # after a verb, only as its object: "Who founded that city?", not "... said that people like"
-        if of_noun is not None and _demonstrated_noun(previous, after, following):
-            head = _head(question, end, previous)
-            found.append(Reference(match.start(), head.end(1), match.group(1), "demonstrative", head.group(1), after,
-                                   of_kind=True)
-                         if head is not None else
-                         Reference(match.start(), end, match.group(1), "demonstrative", after, of_kind=True))
-        elif after is not None and after.lower() in {"one", "ones"}:
+        if kind_word is None and after is not None and after.lower() in {"one", "ones"}:
             found.append(Reference(match.start(), match.end(), match.group(1), "demonstrative"))
-        elif _demonstrated_noun(previous, after, following):
-            head = _head(question, match.end(), previous)
-            found.append(Reference(match.start(), head.end(1), match.group(1), "demonstrative", head.group(1), after)
+        elif kind_word is not None or _demonstrated_noun(previous, after, following):
+            head = (_head if kind_word is None else _kind_head)(question, end, previous)
+            found.append(Reference(match.start(), head.end(1), match.group(1), "demonstrative", head.group(1), after,
+                                   kind_word=kind_word)
                          if head is not None else
-                         Reference(match.start(), match.end(), match.group(1), "demonstrative", after))
+                         Reference(match.start(), end, match.group(1), "demonstrative", after, kind_word=kind_word))
         elif _asks_what_this_is(question, match.group(1), previous, rest):
             found.append(Reference(match.start(), match.end(1), match.group(1), "demonstrative", asks_what=True))
         elif _stands_alone(previous, rest) or _alone_before_verb(previous, _word_after(question, match.end(1))):
@@ -247,6 +246,22 @@ def _head(question: str, end: int, previous: str | None) -> re.Match[str] | None
     after = _word_after(question, next_word.end())
     ends = (_ends_phrase(rest) or after in _NAMING_PARTICIPLES or bool(_POSSESSIVE_NEXT.match(rest))) and after != "of"
     return next_word if ends and "NOUN" in parts_of_speech(word) and _demonstrated_noun(previous, word, after) else None
+
+
+def _kind_head(question: str, end: int, previous: str | None) -> re.Match[str] | None:
+    """The noun that ends a compound after a word of kind and "of" ("engine" in "When was this type of steam engine
+    invented?"), or None: :func:`_head`'s, or, where a verb or a predicate must follow the phrase (after a verb of
+    being, an auxiliary, or opening the question), the next word when it is a noun of a thing
+    (:func:`_demonstrated_noun`, so that "What does that branch of medicine deal with?" keeps its verb) and no past
+    participle."""
+    head = _head(question, end, previous)
+    next_word = _NEXT_WORD.match(question, end)
+    if head is not None or next_word is None or not (previous is None or previous in _BE_WORDS | _AUXILIARIES):
+        return head
+    word = next_word.group(1)
+    if word in _NOT_OF_A_KIND | _TIMES | _HAPPENINGS or past_participle(word) or "NOUN" not in parts_of_speech(word):
+        return None
+    return next_word if _demonstrated_noun(previous, word, _word_after(question, next_word.end())) else None
 
 
 MIN_UNLISTED_NOUN = 4
@@ -353,8 +368,8 @@ def conversation_subject(messages: Sequence[BaseMessage]) -> str | None:
 
 def named_title(question: str, titles: Sequence[str]) -> str | None:
     """Of ``titles``, one whose every content word the question contains ("Where is the Taj Mahal?" names "Taj
-    Mahal") but a kind of thing it writes only before "of" (:func:`_heads_of`: "How many species of molluscs ..." does
-    not name "Species"), and of those, in this order: not the kind of thing it asks for when it names another
+    Mahal") but a kind of thing it writes only before "of" (:func:`_only_before_of`: "How many species of molluscs
+    ..." does not name "Species"), and of those, in this order: not the kind of thing it asks for when it names another
     (:func:`_names_a_kind`, :func:`~selfrag_langchain.chains.names.kind_nouns`: "At the foothills of which mountain
     range is Monterrey located?" is about "Monterrey", not "Mountain range"), not a title within a longer one it
     names ("the Battle of Hastings" is about the battle), one another title it names is asked of ("of" between that
@@ -363,7 +378,8 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
     Empire based?" is about the Sikh Empire), then the longest; None when it names none."""
     asked = set(content_words(question))
     tokens = text_words(question)
-    named = [t for t in titles if (words := content_words(t)) and set(words) <= asked and not _heads_of(tokens, t)]
+    named = [t for t in titles
+             if (words := content_words(t)) and set(words) <= asked and not _only_before_of(tokens, t)]
     kinds = {american_noun(kind) for kind in kind_nouns(question)}
     whole = [t for t in named if not any(set(content_words(t)) < set(content_words(other)) for other in named)]
 
@@ -377,12 +393,14 @@ def named_title(question: str, titles: Sequence[str]) -> str | None:
     return max(whole, key=rank, default=None)
 
 
-def _heads_of(tokens: Sequence[str], title: str) -> bool:
+def _only_before_of(tokens: Sequence[str], title: str) -> bool:
     """Whether the question writes ``title``, a kind of thing (:func:`_names_a_kind`) of one word, only before "of",
     where it says what of something else is asked ("How many species of molluscs ...": not about "Species")."""
     words = content_words(title)
-    at = [i for i, token in enumerate(tokens) if len(words) == 1 and token == words[0]]
-    return bool(at) and _names_a_kind(title) and all(i + 1 < len(tokens) and tokens[i + 1] == "of" for i in at)
+    if len(words) != 1 or not _names_a_kind(title):
+        return False
+    at = [i for i, token in enumerate(tokens) if token == words[0]]
+    return bool(at) and all(i + 1 < len(tokens) and tokens[i + 1] == "of" for i in at)
 
 
 def _before_of(tokens: Sequence[str], title: str) -> list[str]:
@@ -472,9 +490,10 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     for what its first noun does, the last noun kept after it ("which sea is that island country in": Cyprus, the
     country asked for; "How big was that river basin?": "Amazon River basin"); a first noun of the subject's own
     title keeps it to the subject, the last noun after it ("that river basin" of the Amazon River: "Amazon River
-    basin", unless the previous question asked for a river). A thing of a kind ("this type of poem", "that branch of
-    medicine") stands for what its noun stands for, and else for the subject, the thing of that kind the conversation
-    is about."""
+    basin", unless the previous question asked for a river). A thing of a kind ("this type of poem", "that form of
+    government") stands for what its noun stands for; else, when the previous question asked for that kind ("What
+    form of government does it have?"), for what the word of kind does ("constitutional monarchy"); else for the
+    subject when the subject is a kind of thing (:func:`_names_a_kind`: "Ode", not "Ozymandias")."""
     found = reference(question)
     if found is None:
         return None
@@ -484,7 +503,13 @@ def referent(question: str, messages: Sequence[BaseMessage], subject: str, find:
     if meant is None and found.modifier is not None:
         first = _stands_for(replace(found, noun=found.modifier, modifier=None), messages, subject, find)
         meant = None if first is None else f"{first} {found.noun}"
-    return subject if meant is None and found.of_kind else meant
+    if meant is None and found.kind_word is not None:
+        turn = _last_turn(messages)
+        if turn is not None and american_noun(found.kind_word.lower()) in asked_nouns(turn[1]):
+            meant = _stands_for(replace(found, noun=found.kind_word, modifier=None), messages, subject, find)
+        if meant is None and _names_a_kind(subject):
+            meant = subject
+    return meant
 
 
 def _own_unasked(noun: str, subject: str, messages: Sequence[BaseMessage]) -> bool:
