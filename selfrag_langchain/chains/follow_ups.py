@@ -176,10 +176,9 @@ def reference(question: str) -> Reference | None:
         previous = _word_before(question, match.start())
         after, rest, end, kind_word = match.group(2), question[match.end(1):], match.end(), None
         of_noun = _OF_NOUN.match(question, end) if after is not None and after.lower() in _KINDS else None
-        kind_noun = of_noun.group(1) if of_noun is not None else None
-        if of_noun is not None and kind_noun.lower() not in _HAPPENINGS and _demonstrated_noun(
-                previous, kind_noun, _word_after(question, of_noun.end())):  # "this type of poem", not "... of thing"
-            kind_word, after, end = after, kind_noun, of_noun.end()
+        if of_noun is not None and of_noun.group(1).lower() not in _HAPPENINGS and _demonstrated_noun(
+                previous, of_noun.group(1), _word_after(question, of_noun.end())):  # not "that kind of thing"
+            kind_word, after, end = after, of_noun.group(1), of_noun.end()
         following = _word_after(question, end)
         after_verb = previous is not None and previous not in _BEFORE_DEMONSTRATIVE
         if after_verb and not ("VERB" in parts_of_speech(previous) and _demonstrated_noun(previous, after, following)

@@ -215,6 +215,7 @@ def _widen_search(store: Chroma) -> None:
 
 
 def _locked(error: BaseException) -> bool:
+    """Whether Chroma refused a read or write because its SQLite file was locked."""
     return "database is locked" in str(error)
 
 
